@@ -1,0 +1,3 @@
+from factlines.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,187 @@
+"""The time rules, in one place: both the Python paths and the SQL the store runs come from here.
+
+A stored value is a calendar day (``2026-03-01``) or a UTC instant to the second
+(``2026-03-01T14:30:00Z``). As a start (``valid_from``, ``as_of``, a supersede instant) a day
+means its first second; as an end (``valid_to``) it means its last second, so a date-only end
+covers its whole last day. Intervals are half-open: valid at ``t`` when ``start <= t < end``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+
+EXPECTED_FORMS = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC; +00:00 is accepted as Z)"
+
+DAY_START_SUFFIX = "T00:00:00Z"
+DAY_END_SUFFIX = "T23:59:59Z"
+
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_INSTANT_RE = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|\+00:00)"
+)
+
+
+class TimeValueError(ValueError):
+    """A time value that is not one of the accepted forms, or an inverted interval."""
+
+
+def parse(value: object, field: str) -> str | None:
+    """Validate ``value`` for ``field`` and return its stored form (``+00:00`` becomes ``Z``).
+
+    ``None`` and ``""`` mean "unknown" / "still open" and come back as ``None``.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TimeValueError(
+            f"{field} must be a string in the form {EXPECTED_FORMS}, not {type(value).__name__}"
+        )
+    text = value.strip()
+    if text == "":
+        return None
+    if _DATE_RE.fullmatch(text):
+        try:
+            date.fromisoformat(text)
+        except ValueError:
+            raise _bad(field, value, "no such calendar day") from None
+        return text
+    match = _INSTANT_RE.fullmatch(text)
+    if match:
+        day, hour, minute, second, _zone = match.groups()
+        try:
+            date.fromisoformat(day)
+        except ValueError:
+            raise _bad(field, value, "no such calendar day") from None
+        if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+            raise _bad(field, value, "no such time of day")
+        return f"{day}T{hour}:{minute}:{second}Z"
+    raise _bad(field, value, _reason(text))
+
+
+def _reason(text: str) -> str:
+    if re.fullmatch(r"[0-9]{4}(-[0-9]{2})?", text):
+        return "a partial date is not a time"
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:]+", text):
+        return "a datetime needs a Z (UTC) zone"
+    if " " in text and re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2} ", text):
+        return "use T between the date and the time"
+    if re.search(r"T[0-9:]+\.[0-9]+", text):
+        return "fractional seconds are not stored"
+    if re.search(r"[+-][0-9]{2}:?[0-9]{2}$", text):
+        return "only UTC (Z or +00:00) is accepted"
+    return "not a date or UTC instant"
+
+
+def _bad(field: str, value: object, reason: str) -> TimeValueError:
+    return TimeValueError(f"{field}={value!r} is not valid ({reason}); expected {EXPECTED_FORMS}")
+
+
+def is_date(value: str | None) -> bool:
+    """Whether a stored value is date-only (the same test the SQL expressions make)."""
+    return value is not None and len(value) == 10 and value[4] == "-" and value[7] == "-"
+
+
+def start_key(value: str | None) -> str | None:
+    """The comparable instant of a value used as a start."""
+    if value is None:
+        return None
+    return value + DAY_START_SUFFIX if is_date(value) else value
+
+
+def end_key(value: str | None) -> str | None:
+    """The comparable instant of a value used as an end."""
+    if value is None:
+        return None
+    return value + DAY_END_SUFFIX if is_date(value) else value
+
+
+def is_valid_at(valid_from: str | None, valid_to: str | None, instant_key: str) -> bool:
+    """The validity rule; ``instant_key`` is already a start key (see :func:`start_key`)."""
+    return (valid_from is None or start_key(valid_from) <= instant_key) and (
+        valid_to is None or end_key(valid_to) > instant_key
+    )
+
+
+def check_interval(
+    valid_from: str | None, valid_to: str | None, to_field="valid_to", from_field="valid_from"
+) -> None:
+    """Refuse an interval whose end key is before its start key (equal is fine)."""
+    if (
+        valid_from is not None
+        and valid_to is not None
+        and end_key(valid_to) < start_key(valid_from)
+    ):
+        raise TimeValueError(
+            f"{to_field}={valid_to!r} is before {from_field}={valid_from!r}; "
+            "an inverted interval would be invisible to every query"
+        )
+
+
+def boundary(at: str | None, field: str = "at") -> str:
+    """A handover instant: a day becomes its first second, so both sides share one instant."""
+    if at is None:
+        return now_instant()
+    value = parse(at, field)
+    if value is None:
+        return now_instant()
+    return start_key(value)
+
+
+def now_instant() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def today() -> str:
+    return date.today().isoformat()
+
+
+def to_posix(key: str | None) -> float | None:
+    """POSIX seconds of a comparison key (or of a stored value read as a start)."""
+    if key is None:
+        return None
+    key = start_key(key)
+    return datetime.strptime(key, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+
+
+def from_posix(seconds: float) -> str:
+    """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
+    return datetime.fromtimestamp(int(seconds // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# SQL: the same tests and keys, as expressions over a column, so that SQLite filters with
+# exactly the rule above.
+def sql_start_key(column: str) -> str:
+    return (
+        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
+        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_START_SUFFIX}' "
+        f"ELSE {column} END)"
+    )
+
+
+def sql_end_key(column: str) -> str:
+    return (
+        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
+        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_END_SUFFIX}' "
+        f"ELSE {column} END)"
+    )
+
+
+def sql_valid_at(alias: str = "t") -> str:
+    """A WHERE fragment with two ``?`` parameters, both the instant's start key."""
+    return (
+        f"({alias}.valid_from IS NULL OR {sql_start_key(alias + '.valid_from')} <= ?) "
+        f"AND ({alias}.valid_to IS NULL OR {sql_end_key(alias + '.valid_to')} > ?)"
+    )
+
+
+def sql_overlaps(alias: str = "t") -> str:
+    """A WHERE fragment: the fact's interval meets ``[range_start, range_end)``.
+
+    Parameters, in order: range end key (or NULL for open), the same again, range start key
+    (or NULL), the same again.
+    """
+    return (
+        f"(? IS NULL OR {alias}.valid_from IS NULL OR {sql_start_key(alias + '.valid_from')} < ?) "
+        f"AND (? IS NULL OR {alias}.valid_to IS NULL OR {sql_end_key(alias + '.valid_to')} > ?)"
+    )

@@ -1,0 +1,156 @@
+"""The edits every view offers, in one place: each goes through the undo stack.
+
+Views (the triple editor, the chart, the browser) call these; a refused edit becomes a message
+on the state (shown in the status bar) and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from factlines.core import temporal
+from factlines.core.store import KnowledgeGraph
+from factlines.ui.commands import run_edit
+from factlines.ui.state import AppState
+
+
+def describe(fact: dict) -> str:
+    return f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
+
+
+class FactActions(QObject):
+    def __init__(self, state: AppState, stack: QUndoStack, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.stack = stack
+        self._dialog_parent = parent
+
+    def _edit(self, text: str, edit: Callable[[KnowledgeGraph], object]) -> object | None:
+        """Run one undoable edit; a refusal is reported and returns None."""
+        try:
+            return run_edit(self.state, self.stack, text, edit)
+        except ValueError as exc:
+            self.state.message.emit(f"{text} refused: {exc}")
+            return None
+
+    def default_end(self) -> str:
+        """Where "End fact" ends by default: at as_of, else today."""
+        return self.state.as_of or temporal.today()
+
+    def end_fact(self, triple_id: str, ended: str | None = None) -> bool:
+        ended = ended or self.default_end()
+        fact = self._fact(triple_id)
+        if fact is None:
+            return False
+        done = self._edit(
+            f"End {describe(fact)} at {ended}", lambda kg: kg.end_fact(triple_id, ended)
+        )
+        return done is not None
+
+    def set_dates(self, triple_id: str, valid_from: str | None, valid_to: str | None) -> bool:
+        fact = self._fact(triple_id)
+        if fact is None:
+            return False
+        done = self._edit(
+            f"Change dates of {describe(fact)}",
+            lambda kg: kg.update_fact(triple_id, valid_from=valid_from, valid_to=valid_to),
+        )
+        return done is not None
+
+    def update_fact(self, triple_id: str, **changes) -> bool:
+        fact = self._fact(triple_id)
+        if fact is None:
+            return False
+        fields = ", ".join(sorted(changes))
+        done = self._edit(
+            f"Edit {fields} of {describe(fact)}", lambda kg: kg.update_fact(triple_id, **changes)
+        )
+        return done is not None
+
+    def supersede(self, triple_id: str, new_object: str, at: str | None = None, **extra) -> bool:
+        """Replace an open fact's object from ``at`` on (one shared instant)."""
+        fact = self._fact(triple_id)
+        if fact is None:
+            return False
+        if fact["valid_to"] is not None:
+            self.state.message.emit(
+                f"Replace refused: {describe(fact)} already ended on {fact['valid_to']}"
+            )
+            return False
+        at = at or self.default_end()
+        new_id = self._edit(
+            f"Replace {describe(fact)} with {new_object}",
+            lambda kg: kg.supersede(
+                fact["subject_name"],
+                fact["predicate"],
+                fact["object_name"],
+                new_object,
+                at=at,
+                **extra,
+            ),
+        )
+        if new_id is not None:
+            self.state.select_fact(new_id)
+        return new_id is not None
+
+    def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str | None:
+        kg = self.state.kg
+        twin = kg.find_open_fact(subject, predicate, obj) if kg is not None else None
+        if twin is not None:
+            self.state.message.emit(
+                f"Add refused: {describe(twin)} is already an open fact "
+                f"(since {twin['valid_from'] or 'an unknown date'}); end it or edit it instead"
+            )
+            self.state.select_fact(twin["id"])
+            return None
+        return self._edit(
+            f"Add {subject} {predicate} {obj}",
+            lambda kg: kg.add_triple(subject, predicate, obj, **fields),
+        )
+
+    def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
+        fact = self._fact(triple_id)
+        if fact is None:
+            return False
+        if confirm:
+            answer = QMessageBox.question(
+                self._dialog_parent,
+                "Delete fact",
+                f"Delete “{describe(fact)}” for good?\n\nDelete is for mistakes. A fact that "
+                "stopped being true should be ended instead, so its history stays.",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Cancel,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        done = self._edit(f"Delete {describe(fact)}", lambda kg: kg.delete_fact(triple_id))
+        return done is not None
+
+    def rename_entity(self, entity: str, new_name: str) -> bool:
+        done = self._edit(
+            f"Rename {entity} to {new_name}", lambda kg: kg.rename_entity(entity, new_name)
+        )
+        return done is not None
+
+    def merge_entities(self, source: str, target: str) -> bool:
+        done = self._edit(
+            f"Merge {source} into {target}", lambda kg: kg.merge_entities(source, target)
+        )
+        if done is not None:
+            self.state.select_entity(done)
+        return done is not None
+
+    def _fact(self, triple_id: str) -> dict | None:
+        kg = self.state.kg
+        if kg is None:
+            self.state.message.emit("No knowledge graph is open")
+            return None
+        try:
+            return kg.get_fact(triple_id)
+        except ValueError as exc:
+            self.state.message.emit(str(exc))
+            return None
