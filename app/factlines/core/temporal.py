@@ -8,8 +8,10 @@ covers its whole last day. Intervals are half-open: valid at ``t`` when ``start 
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, datetime, timezone
+from functools import lru_cache
 
 EXPECTED_FORMS = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC; +00:00 is accepted as Z)"
 
@@ -140,8 +142,27 @@ def to_posix(key: str | None) -> float | None:
     """POSIX seconds of a comparison key (or of a stored value read as a start)."""
     if key is None:
         return None
-    key = start_key(key)
-    return datetime.strptime(key, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+    return _posix_of_key(start_key(key))
+
+
+@lru_cache(maxsize=1 << 16)
+def _posix_of_key(key: str) -> float:
+    # Cached: a chart reads the same few thousand days again on every reload.
+    return float(
+        calendar.timegm(
+            (
+                int(key[:4]),
+                int(key[5:7]),
+                int(key[8:10]),
+                int(key[11:13]),
+                int(key[14:16]),
+                int(key[17:19]),
+                0,
+                0,
+                0,
+            )
+        )
+    )
 
 
 def from_posix(seconds: float) -> str:

@@ -1,0 +1,7 @@
+"""The bundle's entry script: the same main as the `factlines` command."""
+
+import sys
+
+from factlines.cli import main
+
+sys.exit(main())
