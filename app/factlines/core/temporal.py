@@ -64,10 +64,10 @@ def parse(value: object, field: str) -> str | None:
 def _reason(text: str) -> str:
     if re.fullmatch(r"[0-9]{4}(-[0-9]{2})?", text):
         return "a partial date is not a time"
-    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:]+", text):
-        return "a datetime needs a Z (UTC) zone"
-    if " " in text and re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2} ", text):
+    if re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2} ", text):
         return "use T between the date and the time"
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]+", text):
+        return "a datetime needs a Z (UTC) zone"
     if re.search(r"T[0-9:]+\.[0-9]+", text):
         return "fractional seconds are not stored"
     if re.search(r"[+-][0-9]{2}:?[0-9]{2}$", text):

@@ -1,0 +1,136 @@
+"""Shared helpers of the store's tests: file dumps, a plain time oracle, MemPalace access.
+
+The oracle here deliberately does not use ``factlines.core.temporal``: it reads every value
+with :mod:`datetime`, so a test comparing the two compares two independent implementations.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+MEMPALACE_TABLES = ("entities", "triples")
+
+# MemPalace 3.0's triples table, before source_drawer_id / adapter_name were added.
+OLD_MEMPALACE_SCHEMA = """
+CREATE TABLE entities (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    type TEXT DEFAULT 'unknown',
+    properties TEXT DEFAULT '{}',
+    created_at TEXT DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE triples (
+    id TEXT PRIMARY KEY,
+    subject TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    object TEXT NOT NULL,
+    valid_from TEXT,
+    valid_to TEXT,
+    confidence REAL DEFAULT 1.0,
+    source_closet TEXT,
+    source_file TEXT,
+    extracted_at TEXT DEFAULT CURRENT_TIMESTAMP,
+    FOREIGN KEY (subject) REFERENCES entities(id),
+    FOREIGN KEY (object) REFERENCES entities(id)
+);
+"""
+
+
+def dump(path, tables=MEMPALACE_TABLES) -> dict:
+    """Every row of ``tables`` (with rowid, every column by name), read by a fresh connection."""
+    conn = sqlite3.connect(str(path))
+    try:
+        out = {}
+        for table in tables:
+            cursor = conn.execute(f"SELECT rowid AS _rowid, * FROM {table} ORDER BY rowid")
+            names = [d[0] for d in cursor.description]
+            out[table] = [dict(zip(names, row)) for row in cursor.fetchall()]
+        return out
+    finally:
+        conn.close()
+
+
+def without_ids(rows: list[dict]) -> list[dict]:
+    """Result rows without our extra ``id`` key, for comparing with MemPalace."""
+    return [{k: v for k, v in row.items() if k != "id"} for row in rows]
+
+
+def canonical(rows: list[dict]) -> list[tuple]:
+    """An order-free form of result rows (MemPalace promises no order for most queries)."""
+    return sorted(tuple(sorted(row.items(), key=lambda kv: kv[0])) for row in rows)
+
+
+def mempalace_class():
+    """MemPalace 3.11's KnowledgeGraph, or a skip saying why it is missing."""
+    try:
+        from mempalace.knowledge_graph import KnowledgeGraph as MemPalaceKG
+    except ImportError as exc:  # pragma: no cover - CI installs it
+        pytest.skip(f"mempalace is not importable ({exc}); pip install --no-deps mempalace==3.11.0")
+    return MemPalaceKG
+
+
+# ── A plain oracle of the time rules ──────────────────────────────────────
+
+
+def _read(value: str) -> tuple[datetime, bool]:
+    """(datetime, is_date) of a stored value, read with datetime alone."""
+    if len(value) == 10:
+        return datetime.combine(date.fromisoformat(value), datetime.min.time(), timezone.utc), True
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc), False
+
+
+def oracle_start(value: str) -> datetime:
+    return _read(value)[0]
+
+
+def oracle_end(value: str) -> datetime:
+    moment, is_day = _read(value)
+    return moment + timedelta(days=1, seconds=-1) if is_day else moment
+
+
+def oracle_valid(valid_from: str | None, valid_to: str | None, as_of: str) -> bool:
+    t = oracle_start(as_of)
+    return (valid_from is None or oracle_start(valid_from) <= t) and (
+        valid_to is None or oracle_end(valid_to) > t
+    )
+
+
+def instant(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def boundary_instants(values) -> list[str]:
+    """The query instants that matter for ``values``: each value as written, the instant(s) it
+    stands for (start and end of a day), and one second either side of those."""
+    out: set[str] = set()
+    for value in values:
+        if value is None:
+            continue
+        out.add(value)
+        for moment in {oracle_start(value), oracle_end(value)}:
+            for delta in (-1, 0, 1):
+                out.add(instant(moment + timedelta(seconds=delta)))
+    return sorted(out)
+
+
+def make_old_mempalace_file(path: Path, rows: int = 3) -> None:
+    """A file as MemPalace 3.0 left it: no source_drawer_id / adapter_name, a few rows."""
+    conn = sqlite3.connect(str(path))
+    conn.executescript(OLD_MEMPALACE_SCHEMA)
+    for i in range(rows):
+        conn.execute(
+            "INSERT INTO entities (id, name, type, properties) VALUES (?, ?, 'person', '{}')",
+            (f"p{i}", f"P{i}"),
+        )
+    for i in range(rows):
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to, "
+            "source_closet) VALUES (?, ?, 'knows', ?, ?, ?, ?)",
+            (f"t_{i}", f"p{i}", f"p{(i + 1) % rows}", f"2026-0{i + 1}-01", None, f"closet{i}"),
+        )
+    conn.commit()
+    conn.close()
