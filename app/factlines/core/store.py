@@ -164,6 +164,20 @@ class KnowledgeGraph:
             self._seen_data_version = self._data_version()
 
     @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Run several reads in one read transaction (inside a write, the write's own)."""
+        with self._lock:
+            conn = self._db()
+            if conn.in_transaction:
+                yield
+                return
+            conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                conn.execute("COMMIT")
+
+    @contextmanager
     def recording(self) -> Iterator[Change]:
         """Record the row images of every write inside the block, for :meth:`revert`."""
         change = Change()
@@ -537,20 +551,30 @@ class KnowledgeGraph:
                     (eid, eid, limit, offset),
                 ).fetchall()
             else:
-                # Dated facts walk the (valid_from, id) index; undated ones follow them.
-                rows = conn.execute(
-                    select + "WHERE t.valid_from IS NOT NULL "
-                    "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
-                    (limit, offset),
-                ).fetchall()
-                if len(rows) < limit:
-                    dated = conn.execute(
-                        "SELECT COUNT(*) FROM triples WHERE valid_from IS NOT NULL"
-                    ).fetchone()[0]
-                    rows += conn.execute(
-                        select + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
-                        (limit - len(rows), max(0, offset - dated)),
+                # Dated facts walk the (valid_from, id) index; undated ones follow them. Both
+                # parts are read in one snapshot so a concurrent write cannot shift the page.
+                with self._snapshot():
+                    rows = conn.execute(
+                        select + "WHERE t.valid_from IS NOT NULL "
+                        "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
+                        (limit, offset),
                     ).fetchall()
+                    if len(rows) < limit:
+                        undated_offset = 0
+                        if not rows and offset:
+                            # The page starts past the dated facts: skip as many as the join
+                            # lists (a fact whose entity row is missing is not listed).
+                            dated = conn.execute(
+                                "SELECT COUNT(*) FROM triples t "
+                                "JOIN entities s ON t.subject = s.id "
+                                "JOIN entities o ON t.object = o.id "
+                                "WHERE t.valid_from IS NOT NULL"
+                            ).fetchone()[0]
+                            undated_offset = max(0, offset - dated)
+                        rows += conn.execute(
+                            select + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
+                            (limit - len(rows), undated_offset),
+                        ).fetchall()
         return [
             {
                 "subject": sub,
@@ -1031,9 +1055,14 @@ class KnowledgeGraph:
 
     def time_span(self) -> tuple[str, str] | None:
         """The earliest and latest comparison keys of any dated fact, or None if none is dated."""
-        start_from, end_from = (
-            temporal.sql_start_key("valid_from"),
-            temporal.sql_end_key("valid_to"),
+        # Only well-formed values count: MemPalace may have stored "" or a legacy partial date.
+        start_from = (
+            f"CASE WHEN {temporal.sql_well_formed('valid_from')} "
+            f"THEN {temporal.sql_start_key('valid_from')} END"
+        )
+        end_from = (
+            f"CASE WHEN {temporal.sql_well_formed('valid_to')} "
+            f"THEN {temporal.sql_end_key('valid_to')} END"
         )
         with self._lock:
             row = (

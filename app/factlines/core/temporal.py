@@ -24,6 +24,9 @@ _INSTANT_RE = re.compile(
 )
 
 
+_KEY_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
 class TimeValueError(ValueError):
     """A time value that is not one of the accepted forms, or an inverted interval."""
 
@@ -139,10 +142,18 @@ def today() -> str:
 
 
 def to_posix(key: str | None) -> float | None:
-    """POSIX seconds of a comparison key (or of a stored value read as a start)."""
+    """POSIX seconds of a comparison key (or of a stored value read as a start).
+
+    None for None and for a value that is not in a stored form: MemPalace passes ``""``
+    through, and older files may hold partial dates; such a bound is drawn as unknown rather
+    than failing the whole read.
+    """
     if key is None:
         return None
-    return _posix_of_key(start_key(key))
+    key = start_key(key)
+    if not _KEY_RE.fullmatch(key):
+        return None
+    return _posix_of_key(key)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -185,6 +196,14 @@ def sql_end_key(column: str) -> str:
         f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
         f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_END_SUFFIX}' "
         f"ELSE {column} END)"
+    )
+
+
+def sql_well_formed(column: str) -> str:
+    """True when the column holds a date or an instant (not MemPalace's ``""`` pass-through)."""
+    return (
+        f"(length({column}) IN (10, 20) AND {column} GLOB "
+        "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*')"
     )
 
 
