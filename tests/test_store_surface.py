@@ -100,6 +100,14 @@ def test_identical_open_fact_is_not_doubled(kg, kg_path):
     assert dump(kg_path) == before
 
 
+def test_an_open_fact_absorbs_a_closed_identical_one(kg, kg_path):
+    # MemPalace's rule: the open (s, p, o) is returned whatever dates the new call carries.
+    first = kg.add_triple("a", "p", "b", valid_from="2026-01-01")
+    before = dump(kg_path)
+    assert kg.add_triple("a", "p", "b", valid_from="2020-01-01", valid_to="2020-02-01") == first
+    assert dump(kg_path) == before
+
+
 @pytest.mark.parametrize(
     "close",
     [

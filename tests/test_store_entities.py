@@ -1,0 +1,283 @@
+"""Contract section 5, entities: list and search with counts, rename, merge, type, properties."""
+
+from __future__ import annotations
+
+import pytest
+
+from factlines import KnowledgeGraphError
+from factlines.core.names import entity_id
+from store_helpers import dump, oracle_valid
+
+PEOPLE = [
+    ("Alice Smith", "person"),
+    ("alice cooper", "musician"),
+    ("Malice", "concept"),
+    ("Bob", "person"),
+    ("Dr. Al", "person"),
+    ("50% Off", "deal"),
+    ("Under_Score", "thing"),
+    ("Zed", "person"),
+]
+FACTS = [
+    ("Alice Smith", "knows", "Bob", "2020-01-01", None),
+    ("Alice Smith", "knows", "Zed", "2020-01-01", "2021-06-30"),
+    ("Bob", "likes", "Alice Smith", "2022-03-04T10:00:00Z", None),
+    ("Bob", "knows", "Bob", None, None),  # a self-loop
+    ("Bob", "met", "Bob", "2019-01-01", "2019-12-31"),  # an ended self-loop
+    ("Malice", "targets", "Dr. Al", None, "2023-01-01T00:00:00Z"),
+    ("alice cooper", "sings", "50% Off", "2024-05-05", None),
+]
+
+
+@pytest.fixture
+def people(kg):
+    for name, etype in PEOPLE:
+        kg.add_entity(name, etype)
+    for s, p, o, vf, vt in FACTS:
+        kg.add_triple(s, p, o, valid_from=vf, valid_to=vt)
+    return kg
+
+
+def _oracle(kg, search="", entity_type=None, valid_at=None):
+    """Every matching entity with its counts, computed row by row from the file."""
+    rows = dump(kg.db_path)
+    out = {}
+    for e in rows["entities"]:
+        text = search.strip()
+        if text and not (text.lower() in e["name"].lower() or entity_id(text) in e["id"]):
+            continue
+        if entity_type is not None and e["type"] != entity_type:
+            continue
+        mine = [t for t in rows["triples"] if e["id"] in (t["subject"], t["object"])]
+        if valid_at is not None and not any(
+            oracle_valid(t["valid_from"], t["valid_to"], valid_at) for t in mine
+        ):
+            continue
+        current = sum(t["valid_to"] is None for t in mine)
+        out[e["id"]] = {
+            "id": e["id"],
+            "name": e["name"],
+            "type": e["type"],
+            "current": current,
+            "ended": len(mine) - current,
+        }
+    return out
+
+
+FILTERS = [
+    {},
+    {"search": "ali"},
+    {"search": "ALI"},
+    {"search": "alice_s"},
+    {"search": "Alice S"},
+    {"search": "dr._"},
+    {"search": "%"},
+    {"search": "_"},
+    {"search": "nothing-like-it"},
+    {"entity_type": "person"},
+    {"search": "a", "entity_type": "person"},
+    {"valid_at": "2021-01-01"},
+    {"valid_at": "2021-06-30T23:59:59Z"},
+    {"valid_at": "2022-03-04T10:00:00Z", "search": "b"},
+    {"valid_at": "1900-01-01"},
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=[str(f) for f in FILTERS])
+def test_list_and_count_match_the_oracle(people, filters):
+    expected = _oracle(people, **filters)
+    listed = people.list_entities(**filters, limit=1000)
+    assert {row["id"]: row for row in listed} == expected
+    assert len(listed) == len(expected)
+    assert people.count_entities(**filters) == len(expected)
+
+
+def test_self_loops_count_once(people):
+    (bob,) = [e for e in people.list_entities("bob") if e["id"] == "bob"]
+    # knows Alice (in), likes Alice (out), knows Bob (loop) ; met Bob (ended loop)
+    assert (bob["current"], bob["ended"]) == (3, 1)
+
+
+def test_search_lists_prefix_matches_first(people):
+    names = [e["name"] for e in people.list_entities("ali")]
+    assert names == ["alice cooper", "Alice Smith", "Malice"]
+
+
+@pytest.mark.parametrize(
+    ("order", "key"),
+    [
+        ("name", lambda e: (e["name"].lower(), e["id"])),
+        ("type", lambda e: (e["type"].lower(), e["name"].lower(), e["id"])),
+    ],
+)
+@pytest.mark.parametrize("descending", [False, True])
+def test_orders(people, order, key, descending):
+    rows = people.list_entities(order=order, descending=descending, limit=1000)
+    primary = [key(e)[0] for e in rows]
+    assert primary == sorted(primary, reverse=descending)
+    if not descending:
+        assert rows == sorted(rows, key=key)
+
+
+@pytest.mark.parametrize("order", ["current", "ended"])
+def test_orders_by_counts(people, order):
+    rows = people.list_entities(order=order, descending=True, limit=1000)
+    counts = [e[order] for e in rows]
+    assert counts == sorted(counts, reverse=True)
+    ties = [e for e in rows if e[order] == counts[-1]]
+    assert [e["name"].lower() for e in ties] == sorted(e["name"].lower() for e in ties)
+
+
+def test_unknown_order_is_an_error(people):
+    with pytest.raises(ValueError, match="order"):
+        people.list_entities(order="size")
+
+
+@pytest.mark.parametrize("limit", [1, 3, 5])
+def test_paging_covers_everything_once(people, limit):
+    full = people.list_entities(limit=1000)
+    pages = [
+        people.list_entities(limit=limit, offset=offset)
+        for offset in range(0, len(full) + limit, limit)
+    ]
+    assert [e for page in pages for e in page] == full
+
+
+def test_get_entity(people):
+    alice = people.get_entity("ALICE SMITH")
+    assert alice == people.get_entity("alice_smith")
+    assert {k: alice[k] for k in ("id", "name", "type", "properties")} == {
+        "id": "alice_smith",
+        "name": "Alice Smith",
+        "type": "person",
+        "properties": {},
+    }
+    assert people.get_entity("nobody") is None
+
+
+def test_entity_types_predicates_names(people):
+    assert people.entity_types() == sorted({t for _, t in PEOPLE})
+    assert people.predicates() == sorted({f[1] for f in FACTS})
+    assert people.entity_names() == sorted((n for n, _ in PEOPLE), key=str.lower)
+
+
+# ── rename ────────────────────────────────────────────────────────────────
+
+
+def test_rename_changes_the_display_name_only(people):
+    before = people.query_entity("Bob", direction="both")
+    assert people.rename_entity("Bob", "Robert") == "bob"
+    entity = people.get_entity("bob")
+    assert (entity["name"], entity["type"]) == ("Robert", "person")
+    after = people.query_entity("bob", direction="both")
+    assert [r["id"] for r in after] == [r["id"] for r in before]
+    incoming = [r for r in people.query_entity("Alice Smith") if r["predicate"] == "knows"]
+    assert "Robert" in {r["object"] for r in incoming}
+
+
+@pytest.mark.parametrize(
+    ("name", "new_name"), [("nobody", "X"), ("Bob", ""), ("Bob", "  "), ("Bob", "'")]
+)
+def test_rename_refusals_write_nothing(people, name, new_name):
+    before = dump(people.db_path)
+    with pytest.raises(ValueError):
+        people.rename_entity(name, new_name)
+    assert dump(people.db_path) == before
+
+
+# ── type and properties ───────────────────────────────────────────────────
+
+
+def test_type_and_properties_do_not_wipe_each_other(kg):
+    kg.add_entity("Ann", "person", {"age": 3})
+    kg.set_entity_type("Ann", "robot")
+    assert kg.get_entity("ann")["properties"] == {"age": 3}
+    kg.set_entity_properties("ann", {"age": 4, "tags": ["x"]})
+    entity = kg.get_entity("Ann")
+    assert (entity["type"], entity["properties"], entity["name"]) == (
+        "robot",
+        {"age": 4, "tags": ["x"]},
+        "Ann",
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda kg: kg.set_entity_type("Ann", ""),
+        lambda kg: kg.set_entity_type("Nobody", "x"),
+        lambda kg: kg.set_entity_properties("Ann", ["not", "a", "mapping"]),
+        lambda kg: kg.set_entity_properties("Ann", {"bad": object()}),
+    ],
+)
+def test_type_and_property_refusals_write_nothing(kg, call):
+    kg.add_entity("Ann", "person", {"age": 3})
+    before = dump(kg.db_path)
+    with pytest.raises(KnowledgeGraphError):
+        call(kg)
+    assert dump(kg.db_path) == before
+
+
+# ── merge ─────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def twins(kg):
+    kg.add_entity("Robert", "person", {"a": 1})
+    kg.add_triple("Bob", "lives_in", "Paris", valid_from="2020-01-01")
+    kg.add_triple("Robert", "lives_in", "Paris", valid_from="2018-01-01")
+    kg.add_triple("Bob", "likes", "tea", valid_from="2019-01-01", valid_to="2019-12-31")
+    kg.add_triple("Robert", "likes", "tea", valid_from="2021-01-01", valid_to="2021-12-31")
+    kg.add_triple("Ann", "knows", "Bob", valid_from="2015-01-01")
+    kg.add_triple("Bob", "knows", "Robert")
+    kg.add_triple("Bob", "likes", "coffee", valid_from="2010-01-01")
+    kg.add_triple("Robert", "likes", "coffee", valid_from="2012-01-01")
+    return kg
+
+
+def test_merge_repoints_every_fact(twins):
+    facts_before = len(dump(twins.db_path)["triples"])
+    assert twins.merge_entities("Bob", "Robert") == "robert"
+    assert twins.get_entity("bob") is None
+    rows = dump(twins.db_path)["triples"]
+    assert all("bob" not in (t["subject"], t["object"]) for t in rows)
+    # lives_in Paris and likes coffee collapse (two open duplicates each); closed ones stay
+    assert len(rows) == facts_before - 2
+    by = {(t["subject"], t["predicate"], t["object"], t["valid_to"]): t for t in rows}
+    assert by[("robert", "lives_in", "paris", None)]["valid_from"] == "2018-01-01"
+    assert by[("robert", "likes", "coffee", None)]["valid_from"] == "2010-01-01"
+    assert {
+        t["valid_from"] for t in rows if t["predicate"] == "likes" and t["object"] == "tea"
+    } == {
+        "2019-01-01",
+        "2021-01-01",
+    }
+    assert ("ann", "knows", "robert", None) in by
+    assert ("robert", "knows", "robert", None) in by  # the fact between them became a loop
+    entity = twins.get_entity("robert")
+    assert (entity["name"], entity["properties"]) == ("Robert", {"a": 1})
+
+
+def test_merge_is_one_transaction(twins, monkeypatch):
+    before = dump(twins.db_path)
+    original, calls = twins._touch, []
+
+    def failing_touch(conn, table, row_id):
+        calls.append(row_id)
+        if len(calls) == 4:
+            raise RuntimeError("disk on fire")
+        return original(conn, table, row_id)
+
+    monkeypatch.setattr(twins, "_touch", failing_touch)
+    with pytest.raises(RuntimeError):
+        twins.merge_entities("Bob", "Robert")
+    assert len(calls) == 4
+    assert dump(twins.db_path) == before
+
+
+@pytest.mark.parametrize(("source", "target"), [("Bob", "bob"), ("Nobody", "Bob"), ("Bob", "X")])
+def test_merge_refusals_write_nothing(twins, source, target):
+    before = dump(twins.db_path)
+    with pytest.raises(KnowledgeGraphError):
+        twins.merge_entities(source, target)
+    assert dump(twins.db_path) == before
