@@ -1,0 +1,115 @@
+"""Property tests: the validity rule and ``query_entity(as_of=...)`` against a plain oracle.
+
+The oracle (``store_helpers``) reads every value with :mod:`datetime`; the store compares text
+keys in Python and in SQL. Values are drawn from a few days and from instants near day edges,
+so that equal values, day boundaries and the one-second neighbours come up often.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from factlines import KnowledgeGraph
+from factlines.core import temporal
+from store_helpers import boundary_instants, instant, oracle_end, oracle_start, oracle_valid
+
+FIRST_DAY = date(2026, 2, 27)  # spans a month end
+DAYS = 5
+
+days = st.integers(0, DAYS - 1).map(lambda n: (FIRST_DAY + timedelta(days=n)).isoformat())
+instants = st.builds(
+    lambda n, h, m, s: instant(
+        datetime(FIRST_DAY.year, FIRST_DAY.month, FIRST_DAY.day, tzinfo=timezone.utc)
+        + timedelta(days=n, hours=h, minutes=m, seconds=s)
+    ),
+    st.integers(0, DAYS - 1),
+    st.sampled_from([0, 12, 23]),
+    st.sampled_from([0, 30, 59]),
+    st.sampled_from([0, 1, 58, 59]),
+)
+values = st.one_of(st.none(), days, instants)
+points = st.one_of(days, instants)
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(valid_from=values, valid_to=values, at=points)
+def test_validity_rule_matches_the_oracle(valid_from, valid_to, at):
+    expected = oracle_valid(valid_from, valid_to, at)
+    assert temporal.is_valid_at(valid_from, valid_to, temporal.start_key(at)) is expected
+
+
+@SETTINGS
+@given(valid_from=values, valid_to=values)
+def test_interval_check_matches_the_oracle(valid_from, valid_to):
+    inverted = (
+        valid_from is not None
+        and valid_to is not None
+        and oracle_end(valid_to) < oracle_start(valid_from)
+    )
+    if inverted:
+        with pytest.raises(temporal.TimeValueError):
+            temporal.check_interval(valid_from, valid_to)
+    else:
+        temporal.check_interval(valid_from, valid_to)
+
+
+@SETTINGS
+@given(value=values)
+def test_keys_are_ordered_like_the_instants_they_stand_for(value):
+    if value is None:
+        return
+    for key, moment in (
+        (temporal.start_key(value), oracle_start(value)),
+        (temporal.end_key(value), oracle_end(value)),
+    ):
+        assert key == instant(moment)
+        assert temporal.to_posix(key) == moment.timestamp()
+
+
+facts = st.lists(
+    st.tuples(
+        st.sampled_from(["ann", "bob"]), st.sampled_from(["ann", "bob", "cy"]), values, values
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@pytest.fixture(scope="module")
+def shared_kg(tmp_path_factory):
+    graph = KnowledgeGraph(tmp_path_factory.mktemp("props") / "kg.sqlite3")
+    yield graph
+    graph.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rows=facts, direction=st.sampled_from(["outgoing", "incoming", "both"]))
+def test_query_entity_as_of_matches_the_oracle(shared_kg, rows, direction):
+    kg = shared_kg
+    with kg.transaction() as conn:
+        conn.execute("DELETE FROM triples")
+        conn.execute("DELETE FROM entities")
+    written = []
+    with kg.transaction():
+        for i, (subject, obj, valid_from, valid_to) in enumerate(rows):
+            if valid_from and valid_to and oracle_end(valid_to) < oracle_start(valid_from):
+                valid_from, valid_to = valid_to, valid_from  # swapped, never inverted
+            # one predicate per row, so that no write is absorbed as a duplicate
+            tid = kg.add_triple(subject, f"p{i}", obj, valid_from=valid_from, valid_to=valid_to)
+            written.append((tid, subject, obj, valid_from, valid_to))
+    stamps = boundary_instants(v for _, _, _, vf, vt in written for v in (vf, vt))
+    for at in stamps or ["2026-03-01"]:
+        expected = sorted(
+            (tid, side)
+            for tid, s, o, vf, vt in written
+            for side, name in (("outgoing", s), ("incoming", o))
+            if name == "ann" and direction in ("both", side) and oracle_valid(vf, vt, at)
+        )
+        got = sorted((r["id"], r["direction"]) for r in kg.query_entity("ann", at, direction))
+        assert got == expected, at
