@@ -61,7 +61,7 @@ def without_ids(rows: list[dict]) -> list[dict]:
 
 def canonical(rows: list[dict]) -> list[tuple]:
     """An order-free form of result rows (MemPalace promises no order for most queries)."""
-    return sorted(tuple(sorted(row.items(), key=lambda kv: kv[0])) for row in rows)
+    return sorted((tuple(sorted(row.items())) for row in rows), key=repr)
 
 
 def mempalace_class():
