@@ -1,21 +1,1250 @@
-"""The Gantt chart of the selected entity's relationship intervals (placeholder: issue 4)."""
+"""The Gantt chart: the selected entity's relationship intervals on a UTC time axis.
+
+One lane per relationship (predicate + direction + other entity), grouped by predicate; bars from
+``valid_from`` to ``valid_to`` with the store's meaning (a date-only end covers its whole last
+day); the ``as_of`` cursor bound both ways to :class:`AppState`; the chart is an editor (drag an
+end, context menu, double-click).
+
+Drawing is batched: every bar is painted by one :class:`BarsItem` from the numpy arrays of
+:mod:`factlines.ui.gantt_layout`, one ``drawRects`` per style group (colour x valid at as_of x
+confidence step), in device pixels so that an instant stays visible and the open-end arrows and
+unknown-start fades keep their size at every zoom. An ``as_of`` change recomputes one boolean
+array and repaints; it never rebuilds anything. Picking is an array search, not Qt hit-testing.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import html
+import math
+import time
+from pathlib import Path
 
-from factlines.ui.actions import FactActions
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph import exporters
+from pyqtgraph.Qt import internals as pg_internals
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QScrollBar,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.core import temporal
+from factlines.ui import gantt_layout as gl
+from factlines.ui.actions import FactActions, describe
 from factlines.ui.state import AppState
+
+BAR_FRACTION = 0.62  # a bar's height, in rows
+FADE_PX = 36.0  # the fade-in of an unknown start
+ARROW_PX = 11.0  # the arrowhead of an open end
+MIN_BAR_PX = 2.0  # an instant (or a very short fact) is still a visible tick
+HANDLE_PX = 6.0  # how near an end the pointer must be to drag it
+LANE_PX_MIN = 22.0  # rows shrink to this before the chart scrolls vertically
+LANE_PX_MAX = 34.0  # and never grow beyond this
+CURSOR_COLOR = "#d62728"
+CONFLICT_COLOR = QColor(214, 39, 40)
+TEXT_COLOR = "#2b2f36"
+MUTED_TEXT = "#5b6270"
+X_MIN = temporal.to_posix("1800-01-01")
+X_MAX = temporal.to_posix("2200-01-01")
+
+
+def _mix(color: QColor, alpha: float) -> QColor:
+    c = QColor(color)
+    c.setAlphaF(max(0.0, min(1.0, alpha)))
+    return c
+
+
+class BarsItem(pg.GraphicsObject):
+    """Every bar, lane stripe, conflict span and the selection, painted from arrays."""
+
+    def __init__(self, chart: GanttChart):
+        super().__init__()
+        self._chart = chart
+        self._rect = QRectF()
+        self.layout = gl.empty_layout()
+        self.valid = np.ones(0, dtype=bool)
+        self.selected = -1
+        self.hovered = -1
+        self.preview: tuple[int, str, float, str] | None = None  # bar, side, posix, value
+        self._drag: tuple[int, str] | None = None
+        self._rects = pg_internals.PrimitiveArray(QRectF, 4)
+        self._styles: dict[int, tuple[QBrush, QPen, QColor]] = {}
+        self.paint_count = 0
+
+    # Geometry: the item covers the view; it paints only what is visible.
+    def set_view_rect(self, rect: QRectF) -> None:
+        self.prepareGeometryChange()
+        self._rect = QRectF(rect)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def _style(self, key: int) -> tuple[QBrush, QPen, QColor]:
+        style = self._styles.get(key)
+        if style is None:
+            conf = (key % (gl.CONFIDENCE_LEVELS + 1)) / gl.CONFIDENCE_LEVELS
+            valid = (key // (gl.CONFIDENCE_LEVELS + 1)) % 2 == 1
+            color = QColor(gl.PALETTE[key // (2 * (gl.CONFIDENCE_LEVELS + 1))])
+            if valid:
+                fill = _mix(color, 0.30 + 0.70 * conf)
+                pen = QPen(color.darker(135))
+            else:  # pale: not valid at as_of
+                fill = _mix(color, 0.10 + 0.16 * conf)
+                pen = QPen(_mix(color, 0.45 + 0.35 * conf))
+            pen.setWidthF(1.0)
+            pen.setCosmetic(True)
+            style = (QBrush(fill), pen, fill)
+            self._styles[key] = style
+        return style
+
+    def paint(self, p: QPainter, *args) -> None:
+        self.paint_count += 1
+        layout = self.layout
+        rect = self._rect
+        if rect.isEmpty() or layout.n_rows == 0:
+            return
+        t = p.transform()
+        sx, dx, sy, dy = t.m11(), t.dx(), t.m22(), t.dy()
+        x0, x1 = rect.left(), rect.right()
+        y0, y1 = rect.top(), rect.bottom()
+        left_px, right_px = sx * x0 + dx, sx * x1 + dx
+        if left_px > right_px:
+            left_px, right_px = right_px, left_px
+        row_px = abs(sy)
+        p.save()
+        p.resetTransform()
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        self._paint_rows(p, layout, sy, dy, y0, y1, left_px, right_px)
+        idx = gl.bars_in_view(layout, x0, x1, y0, y1)
+        geometry = None
+        if idx.size:
+            geometry = self._geometry(layout, idx, sx, dx, sy, dy, left_px, right_px)
+            self._paint_bars(p, layout, idx, geometry, left_px, right_px, row_px)
+        self._paint_conflicts(p, layout, sx, dx, sy, dy, x0, x1, y0, y1, left_px, right_px)
+        self._paint_marks(p, layout, sx, dx, sy, dy, left_px, right_px)
+        p.restore()
+
+    def _paint_rows(self, p, layout, sy, dy, y0, y1, left_px, right_px) -> None:
+        lo, hi = min(y0, y1), max(y0, y1)
+        r0 = max(0, math.floor(lo))
+        r1 = min(layout.n_rows - 1, math.ceil(hi))
+        stripe = QColor("#f3f5f8")
+        header = QColor("#e9edf2")
+        line = QPen(QColor("#d3d9e1"))
+        line.setCosmetic(True)
+        selected_row = int(layout.row[self.selected]) if 0 <= self.selected < layout.n else -1
+        p.setPen(Qt.PenStyle.NoPen)
+        for r in range(r0, r1 + 1):
+            top = sy * (r - 0.5) + dy
+            height = sy
+            band = QRectF(left_px, top, right_px - left_px, height).normalized()
+            if r == selected_row:
+                p.fillRect(band, QColor("#e3edfb"))
+            elif layout.row_kind[r] == 0:
+                p.fillRect(band, header)
+            elif layout.row_lane[r] % 2 == 1:
+                p.fillRect(band, stripe)
+            if layout.row_kind[r] == 0 and r > 0:
+                p.setPen(line)
+                p.drawLine(QPointF(left_px, band.top()), QPointF(right_px, band.top()))
+                p.setPen(Qt.PenStyle.NoPen)
+
+    def _geometry(self, layout, idx, sx, dx, sy, dy, left_px, right_px) -> dict:
+        start = layout.start[idx]
+        end = layout.end[idx]
+        unknown = ~np.isfinite(start)
+        open_ = ~np.isfinite(end)
+        with np.errstate(invalid="ignore"):
+            s = np.where(unknown, left_px, np.maximum(start * sx + dx, left_px - 4))
+            e = np.where(open_, right_px, np.minimum(end * sx + dx, right_px + 4))
+        e = np.maximum(e, s + MIN_BAR_PX)
+        yc = layout.row[idx] * sy + dy
+        h = BAR_FRACTION * abs(sy)
+        top = yc - h / 2
+        main_s = np.where(unknown, np.minimum(s + FADE_PX, e), s)
+        arrow_s = np.where(open_, np.maximum(main_s, right_px - ARROW_PX), e)
+        main_e = np.where(open_, arrow_s, e)
+        return {
+            "s": s,
+            "e": e,
+            "top": top,
+            "h": h,
+            "yc": yc,
+            "main_s": main_s,
+            "main_e": main_e,
+            "arrow_s": arrow_s,
+            "unknown": unknown,
+            "open": open_,
+        }
+
+    def _draw_rects(self, p, xs, ys, ws, hs) -> None:
+        n = len(xs)
+        if n == 0:
+            return
+        self._rects.resize(n)
+        arr = self._rects.ndarray()
+        arr[:, 0] = xs
+        arr[:, 1] = ys
+        arr[:, 2] = ws
+        arr[:, 3] = hs
+        p.drawRects(*self._rects.drawargs())
+
+    def _paint_bars(self, p, layout, idx, g, left_px, right_px, row_px) -> None:
+        levels = gl.CONFIDENCE_LEVELS + 1
+        key = (layout.color[idx] * 2 + self.valid[idx]) * levels + layout.conf_level[idx]
+        order = np.argsort(key, kind="stable")
+        sorted_keys = key[order]
+        cuts = np.flatnonzero(np.diff(sorted_keys)) + 1
+        h = g["h"]
+        for group in np.split(order, cuts):
+            brush, pen, fill = self._style(int(key[group[0]]))
+            p.setBrush(brush)
+            p.setPen(pen)
+            ms, me = g["main_s"][group], g["main_e"][group]
+            self._draw_rects(
+                p, ms, g["top"][group], np.maximum(me - ms, 0.0), np.full(len(group), h)
+            )
+            fades = group[g["unknown"][group]]
+            if fades.size:
+                gradient = QLinearGradient(left_px, 0, left_px + FADE_PX, 0)
+                gradient.setColorAt(0.0, _mix(fill, 0.0))
+                gradient.setColorAt(1.0, fill)
+                p.setBrush(QBrush(gradient))
+                p.setPen(Qt.PenStyle.NoPen)
+                width = g["main_s"][fades] - g["s"][fades]
+                self._draw_rects(p, g["s"][fades], g["top"][fades], width, np.full(len(fades), h))
+            arrows = group[g["open"][group]]
+            if arrows.size:
+                path = QPainterPath()
+                for i in arrows:
+                    a, t = float(g["arrow_s"][i]), float(g["top"][i])
+                    path.addPolygon(
+                        QPolygonF(
+                            [
+                                QPointF(a, t - 2),
+                                QPointF(max(a + 3, right_px - 1), t + h / 2),
+                                QPointF(a, t + h + 2),
+                            ]
+                        )
+                    )
+                    path.closeSubpath()
+                p.setBrush(brush)
+                p.setPen(pen)
+                p.drawPath(path)
+
+    def _paint_conflicts(self, p, layout, sx, dx, sy, dy, x0, x1, y0, y1, left_px, right_px):
+        if layout.conflict_row.size == 0:
+            return
+        lo, hi = min(y0, y1), max(y0, y1)
+        show = np.flatnonzero(
+            (layout.conflict_row >= lo - 1)
+            & (layout.conflict_row <= hi + 1)
+            & (layout.conflict_start <= x1)
+            & (layout.conflict_end >= x0)
+        )
+        if show.size == 0:
+            return
+        with np.errstate(invalid="ignore"):
+            s = np.maximum(
+                np.nan_to_num(layout.conflict_start[show] * sx + dx, neginf=left_px), left_px
+            )
+            e = np.minimum(
+                np.nan_to_num(layout.conflict_end[show] * sx + dx, posinf=right_px), right_px
+            )
+        e = np.maximum(e, s + MIN_BAR_PX)
+        h = 0.86 * abs(sy)
+        top = layout.conflict_row[show] * sy + dy - h / 2
+        p.setBrush(QBrush(_mix(CONFLICT_COLOR, 0.85), Qt.BrushStyle.BDiagPattern))
+        pen = QPen(_mix(CONFLICT_COLOR, 0.9))
+        pen.setCosmetic(True)
+        p.setPen(pen)
+        self._draw_rects(p, s, top, e - s, np.full(len(show), h))
+
+    def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
+        """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""
+        font = QFont(p.font())
+        font.setPointSizeF(8.0)
+        p.setFont(font)
+        for i, color, width in ((self.hovered, "#3b4250", 1.0), (self.selected, "#11151c", 2.0)):
+            if not 0 <= i < layout.n:
+                continue
+            box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
+            pen = QPen(QColor(color))
+            pen.setWidthF(width)
+            pen.setCosmetic(True)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(box.adjusted(-1.5, -1.5, 1.5, 1.5))
+        if 0 <= self.selected < layout.n and self.preview is None:
+            box = self._bar_box(layout, self.selected, sx, dx, sy, dy, left_px, right_px)
+            fact = layout.facts[self.selected]
+            self._label_ends(p, box, fact["valid_from"], fact["valid_to"], left_px, right_px)
+        if self.preview is not None:
+            i, side, posix, value = self.preview
+            box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
+            x = posix * sx + dx
+            if side == "end":
+                box.setRight(max(x, box.left() + MIN_BAR_PX))
+            else:
+                box.setLeft(min(x, box.right() - MIN_BAR_PX))
+            pen = QPen(QColor("#11151c"))
+            pen.setStyle(Qt.PenStyle.DashLine)
+            pen.setCosmetic(True)
+            p.setPen(pen)
+            p.setBrush(QBrush(QColor(17, 21, 28, 40)))
+            p.drawRect(box)
+            fact = layout.facts[i]
+            start = value if side == "start" else fact["valid_from"]
+            end = value if side == "end" else fact["valid_to"]
+            self._label_ends(p, box, start, end, left_px, right_px)
+
+    def _label_ends(self, p, box: QRectF, start, end, left_px, right_px) -> None:
+        metrics = QFontMetrics(p.font())
+        p.setPen(QColor(TEXT_COLOR))
+        y = box.center().y() - box.height() / 2 - 3
+        if start is not None and box.left() > left_px:
+            text = start
+            w = metrics.horizontalAdvance(text)
+            p.drawText(QPointF(max(left_px + 2, box.left() - w / 2), y), text)
+        if end is not None and box.right() < right_px:
+            text = end
+            w = metrics.horizontalAdvance(text)
+            p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
+
+    def _bar_box(self, layout, i, sx, dx, sy, dy, left_px, right_px) -> QRectF:
+        start, end = layout.start[i], layout.end[i]
+        s = left_px if not np.isfinite(start) else max(start * sx + dx, left_px - 4)
+        e = right_px if not np.isfinite(end) else min(end * sx + dx, right_px + 4)
+        e = max(e, s + MIN_BAR_PX)
+        h = BAR_FRACTION * abs(sy)
+        yc = layout.row[i] * sy + dy
+        return QRectF(s, yc - h / 2, e - s, h)
+
+    # ── Events: picking by array search ──────────────────────────────────
+    def hoverEvent(self, ev) -> None:
+        chart = self._chart
+        if ev.isExit():
+            self._set_hover(-1)
+            self.unsetCursor()
+            return
+        pos = ev.pos()
+        handle = chart.handle_at(pos.x(), pos.y())
+        i = chart.bar_at(pos.x(), pos.y())
+        if handle is not None:
+            ev.acceptDrags(Qt.MouseButton.LeftButton)
+            self.setCursor(Qt.CursorShape.SizeHorCursor)
+        elif i >= 0:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+        else:
+            self.unsetCursor()
+        if i >= 0:
+            ev.acceptClicks(Qt.MouseButton.LeftButton)
+            ev.acceptClicks(Qt.MouseButton.RightButton)
+        self._set_hover(i)
+        self.setToolTip(chart.tooltip(i, pos.x()) if i >= 0 else "")
+
+    def _set_hover(self, i: int) -> None:
+        if i != self.hovered:
+            self.hovered = i
+            self.update()
+
+    def mouseClickEvent(self, ev) -> None:
+        chart = self._chart
+        pos = ev.pos()
+        i = chart.bar_at(pos.x(), pos.y())
+        if i < 0:
+            ev.ignore()
+            return
+        ev.accept()
+        if ev.button() == Qt.MouseButton.LeftButton:
+            chart.select_bar(i)
+            if ev.double():
+                chart.edit_bar(i)
+        elif ev.button() == Qt.MouseButton.RightButton:
+            chart.select_bar(i)
+            menu = chart.bar_menu(i, pos.x())
+            menu.popup(ev.screenPos().toPoint())
+
+    def mouseDragEvent(self, ev) -> None:
+        chart = self._chart
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            down = ev.buttonDownPos()
+            handle = chart.handle_at(down.x(), down.y())
+            if handle is None:
+                ev.ignore()
+                return
+            self._drag = handle
+            chart.select_bar(handle[0])
+        if self._drag is None:
+            ev.ignore()
+            return
+        ev.accept()
+        i, side = self._drag
+        value, posix = chart.drag_value(i, side, ev.pos().x())
+        self.preview = (i, side, posix, value)
+        self.update()
+        if ev.isFinish():
+            self._drag = None
+            self.preview = None
+            self.update()
+            chart.commit_drag(i, side, value)
+
+
+class LaneAxis(pg.AxisItem):
+    """The left axis: group headers (predicate, colour swatch) and lane labels, elided."""
+
+    def __init__(self, chart: GanttChart):
+        super().__init__("left")
+        self._chart = chart
+        self.setWidth(170)
+        self.setStyle(showValues=False)
+
+    def tickValues(self, minVal, maxVal, size):
+        return []
+
+    def paint(self, p: QPainter, *args) -> None:
+        chart = self._chart
+        layout = chart.bars.layout
+        vb = self.linkedView()
+        if vb is None or layout.n_rows == 0:
+            return
+        (y0, y1) = vb.viewRange()[1]
+        lo, hi = min(y0, y1), max(y0, y1)
+        r0 = max(0, math.floor(lo))
+        r1 = min(layout.n_rows - 1, math.ceil(hi))
+        bounds = self.boundingRect()
+        width = bounds.width()
+
+        def row_y(r: float) -> float:
+            return self.mapFromScene(vb.mapViewToScene(QPointF(0, r))).y()
+
+        top_y = row_y(lo)
+        bottom_y = row_y(hi)
+        p.save()
+        p.setClipRect(QRectF(0, min(top_y, bottom_y), width, abs(bottom_y - top_y)))
+        base = QFont(p.font())
+        base.setPointSizeF(9.0)
+        bold = QFont(base)
+        bold.setBold(True)
+        plain_metrics, bold_metrics = QFontMetrics(base), QFontMetrics(bold)
+        selected_row = (
+            int(layout.row[chart.bars.selected]) if 0 <= chart.bars.selected < layout.n else -1
+        )
+        conflict_rows = set(layout.conflict_row.tolist())
+        for r in range(r0, r1 + 1):
+            y_top, y_bottom = row_y(r - 0.5), row_y(r + 0.5)
+            band = QRectF(0, min(y_top, y_bottom), width, abs(y_bottom - y_top))
+            if r == selected_row:
+                p.fillRect(band, QColor("#e3edfb"))
+            if layout.row_kind[r] == 0:
+                header = next(h for h in layout.headers if h.row == r)
+                p.fillRect(band, QColor("#e9edf2"))
+                p.fillRect(QRectF(6, band.center().y() - 5, 10, 10), QColor(header.color))
+                p.setFont(bold)
+                p.setPen(QColor(TEXT_COLOR))
+                text = bold_metrics.elidedText(
+                    f"{header.predicate}  ({header.lanes})",
+                    Qt.TextElideMode.ElideRight,
+                    int(width - 28),
+                )
+                p.drawText(
+                    QRectF(22, band.top(), width - 26, band.height()),
+                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                    text,
+                )
+            else:
+                lane = layout.lanes[int(layout.row_lane[r])]
+                p.setFont(base)
+                p.setPen(QColor(TEXT_COLOR if lane.direction == gl.OUTGOING else MUTED_TEXT))
+                marker = 10 if r in conflict_rows else 0
+                text = plain_metrics.elidedText(
+                    lane.short, Qt.TextElideMode.ElideRight, int(width - 30 - marker)
+                )
+                p.drawText(
+                    QRectF(22, band.top(), width - 26 - marker, band.height()),
+                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                    text,
+                )
+                if marker:
+                    p.setPen(Qt.PenStyle.NoPen)
+                    p.setBrush(CONFLICT_COLOR)
+                    p.drawEllipse(QPointF(width - 10, band.center().y()), 3.5, 3.5)
+        p.restore()
+        pen = QPen(QColor("#b9c0ca"))
+        pen.setCosmetic(True)
+        p.setPen(pen)
+        p.drawLine(QPointF(width - 0.5, bounds.top()), QPointF(width - 0.5, bounds.bottom()))
+
+    def wheelEvent(self, ev) -> None:
+        self._chart.scroll_rows(-ev.delta() / 40.0)
+        ev.accept()
+
+    def mouseDragEvent(self, ev) -> None:
+        ev.ignore()
+
+    def mouseClickEvent(self, ev) -> None:
+        ev.ignore()
+
+
+class GanttViewBox(pg.ViewBox):
+    """Zoom and pan on the time axis only; lanes scroll (shift+wheel, the scroll bar, keys)."""
+
+    def __init__(self, chart: GanttChart):
+        super().__init__(enableMenu=False, invertY=True)
+        self._chart = chart
+        self.setMouseEnabled(x=True, y=False)
+
+    def wheelEvent(self, ev, axis=None) -> None:
+        if ev.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier):
+            self._chart.scroll_rows(-ev.delta() / 40.0)
+            ev.accept()
+            return
+        super().wheelEvent(ev, axis=0)
+
+    def mouseClickEvent(self, ev) -> None:
+        x = self.mapSceneToView(ev.scenePos()).x()
+        if ev.button() == Qt.MouseButton.RightButton:
+            ev.accept()
+            self._chart.background_menu(x).popup(ev.screenPos().toPoint())
+        elif ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._chart.setFocus()
+        else:
+            super().mouseClickEvent(ev)
+
+
+class _WrapLabel(pg.LabelItem):
+    """A LabelItem that wraps to the layout's width instead of forcing it wider."""
+
+    def updateMin(self) -> None:
+        width = max(50.0, self.size().width())
+        self.item.setTextWidth(width)
+        bounds = self.itemRect()
+        self.setMinimumWidth(10)
+        self.setMinimumHeight(bounds.height())
+        self.setMaximumHeight(bounds.height())
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (10, bounds.height()),
+            Qt.SizeHint.PreferredSize: (width, bounds.height()),
+            Qt.SizeHint.MaximumSize: (-1, bounds.height()),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
+
+    def resizeEvent(self, ev) -> None:
+        self.item.setPos(0, 0)
+        if abs(self.item.textWidth() - self.size().width()) > 1:
+            self.updateMin()
 
 
 class GanttChart(QWidget):
+    """The chart widget (object name ``ganttPlot``)."""
+
     def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ganttPlot")
         self._state = state
         self._actions = actions
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("The chart of intervals comes with issue 4."))
+        self._top = 0.0  # the first row shown
+        self._syncing_cursor = False
+        self._entity_name: str | None = None
+        self.build_count = 0  # how many times the bars were rebuilt (tests check restyles)
 
+        self._glw = pg.GraphicsLayoutWidget()
+        self._glw.setBackground("w")
+        self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._glw.installEventFilter(self)
+        self._glw.ci.setContentsMargins(6, 4, 10, 4)
+        self._glw.ci.setSpacing(2)
+        self._title = pg.LabelItem("", justify="left", color=TEXT_COLOR, size="11pt")
+        self._glw.addItem(self._title, row=0, col=0)
+        self.view = GanttViewBox(self)
+        self.lane_axis = LaneAxis(self)
+        self.time_axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
+        self.plot = pg.PlotItem(
+            viewBox=self.view, axisItems={"left": self.lane_axis, "bottom": self.time_axis}
+        )
+        self._glw.addItem(self.plot, row=1, col=0)
+        self._legend = _WrapLabel("", justify="left", color=MUTED_TEXT, size="9pt")
+        self._glw.addItem(self._legend, row=2, col=0)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        for axis in (self.lane_axis, self.time_axis):
+            axis.setPen(pg.mkPen("#b9c0ca"))
+            axis.setTextPen(pg.mkPen(TEXT_COLOR))
+        self.time_axis.setGrid(38)
+        self.view.setLimits(xMin=X_MIN, xMax=X_MAX, minXRange=600.0, maxXRange=X_MAX - X_MIN)
+
+        self.bars = BarsItem(self)
+        self.view.addItem(self.bars, ignoreBounds=True)
+        self.today_line = pg.InfiniteLine(
+            pos=time.time(),
+            angle=90,
+            movable=False,
+            pen=pg.mkPen("#7a8290", width=1, style=Qt.PenStyle.DashLine),
+            label="today",
+            labelOpts={
+                "position": 0.004,
+                "color": "#5b6270",
+                "fill": (255, 255, 255, 200),
+                "anchors": [(0, 0), (0, 0)],
+            },
+        )
+        self.today_line.setZValue(5)
+        self.view.addItem(self.today_line, ignoreBounds=True)
+        self.cursor = pg.InfiniteLine(
+            angle=90,
+            movable=True,
+            pen=pg.mkPen(CURSOR_COLOR, width=2),
+            hoverPen=pg.mkPen(CURSOR_COLOR, width=4),
+            label="as_of",
+            labelOpts={
+                "position": 0.004,
+                "anchors": [(1, 0), (1, 0)],
+                "color": CURSOR_COLOR,
+                "fill": (255, 255, 255, 230),
+                "border": pg.mkPen(CURSOR_COLOR),
+            },
+        )
+        self.cursor.setZValue(10)
+        self.cursor.setBounds((X_MIN, X_MAX))
+        self.view.addItem(self.cursor, ignoreBounds=True)
+        self.cursor.sigDragged.connect(self._cursor_dragged)
+
+        self._scrollbar = QScrollBar(Qt.Orientation.Vertical)
+        self._scrollbar.valueChanged.connect(self._scrolled)
+        self._empty = QLabel()
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setObjectName("ganttEmpty")
+        self._empty.setStyleSheet(f"color: {MUTED_TEXT}; font-size: 13pt; padding: 24px;")
+        page = QWidget()
+        row = QHBoxLayout(page)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self._glw, 1)
+        row.addWidget(self._scrollbar)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self._empty)
+        self._stack.addWidget(page)
+
+        self.toolbar = QToolBar("Chart")
+        self.toolbar.setObjectName("ganttToolbar")
+        self._make_actions()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.toolbar)
+        box.addWidget(self._stack, 1)
+
+        self.view.sigRangeChanged.connect(self._range_changed)
+        self.view.sigResized.connect(self._apply_rows)
+        state.entityChanged.connect(lambda _=None: self.reload(refit=True))
+        state.graphChanged.connect(lambda: self.reload(refit=True))
+        state.dataChanged.connect(lambda: self.reload(refit=False))
+        state.asOfChanged.connect(self._as_of_changed)
+        state.factChanged.connect(self._fact_changed)
+        self.reload(refit=True)
+
+    # ── Toolbar and keys ─────────────────────────────────────────────────
+    def _make_actions(self) -> None:
+        def add(name, text, tip, slot, shortcut=None):
+            action = QAction(text, self)
+            action.setObjectName(name)
+            action.setToolTip(tip)
+            action.triggered.connect(slot)
+            if shortcut:
+                action.setToolTip(f"{tip} ({shortcut})")
+            self.toolbar.addAction(action)
+            return action
+
+        self.action_fit = add("ganttFit", "Fit", "Show every fact", self.fit, "F")
+        self.action_year = add(
+            "ganttAsOfYear",
+            "as_of ± 1 year",
+            "Zoom to a year either side of as_of (or today)",
+            self.zoom_as_of_year,
+            "Y",
+        )
+        self.action_zoom_in = add(
+            "ganttZoomIn", "Zoom in", "Zoom in on time", lambda: self.zoom(0.5), "+"
+        )
+        self.action_zoom_out = add(
+            "ganttZoomOut", "Zoom out", "Zoom out on time", lambda: self.zoom(2.0), "-"
+        )
+        self.toolbar.addSeparator()
+        self.action_export = add(
+            "ganttExport", "Export…", "Save the chart as PNG or SVG", self.export_dialog
+        )
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self._glw and event.type() == QEvent.Type.KeyPress:
+            return self.handle_key(event.key(), event.modifiers())
+        return super().eventFilter(obj, event)
+
+    def keyPressEvent(self, event) -> None:
+        if not self.handle_key(event.key(), event.modifiers()):
+            super().keyPressEvent(event)
+
+    def handle_key(self, key: int, modifiers=Qt.KeyboardModifier.NoModifier) -> bool:
+        """The chart's keys: +/- zoom, arrows pan and scroll, F fit, Y as_of ± a year,
+        Enter edits the selected fact, Delete deletes it (confirmed), Escape deselects."""
+        K = Qt.Key
+        if key in (K.Key_Plus, K.Key_Equal):
+            self.zoom(0.5)
+        elif key in (K.Key_Minus, K.Key_Underscore):
+            self.zoom(2.0)
+        elif key == K.Key_Left:
+            self.pan(-0.15)
+        elif key == K.Key_Right:
+            self.pan(0.15)
+        elif key == K.Key_Up:
+            self.scroll_rows(-1)
+        elif key == K.Key_Down:
+            self.scroll_rows(1)
+        elif key == K.Key_PageUp:
+            self.scroll_rows(-self._rows_shown() + 1)
+        elif key == K.Key_PageDown:
+            self.scroll_rows(self._rows_shown() - 1)
+        elif key in (K.Key_F, K.Key_Home):
+            self.fit()
+        elif key == K.Key_Y:
+            self.zoom_as_of_year()
+        elif key in (K.Key_Return, K.Key_Enter) and self.bars.selected >= 0:
+            self.edit_bar(self.bars.selected)
+        elif key == K.Key_Delete and self.bars.selected >= 0:
+            self._actions.delete_fact(self.bars.layout.ids[self.bars.selected])
+        elif key == K.Key_Escape:
+            self._state.select_fact(None)
+        else:
+            return False
+        return True
+
+    # ── Loading ──────────────────────────────────────────────────────────
+    def reload(self, refit: bool = False) -> None:
+        """Query the entity's intervals and rebuild the bar arrays (not on as_of changes)."""
+        state = self._state
+        kg, entity = state.kg, state.entity
+        facts: list[dict] = []
+        conflicts: list[dict] = []
+        name = None
+        if kg is not None and entity is not None:
+            record = kg.get_entity(entity)
+            if record is not None:
+                name = record["name"]
+                facts = kg.intervals(entity)
+                conflicts = kg.conflicts(entity)
+        self._entity_name = name
+        layout = gl.build_layout(facts, conflicts)
+        self.build_count += 1
+        self.bars.layout = layout
+        self.bars.hovered = -1
+        self.bars.preview = None
+        self.bars.selected = layout.index_of(state.fact)
+        self.bars.valid = gl.valid_mask(layout, state.as_of_posix)
+        if kg is None:
+            self._show_empty(
+                "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
+            )
+        elif entity is None:
+            self._show_empty("Select an entity in the browser\nto see its facts over time.")
+        elif name is None:
+            self._show_empty(f"The entity “{entity}” is not in this graph any more.")
+        elif layout.n == 0:
+            self._show_empty(f"{name} has no facts yet.\nAdd one in the triple editor.")
+        else:
+            self._stack.setCurrentIndex(1)
+        self._update_labels()
+        self._fit_axis_width()
+        if refit:
+            self._top = 0.0
+            self.fit()
+        self._apply_rows()
+        self._sync_cursor()
+        self.bars.update()
+        self.lane_axis.update()
+
+    def _show_empty(self, text: str) -> None:
+        self._empty.setText(text)
+        self._stack.setCurrentIndex(0)
+
+    def _fit_axis_width(self) -> None:
+        layout = self.bars.layout
+        font = QFont(self.font())
+        font.setPointSizeF(9.0)
+        metrics = QFontMetrics(font)
+        bold = QFont(font)
+        bold.setBold(True)
+        bold_metrics = QFontMetrics(bold)
+        widths = [metrics.horizontalAdvance(lane.short) + 40 for lane in layout.lanes]
+        widths += [
+            bold_metrics.horizontalAdvance(f"{h.predicate}  (99)") + 30 for h in layout.headers
+        ]
+        self.lane_axis.setWidth(int(min(260, max(120, max(widths, default=120)))))
+
+    def _update_labels(self) -> None:
+        layout = self.bars.layout
+        if self._entity_name is None:
+            self._title.setText("")
+            self._legend.setText("")
+            return
+        conflicts = len(layout.conflicts)
+        parts = [
+            f"<b>{html.escape(self._entity_name)}</b>",
+            f"{layout.n} fact{'s' * (layout.n != 1)} on {len(layout.lanes)} "
+            f"lane{'s' * (len(layout.lanes) != 1)}",
+        ]
+        if conflicts:
+            parts.append(
+                f"<span style='color:#d62728'>{conflicts} conflict{'s' * (conflicts != 1)}</span>"
+            )
+        self._title.setText(" · ".join(parts))
+        swatches = " &nbsp; ".join(
+            f"<span style='color:{h.color}'>■</span>&nbsp;{html.escape(h.predicate)}"
+            for h in layout.headers
+        )
+        keys = (
+            "full colour: valid at as_of · pale: not valid · opacity: confidence · "
+            "▶ open end · fade: unknown start · "
+            "<span style='color:#d62728'>▨ conflict</span> · "
+            "<span style='color:#d62728'>│ as_of</span> · ┆ today"
+        )
+        self._legend.setText(f"{swatches}<br>{keys}")
+
+    # ── as_of, selection: restyle only ───────────────────────────────────
+    def _as_of_changed(self, _value=None) -> None:
+        self.bars.valid = gl.valid_mask(self.bars.layout, self._state.as_of_posix)
+        self.bars.update()
+        self._sync_cursor()
+
+    def _sync_cursor(self) -> None:
+        at = self._state.as_of_posix
+        if at is None:
+            self.cursor.hide()
+            return
+        self.cursor.show()
+        self.cursor.label.setFormat(f"as of {self._state.as_of}")
+        if self.cursor.value() != at:
+            self._syncing_cursor = True
+            try:
+                self.cursor.setValue(at)
+            finally:
+                self._syncing_cursor = False
+
+    def _cursor_dragged(self, line=None) -> None:
+        if self._syncing_cursor:
+            return
+        as_day = temporal.is_date(self._state.as_of)
+        value = gl.start_value(self.cursor.value(), as_day, self._seconds_per_px())
+        try:
+            self._state.set_as_of(value)
+        except ValueError as exc:
+            self._state.message.emit(f"as_of refused: {exc}")
+        self._sync_cursor()
+
+    def _fact_changed(self, triple_id=None) -> None:
+        self.bars.selected = self.bars.layout.index_of(triple_id)
+        if self.bars.selected >= 0:
+            self.ensure_row_visible(int(self.bars.layout.row[self.bars.selected]))
+        self.bars.update()
+        self.lane_axis.update()
+
+    # ── View: rows, zoom, pan ────────────────────────────────────────────
+    def _rows_shown(self) -> float:
+        height = max(1.0, self.view.height())
+        n = self.bars.layout.n_rows
+        return max(height / LANE_PX_MAX, min(float(max(n, 1)), height / LANE_PX_MIN))
+
+    def _apply_rows(self, *_args) -> None:
+        n = self.bars.layout.n_rows
+        shown = self._rows_shown()
+        max_top = max(0.0, n - shown)
+        self._top = min(max(0.0, self._top), max_top)
+        self.view.setYRange(self._top - 0.5, self._top - 0.5 + shown, padding=0)
+        self._scrollbar.blockSignals(True)
+        self._scrollbar.setRange(0, math.ceil(max_top))
+        self._scrollbar.setPageStep(max(1, int(shown)))
+        self._scrollbar.setValue(round(self._top))
+        self._scrollbar.blockSignals(False)
+        self._scrollbar.setVisible(max_top > 0)
+
+    def _scrolled(self, value: int) -> None:
+        self._top = float(value)
+        self._apply_rows()
+
+    def scroll_rows(self, rows: float) -> None:
+        self._top += rows
+        self._apply_rows()
+
+    def ensure_row_visible(self, row: int) -> None:
+        shown = self._rows_shown()
+        if row < self._top:
+            self._top = float(row) - 1
+        elif row > self._top + shown - 1:
+            self._top = row - shown + 2
+        else:
+            return
+        self._apply_rows()
+
+    def _range_changed(self, *_args) -> None:
+        self.bars.set_view_rect(self.view.viewRect())
+
+    def _seconds_per_px(self) -> float:
+        width = self.view.width()
+        (x0, x1) = self.view.viewRange()[0]
+        return (x1 - x0) / width if width > 0 else 1.0
+
+    def x_range(self) -> tuple[float, float]:
+        (x0, x1) = self.view.viewRange()[0]
+        return float(x0), float(x1)
+
+    def set_x_range(self, start: float, end: float) -> None:
+        self.view.setXRange(start, end, padding=0)
+
+    def fit(self) -> None:
+        self.today_line.setValue(time.time())
+        lo, hi = gl.fit_range(self.bars.layout, time.time(), self._state.as_of_posix)
+        self.set_x_range(lo, hi)
+
+    def zoom_as_of_year(self) -> None:
+        at = self._state.as_of_posix
+        center = time.time() if at is None else at
+        self.set_x_range(center - gl.YEAR, center + gl.YEAR)
+
+    def zoom(self, factor: float) -> None:
+        """Scale the time range by ``factor`` around as_of when it is in view, else the centre."""
+        x0, x1 = self.x_range()
+        at = self._state.as_of_posix
+        center = at if at is not None and x0 <= at <= x1 else (x0 + x1) / 2
+        lo = center - (center - x0) * factor
+        hi = center + (x1 - center) * factor
+        if hi - lo < 600:
+            return
+        self.set_x_range(max(X_MIN, lo), min(X_MAX, hi))
+
+    def pan(self, fraction: float) -> None:
+        x0, x1 = self.x_range()
+        shift = (x1 - x0) * fraction
+        self.set_x_range(x0 + shift, x1 + shift)
+
+    # ── Picking ──────────────────────────────────────────────────────────
+    def _tolerance(self, px: float) -> float:
+        return px * self._seconds_per_px()
+
+    def bar_at(self, x: float, y: float) -> int:
+        """The bar under view point ``(x, y)`` (view coordinates), or -1."""
+        return gl.pick(self.bars.layout, x, y, self._tolerance(3.0), BAR_FRACTION / 2)
+
+    def handle_at(self, x: float, y: float) -> tuple[int, str] | None:
+        return gl.pick_handle(self.bars.layout, x, y, self._tolerance(HANDLE_PX), BAR_FRACTION / 2)
+
+    def view_point(self, triple_id: str, where: str = "middle") -> QPointF:
+        """The view coordinates of a fact's bar: its ``start``, ``end`` or ``middle``."""
+        layout = self.bars.layout
+        i = layout.index_of(triple_id)
+        if i < 0:
+            raise KeyError(triple_id)
+        x0, x1 = self.x_range()
+        start = max(float(layout.start[i]), x0)
+        end = min(float(layout.end[i]), x1)
+        x = {"start": start, "end": end, "middle": (start + end) / 2}[where]
+        return QPointF(x, float(layout.row[i]))
+
+    # ── Selection, editing ───────────────────────────────────────────────
+    def select_bar(self, i: int) -> None:
+        layout = self.bars.layout
+        self._glw.setFocus()
+        self._state.select_fact(layout.ids[i] if 0 <= i < layout.n else None)
+
+    def edit_bar(self, i: int) -> None:
+        triple_id = self.bars.layout.ids[i]
+        self._call_dialog("edit_fact_dialog", triple_id, "Edit")
+
+    def _call_dialog(self, name: str, triple_id: str, verb: str) -> None:
+        dialog = getattr(self._actions, name, None)
+        if dialog is None:
+            self._state.message.emit(f"{verb} is not available in this build")
+            return
+        dialog(triple_id)
+
+    def drag_value(self, i: int, side: str, x: float) -> tuple[str, float]:
+        """The value dragging bar ``i``'s ``side`` to ``x`` gives, and where it puts that side."""
+        return gl.drag_value(self.bars.layout, i, side, x, self._seconds_per_px())
+
+    def commit_drag(self, i: int, side: str, value: str) -> bool:
+        fact = self.bars.layout.facts[i]
+        valid_from, valid_to = fact["valid_from"], fact["valid_to"]
+        if side == "end":
+            valid_to = value
+        else:
+            valid_from = value
+        if (valid_from, valid_to) == (fact["valid_from"], fact["valid_to"]):
+            return False
+        return self._actions.set_dates(fact["id"], valid_from, valid_to)
+
+    def here_value(self, i: int, x: float) -> str:
+        """The value "End fact here" writes for a click at ``x``: the clicked day when the fact
+        is kept in days (a day as valid_to covers that day), else an instant at this zoom."""
+        fact = self.bars.layout.facts[i]
+        as_of = self._state.as_of
+        if gl.fact_uses_days(fact, default=as_of is None or temporal.is_date(as_of)):
+            return gl.day_of(x)
+        return gl.snap_instant(x, self._seconds_per_px())
+
+    def bar_menu(self, i: int, x: float) -> QMenu:
+        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names."""
+        layout = self.bars.layout
+        fact = layout.facts[i]
+        triple_id = fact["id"]
+        is_open = fact["valid_to"] is None
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        title = menu.addAction(describe(fact))
+        title.setEnabled(False)
+        menu.addSeparator()
+        actions = self._actions
+
+        def add(name, text, slot, enabled=True, tip=""):
+            action = menu.addAction(text)
+            action.setObjectName(name)
+            action.setEnabled(enabled)
+            if tip:
+                action.setToolTip(tip)
+            action.triggered.connect(slot)
+            return action
+
+        here = self.here_value(i, x)
+        ended_tip = "" if is_open else f"already ended on {fact['valid_to']}"
+        add(
+            "ganttEndHere",
+            f"End fact here ({here})",
+            lambda: actions.end_fact(triple_id, here),
+            is_open,
+            ended_tip,
+        )
+        as_of = self._state.as_of
+        at_text = (
+            f"End fact at as_of ({as_of})"
+            if as_of
+            else f"End fact at as_of (today, {temporal.today()})"
+        )
+        add(
+            "ganttEndAtAsOf",
+            at_text,
+            lambda: actions.end_fact(triple_id, self._state.as_of),
+            is_open,
+            ended_tip,
+        )
+        if not is_open:
+            add(
+                "ganttMoveEnd",
+                f"Move end here ({here})",
+                lambda: actions.set_dates(triple_id, fact["valid_from"], here),
+            )
+        menu.addSeparator()
+        add(
+            "ganttReplace",
+            "Replace with…",
+            lambda: self._call_dialog("replace_fact_dialog", triple_id, "Replace"),
+            is_open and hasattr(actions, "replace_fact_dialog"),
+            ended_tip,
+        )
+        add(
+            "ganttEdit",
+            "Edit…",
+            lambda: self._call_dialog("edit_fact_dialog", triple_id, "Edit"),
+            hasattr(actions, "edit_fact_dialog"),
+        )
+        add("ganttDelete", "Delete…", lambda: actions.delete_fact(triple_id))
+        menu.addSeparator()
+        add("ganttZoomFact", "Zoom to this fact", lambda: self.zoom_to_bar(i))
+        add(
+            "ganttSetAsOf",
+            f"Set as_of here ({self._as_of_value_at(x)})",
+            lambda: self._set_as_of_at(x),
+        )
+        return menu
+
+    def background_menu(self, x: float) -> QMenu:
+        menu = QMenu(self)
+
+        def add(name, text, slot, enabled=True):
+            action = menu.addAction(text)
+            action.setObjectName(name)
+            action.setEnabled(enabled)
+            action.triggered.connect(slot)
+            return action
+
+        add("ganttFitMenu", "Fit all facts", self.fit)
+        add("ganttAsOfYearMenu", "Zoom to as_of ± 1 year", self.zoom_as_of_year)
+        menu.addSeparator()
+        add(
+            "ganttSetAsOf",
+            f"Set as_of here ({self._as_of_value_at(x)})",
+            lambda: self._set_as_of_at(x),
+        )
+        add(
+            "ganttAllTime",
+            "All time (no as_of)",
+            lambda: self._state.set_as_of(None),
+            self._state.as_of is not None,
+        )
+        menu.addSeparator()
+        add("ganttExportMenu", "Export as PNG or SVG…", self.export_dialog)
+        return menu
+
+    def _as_of_value_at(self, x: float) -> str:
+        as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
+        return (
+            gl.start_value(x, as_day, self._seconds_per_px())
+            if as_day
+            else gl.snap_instant(x, self._seconds_per_px())
+        )
+
+    def _set_as_of_at(self, x: float) -> None:
+        as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
+        value = gl.day_of(x) if as_day else gl.snap_instant(x, self._seconds_per_px())
+        self._state.set_as_of(value)
+
+    def zoom_to_bar(self, i: int) -> None:
+        layout = self.bars.layout
+        x0, _x1 = self.x_range()
+        start, end = float(layout.start[i]), float(layout.end[i])
+        start = start if math.isfinite(start) else min(x0, end if math.isfinite(end) else x0)
+        end = end if math.isfinite(end) else max(time.time(), start + gl.DAY)
+        width = max(end - start, gl.DAY)
+        self.set_x_range(start - width * 0.15, end + width * 0.15)
+        self.ensure_row_visible(int(layout.row[i]))
+
+    # ── Tooltip ──────────────────────────────────────────────────────────
+    def tooltip(self, i: int, x: float | None = None) -> str:
+        layout = self.bars.layout
+        fact = layout.facts[i]
+        start, end = float(layout.start[i]), float(layout.end[i])
+        frm = fact["valid_from"] or "unknown start"
+        if fact["valid_to"] is None:
+            to = "open (still true)"
+        elif temporal.is_date(fact["valid_to"]):
+            to = f"{fact['valid_to']} (through that whole day)"
+        else:
+            to = fact["valid_to"]
+        if math.isfinite(start) and math.isfinite(end):
+            duration = gl.describe_duration(end - start + (1 if layout.to_is_date[i] else 0))
+        elif math.isfinite(start):
+            duration = f"{gl.describe_duration(time.time() - start)} so far"
+        else:
+            duration = "unknown (no start)"
+        rows = [
+            f"<b>{html.escape(describe(fact))}</b>",
+            f"{html.escape(frm)} → {html.escape(to)}",
+            f"Duration: {duration}",
+            f"Confidence: {float(fact.get('confidence') or 0):.2f}",
+        ]
+        sources = [
+            f"{label}: {html.escape(str(fact[key]))}"
+            for key, label in (
+                ("source_closet", "closet"),
+                ("source_file", "file"),
+                ("source_drawer_id", "drawer"),
+                ("adapter_name", "adapter"),
+            )
+            if fact.get(key)
+        ]
+        rows.append("Provenance: " + (", ".join(sources) if sources else "none recorded"))
+        if fact.get("extracted_at"):
+            rows.append(f"Extracted: {html.escape(str(fact['extracted_at']))}")
+        if self._state.as_of is not None:
+            yes = "yes" if self.bars.valid[i] else "no"
+            rows.append(f"Valid at as_of {self._state.as_of}: {yes}")
+        for conflict in layout.conflicts:
+            if fact["id"] in (conflict["a"], conflict["b"]):
+                other = conflict["b"] if conflict["a"] == fact["id"] else conflict["a"]
+                j = layout.index_of(other)
+                name = layout.lanes[int(layout.lane[j])].other_name if j >= 0 else other
+                span = f"{conflict['start'] or '…'} – {conflict['end'] or 'open'}"
+                rows.append(
+                    f"<span style='color:#d62728'>Conflict: overlaps {html.escape(name)} "
+                    f"({html.escape(span)})</span>"
+                )
+        rows.append("<i>drag an end to change it · double-click to edit · right-click for more</i>")
+        return "<br>".join(rows)
+
+    # ── What is drawn ────────────────────────────────────────────────────
     def drawn_intervals(self) -> list[dict]:
-        return []
+        """The bars as drawn now: ``{id, start, end, lane, valid_at_as_of}`` from the arrays
+        the painting uses (None for an unknown start or an open end)."""
+        layout = self.bars.layout
+        valid = self.bars.valid
+        lanes = [lane.label for lane in layout.lanes]
+        return [
+            {
+                "id": layout.ids[i],
+                "start": float(layout.start[i]) if np.isfinite(layout.start[i]) else None,
+                "end": float(layout.end[i]) if np.isfinite(layout.end[i]) else None,
+                "lane": lanes[int(layout.lane[i])],
+                "valid_at_as_of": bool(valid[i]),
+            }
+            for i in range(layout.n)
+        ]
+
+    def lane_labels(self) -> list[str]:
+        """Every row's label, top to bottom (group headers are the bare predicate)."""
+        layout = self.bars.layout
+        return [layout.row_label(r) for r in range(layout.n_rows)]
+
+    # ── Export ───────────────────────────────────────────────────────────
+    def export(self, path: str | Path) -> Path:
+        """Save the chart (title, lanes, bars, legend) as PNG or SVG, chosen by the suffix."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".png":
+            exporter = exporters.ImageExporter(self._glw.ci)
+        elif suffix == ".svg":
+            exporter = exporters.SVGExporter(self._glw.ci)
+        else:
+            raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
+        exporter.export(str(path))
+        return path
+
+    def export_dialog(self) -> None:
+        name = (self._entity_name or "chart").replace("/", "_")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export chart", f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)"
+        )
+        if not path:
+            return
+        if Path(path).suffix.lower() not in (".png", ".svg"):
+            path += ".png"
+        try:
+            self.export(path)
+        except (OSError, ValueError) as exc:
+            self._state.message.emit(f"Export failed: {exc}")
+            return
+        self._state.message.emit(f"Exported the chart to {path}")
+
+
+__all__ = ["GanttChart"]

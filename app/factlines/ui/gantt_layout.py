@@ -1,0 +1,497 @@
+"""The Gantt chart's model, as arrays: lanes, bars, validity at ``as_of``, picking and snapping.
+
+No Qt here, so that lane assignment, picking and the time arithmetic are tested on arrays alone.
+The chart paints from exactly these arrays, and ``drawn_intervals`` reads them back.
+
+Rows run top to bottom: each predicate group has a header row (its label) followed by one row
+per relationship (predicate + direction + other entity). Several facts of one relationship share
+its row: a fact ended and later re-opened is two bars on one lane.
+
+Time is POSIX seconds (UTC). A bar spans ``[start, end)``: ``start`` is the start key of
+``valid_from`` (``-inf`` when unknown), ``end`` the end key of ``valid_to`` (``+inf`` when
+open), so a date-only end covers its whole last day, as the store's validity rule says.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from factlines.core import temporal
+
+DAY = 86400.0
+YEAR = 365.2425 * DAY
+
+# A fixed palette (no pure red: red is reserved for conflicts and the as_of cursor). A
+# predicate's colour is its name's CRC32 modulo the palette, so it is the same for every entity
+# and every run.
+PALETTE = (
+    "#4e79a7",  # blue
+    "#f28e2b",  # orange
+    "#59a14f",  # green
+    "#b07aa1",  # purple
+    "#3fa7a0",  # teal
+    "#c99a06",  # gold
+    "#9c755f",  # brown
+    "#e377c2",  # pink
+    "#6b6ecf",  # indigo
+    "#8c8c3c",  # olive
+    "#17a2c4",  # cyan
+    "#7f7f7f",  # grey
+    "#1f3f73",  # navy
+    "#ad5a20",  # rust
+    "#2e7d32",  # forest
+    "#7b3fa0",  # violet
+    "#0b7a75",  # dark teal
+    "#c2185b",  # crimson
+    "#5d4037",  # dark brown
+    "#607d8b",  # blue grey
+)
+
+# The CRC's starting value: chosen once so that the common MemPalace predicates (the demo's
+# seventeen among them) get distinct colours. Changing it recolours every chart.
+PALETTE_SALT = 101311
+
+CONFIDENCE_LEVELS = 10  # confidence is drawn in 11 opacity steps (0.0, 0.1, ... 1.0)
+
+OUTGOING = "outgoing"
+INCOMING = "incoming"
+
+
+def palette_index(predicate: str) -> int:
+    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(PALETTE)
+
+
+def predicate_color(predicate: str) -> str:
+    return PALETTE[palette_index(predicate)]
+
+
+@dataclass
+class Lane:
+    row: int
+    predicate: str
+    direction: str
+    other: str
+    other_name: str
+
+    @property
+    def label(self) -> str:
+        """The readable label: ``works_on → Orion``, ``mentors ← Mira Chen`` (incoming)."""
+        return f"{self.predicate} {self.arrow} {self.other_name}"
+
+    @property
+    def arrow(self) -> str:
+        return "→" if self.direction == OUTGOING else "←"
+
+    @property
+    def short(self) -> str:
+        """What the lane axis shows under its group header."""
+        return f"{self.arrow} {self.other_name}"
+
+
+@dataclass
+class Header:
+    row: int
+    predicate: str
+    color: str
+    lanes: int
+
+
+@dataclass
+class Layout:
+    facts: list[dict]
+    ids: list[str]
+    start: np.ndarray  # float64, -inf for an unknown start
+    end: np.ndarray  # float64, +inf for an open end
+    row: np.ndarray  # int32: the bar's row (y)
+    lane: np.ndarray  # int32: index into ``lanes``
+    color: np.ndarray  # int32: palette index
+    conf_level: np.ndarray  # int32: 0..CONFIDENCE_LEVELS
+    from_is_date: np.ndarray  # bool: valid_from is a calendar day
+    to_is_date: np.ndarray  # bool: valid_to is a calendar day
+    lanes: list[Lane]
+    headers: list[Header]
+    n_rows: int
+    # Conflicts, one span per lane concerned: row, start, end (±inf when unbounded), pair ids
+    conflict_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    conflict_start: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    conflict_end: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    conflicts: list[dict] = field(default_factory=list)
+    row_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # 0 header, 1 lane
+    row_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # -1 on headers
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def index_of(self, triple_id: str | None) -> int:
+        if triple_id is None:
+            return -1
+        try:
+            return self._index[triple_id]
+        except AttributeError:
+            self._index = {tid: i for i, tid in enumerate(self.ids)}
+            return self._index.get(triple_id, -1)
+        except KeyError:
+            return -1
+
+    def lane_label(self, i: int) -> str:
+        return self.lanes[int(self.lane[i])].label
+
+    def row_label(self, row: int) -> str | None:
+        if not 0 <= row < self.n_rows:
+            return None
+        if self.row_kind[row] == 0:
+            return next(h.predicate for h in self.headers if h.row == row)
+        return self.lanes[int(self.row_lane[row])].label
+
+    def finite_span(self) -> tuple[float, float] | None:
+        """The earliest and latest finite instants of any bar, or None when nothing is dated."""
+        values = np.concatenate(
+            [self.start[np.isfinite(self.start)], self.end[np.isfinite(self.end)]]
+        )
+        if values.size == 0:
+            return None
+        return float(values.min()), float(values.max())
+
+
+def empty_layout() -> Layout:
+    return build_layout([])
+
+
+def _posix_start(fact: dict) -> float:
+    value = fact.get("start")
+    if value is None and fact.get("valid_from") is not None:
+        value = temporal.to_posix(temporal.start_key(fact["valid_from"]))
+    return -math.inf if value is None else float(value)
+
+
+def _posix_end(fact: dict) -> float:
+    value = fact.get("end")
+    if value is None and fact.get("valid_to") is not None:
+        value = temporal.to_posix(temporal.end_key(fact["valid_to"]))
+    return math.inf if value is None else float(value)
+
+
+def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layout:
+    """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``).
+
+    Groups are predicates in alphabetical order (stable while scrubbing and between entities);
+    inside a group outgoing lanes come before incoming ones, each ordered by its earliest
+    start (unknown first), then by the other entity's name. Bars on a lane are ordered by start.
+    """
+    lane_facts: dict[tuple[str, str, str], list[int]] = {}
+    starts = [_posix_start(f) for f in facts]
+    ends = [_posix_end(f) for f in facts]
+    for i, fact in enumerate(facts):
+        direction = fact.get("direction", OUTGOING)
+        other = fact.get("other") or (fact["object"] if direction == OUTGOING else fact["subject"])
+        lane_facts.setdefault((fact["predicate"], direction, other), []).append(i)
+
+    by_predicate: dict[str, list[tuple[str, str]]] = {}
+    for predicate, direction, other in lane_facts:
+        by_predicate.setdefault(predicate, []).append((direction, other))
+
+    lanes: list[Lane] = []
+    headers: list[Header] = []
+    order: list[int] = []
+    lane_of = np.zeros(len(facts), np.int32)
+    row_of = np.zeros(len(facts), np.int32)
+    row_kind: list[int] = []
+    row_lane: list[int] = []
+    row = 0
+    for predicate in sorted(by_predicate):
+        keys = by_predicate[predicate]
+
+        def lane_key(key, predicate=predicate):
+            direction, other = key
+            members = lane_facts[(predicate, direction, other)]
+            first = min(starts[i] for i in members)
+            name = _other_name(facts[members[0]], direction)
+            return (direction != OUTGOING, first, name.casefold(), other)
+
+        keys.sort(key=lane_key)
+        headers.append(Header(row, predicate, predicate_color(predicate), len(keys)))
+        row_kind.append(0)
+        row_lane.append(-1)
+        row += 1
+        for direction, other in keys:
+            members = lane_facts[(predicate, direction, other)]
+            lane = Lane(row, predicate, direction, other, _other_name(facts[members[0]], direction))
+            members.sort(key=lambda i: (starts[i], ends[i]))
+            for i in members:
+                lane_of[i] = len(lanes)
+                row_of[i] = row
+                order.append(i)
+            lanes.append(lane)
+            row_kind.append(1)
+            row_lane.append(len(lanes) - 1)
+            row += 1
+
+    # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
+    facts = [facts[i] for i in order]
+    idx = np.asarray(order, dtype=np.int64)
+    start = np.asarray(starts, dtype=np.float64)[idx] if order else np.zeros(0)
+    end = np.asarray(ends, dtype=np.float64)[idx] if order else np.zeros(0)
+    confidence = np.asarray(
+        [_confidence(f.get("confidence")) for f in facts], dtype=np.float64
+    ).reshape(-1)
+    layout = Layout(
+        facts=facts,
+        ids=[f["id"] for f in facts],
+        start=start,
+        end=end,
+        row=row_of[idx] if order else np.zeros(0, np.int32),
+        lane=lane_of[idx] if order else np.zeros(0, np.int32),
+        color=np.asarray([palette_index(f["predicate"]) for f in facts], dtype=np.int32),
+        conf_level=np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32),
+        from_is_date=np.asarray([temporal.is_date(f.get("valid_from")) for f in facts], bool),
+        to_is_date=np.asarray([temporal.is_date(f.get("valid_to")) for f in facts], bool),
+        lanes=lanes,
+        headers=headers,
+        n_rows=row,
+        row_kind=np.asarray(row_kind, np.int8),
+        row_lane=np.asarray(row_lane, np.int32),
+    )
+    _place_conflicts(layout, conflicts)
+    return layout
+
+
+def _other_name(fact: dict, direction: str) -> str:
+    name = fact.get("other_name")
+    if name:
+        return name
+    return fact.get("object_name" if direction == OUTGOING else "subject_name") or "?"
+
+
+def _confidence(value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return 1.0
+    return min(1.0, max(0.0, value)) if math.isfinite(value) else 1.0
+
+
+def _place_conflicts(layout: Layout, conflicts) -> None:
+    rows, starts, ends, kept = [], [], [], []
+    for conflict in conflicts:
+        a, b = layout.index_of(conflict["a"]), layout.index_of(conflict["b"])
+        if a < 0 or b < 0:
+            continue
+        lo = temporal.to_posix(conflict.get("start")) if conflict.get("start") else None
+        hi = temporal.to_posix(conflict.get("end")) if conflict.get("end") else None
+        lo = -math.inf if lo is None else lo
+        hi = math.inf if hi is None else hi
+        kept.append(conflict)
+        for i in sorted({a, b}, key=lambda i: layout.row[i]):
+            rows.append(int(layout.row[i]))
+            starts.append(lo)
+            ends.append(hi)
+    layout.conflicts = kept
+    layout.conflict_row = np.asarray(rows, np.int32)
+    layout.conflict_start = np.asarray(starts, np.float64)
+    layout.conflict_end = np.asarray(ends, np.float64)
+
+
+# ── Time ──────────────────────────────────────────────────────────────────
+
+
+def valid_mask(layout: Layout, at: float | None) -> np.ndarray:
+    """Which bars are valid at POSIX ``at`` (the start key of as_of); all of them when None.
+
+    The contract's rule on the arrays: ``start <= at < end``.
+    """
+    if at is None:
+        return np.ones(layout.n, dtype=bool)
+    return (layout.start <= at) & (layout.end > at)
+
+
+def day_of(seconds: float) -> str:
+    """The UTC calendar day containing POSIX ``seconds``."""
+    return (
+        datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(days=math.floor(seconds / DAY))
+    ).strftime("%Y-%m-%d")
+
+
+def nearest_midnight(seconds: float) -> float:
+    return round(seconds / DAY) * DAY
+
+
+# Steps an instant snaps to, from the finest: the first not finer than a pixel wins.
+INSTANT_STEPS = (1.0, 60.0, 300.0, 900.0, 3600.0, DAY)
+
+
+def snap_instant(seconds: float, seconds_per_px: float = 1.0) -> str:
+    """An instant at a resolution the pointer can actually express at this zoom."""
+    step = next((s for s in INSTANT_STEPS if s >= seconds_per_px), DAY)
+    return temporal.from_posix(round(seconds / step) * step)
+
+
+def start_value(seconds: float, as_day: bool, seconds_per_px: float = 1.0) -> str:
+    """A value for ``valid_from`` (or ``as_of``) placed at ``seconds``: a day starts at its
+    midnight, so the nearest midnight's day; otherwise an instant."""
+    if as_day:
+        return day_of(nearest_midnight(seconds))
+    return snap_instant(seconds, seconds_per_px)
+
+
+def end_value(seconds: float, as_day: bool, seconds_per_px: float = 1.0) -> str:
+    """A value for ``valid_to`` whose bar ends at ``seconds``: a day ends at the next midnight,
+    so the day before the nearest midnight; otherwise an instant."""
+    if as_day:
+        return day_of(nearest_midnight(seconds) - DAY)
+    return snap_instant(seconds, seconds_per_px)
+
+
+def drag_value(
+    layout: Layout, i: int, side: str, x: float, seconds_per_px: float = 1.0
+) -> tuple[str, float]:
+    """The value that dragging bar ``i``'s ``side`` (``"start"`` or ``"end"``) to ``x`` writes,
+    and the POSIX instant where that value puts the side.
+
+    A side kept in days snaps to days, an instant to what a pixel can express; a value that
+    would invert the interval is clamped to the other side (the store would refuse it).
+    """
+    fact = layout.facts[i]
+    if side == "end":
+        as_day = bool(layout.to_is_date[i])
+        value = end_value(x, as_day, seconds_per_px)
+        other, bound = fact.get("valid_from"), float(layout.start[i])
+        inverted = other is not None and temporal.end_key(value) < temporal.start_key(other)
+        key = temporal.end_key
+    else:
+        as_day = bool(layout.from_is_date[i])
+        value = start_value(x, as_day, seconds_per_px)
+        other, bound = fact.get("valid_to"), float(layout.end[i])
+        inverted = other is not None and temporal.end_key(other) < temporal.start_key(value)
+        key = temporal.start_key
+    if inverted and math.isfinite(bound):
+        value = day_of(bound) if as_day else temporal.from_posix(bound)
+    return value, temporal.to_posix(key(value))
+
+
+def fact_uses_days(fact: dict, default: bool = True) -> bool:
+    """Whether a fact's values are days (its dated sides are dates); ``default`` when undated."""
+    values = [fact.get("valid_from"), fact.get("valid_to")]
+    values = [v for v in values if v]
+    if not values:
+        return default
+    return all(temporal.is_date(v) for v in values)
+
+
+def describe_duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "open"
+    seconds = max(0.0, seconds)
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * DAY:
+        return f"{seconds / 3600:.1f} h"
+    days = seconds / DAY
+    if days < 61:
+        return f"{days:.0f} days"
+    if days < 2 * 365.2425:
+        return f"{days / 30.436875:.1f} months"
+    return f"{days / 365.2425:.1f} years"
+
+
+def fit_range(layout: Layout, now: float, as_of: float | None = None) -> tuple[float, float]:
+    """An x range showing every dated side, today when some fact is open, and as_of."""
+    points = []
+    span = layout.finite_span()
+    if span is not None:
+        points += list(span)
+    if layout.n and (np.isinf(layout.end).any() or not points):
+        points.append(now)
+    if as_of is not None:
+        points.append(as_of)
+    if not points:
+        return now - YEAR, now + YEAR
+    lo, hi = min(points), max(points)
+    width = max(hi - lo, 30 * DAY)
+    pad = width * 0.06
+    if np.isinf(layout.start).any():
+        lo -= width * 0.06  # room for the fade of unknown starts
+    return lo - pad, hi + pad
+
+
+# ── Picking ───────────────────────────────────────────────────────────────
+
+
+def bars_in_view(layout: Layout, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
+    """Indices of bars meeting the view rectangle (rows whose centre lies in ``[y0-1, y1+1]``)."""
+    return np.flatnonzero(
+        (layout.row >= y0 - 1) & (layout.row <= y1 + 1) & (layout.start <= x1) & (layout.end >= x0)
+    )
+
+
+def pick(layout: Layout, x: float, y: float, tol: float, half_height: float = 0.36) -> int:
+    """The bar under view point ``(x, y)``, or -1. ``tol`` widens bars (seconds) so that an
+    instant is still hit; a bar containing ``x`` beats one only near it, then the shortest."""
+    if layout.n == 0:
+        return -1
+    row = round(y)
+    if abs(y - row) > half_height + 0.08:
+        return -1
+    hit = np.flatnonzero((layout.row == row) & (layout.start - tol <= x) & (layout.end + tol >= x))
+    if hit.size == 0:
+        return -1
+    if hit.size == 1:
+        return int(hit[0])
+    inside = (layout.start[hit] <= x) & (layout.end[hit] >= x)
+    length = layout.end[hit] - layout.start[hit]
+    order = np.lexsort((length, ~inside))
+    return int(hit[order[0]])
+
+
+def pick_handle(
+    layout: Layout, x: float, y: float, tol: float, half_height: float = 0.36
+) -> tuple[int, str] | None:
+    """A bar's known end (``"end"``) or start (``"start"``) within ``tol`` of ``(x, y)``."""
+    if layout.n == 0:
+        return None
+    row = round(y)
+    if abs(y - row) > half_height + 0.08:
+        return None
+    on_row = layout.row == row
+    best: tuple[float, int, str] | None = None
+    for side, values in (("end", layout.end), ("start", layout.start)):
+        near = np.flatnonzero(on_row & np.isfinite(values) & (np.abs(values - x) <= tol))
+        for i in near:
+            distance = abs(float(values[i]) - x)
+            if best is None or distance < best[0]:
+                best = (distance, int(i), side)
+    return None if best is None else (best[1], best[2])
+
+
+def visible_rows(n_rows: int, pixel_height: float, lane_px: float) -> float:
+    """How many rows the view shows: all of them if they fit at ``lane_px``, else a window."""
+    return max(1.0, min(float(n_rows), pixel_height / lane_px)) if n_rows else 1.0
+
+
+__all__ = [
+    "PALETTE",
+    "Header",
+    "Lane",
+    "Layout",
+    "bars_in_view",
+    "build_layout",
+    "day_of",
+    "describe_duration",
+    "drag_value",
+    "end_value",
+    "fact_uses_days",
+    "fit_range",
+    "pick",
+    "pick_handle",
+    "predicate_color",
+    "snap_instant",
+    "start_value",
+    "valid_mask",
+]
