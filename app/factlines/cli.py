@@ -8,18 +8,51 @@ import sys
 from factlines import __version__
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1500x950") from None
+    if not (200 <= width <= 8000 and 200 <= height <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r}: each side must be 200 to 8000 pixels")
+    return width, height
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="factlines",
         description="Browse and hand-edit a temporal knowledge graph (MemPalace's SQLite file).",
+        epilog="Without PATH or --demo: the last file, else ~/.mempalace/knowledge_graph.sqlite3, "
+        "else a new empty graph in the platform's data folder.",
     )
     parser.add_argument("--version", action="version", version=f"factlines {__version__}")
     parser.add_argument("path", nargs="?", help="the knowledge graph file to open")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the bundled demo graph (a temporary copy)"
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        help="render the window (offscreen when no display is set) to PNG and exit",
+    )
+    parser.add_argument("--entity", metavar="NAME", help="select this entity at start")
+    parser.add_argument(
+        "--as-of", metavar="VALUE", help="as_of at start: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
+    )
+    parser.add_argument(
+        "--size", type=_size, metavar="WxH", help="window size for --screenshot (1500x950)"
+    )
+    parser.add_argument(
+        "--settings", metavar="INI", help="keep window settings in this file (FACTLINES_SETTINGS)"
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.demo and args.path:
+        parser.error("give a PATH or --demo, not both")
     from factlines.ui.app import run
 
     return run(args)

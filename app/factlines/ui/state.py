@@ -25,6 +25,8 @@ class AppState(QObject):
         self._as_of: str | None = None
         self._entity: str | None = None
         self._fact: str | None = None
+        self._facts_cache: tuple[str, list[dict]] | None = None
+        self._conflicts_cache: tuple[str, dict[str, list[dict]]] | None = None
 
     # The graph
     @property
@@ -33,6 +35,7 @@ class AppState(QObject):
 
     def set_kg(self, kg: KnowledgeGraph | None) -> None:
         self._kg = kg
+        self._forget_facts()
         self._entity = None
         self._fact = None
         self.graphChanged.emit()
@@ -74,6 +77,7 @@ class AppState(QObject):
     def select_entity(self, entity_id: str | None) -> None:
         if entity_id != self._entity:
             self._entity = entity_id
+            self._forget_facts()
             self._fact = None
             self.entityChanged.emit(entity_id)
             self.factChanged.emit(None)
@@ -96,4 +100,30 @@ class AppState(QObject):
             self.select_entity(None)
         if self._fact is not None and self._kg is not None and not self._kg.has_fact(self._fact):
             self.select_fact(None)
+        self._forget_facts()
         self.dataChanged.emit()
+
+    # The selected entity's facts, read once per selection or write and shared by every view
+    def _forget_facts(self) -> None:
+        self._facts_cache = None
+        self._conflicts_cache = None
+
+    def entity_facts(self) -> list[dict]:
+        """Every fact of the selected entity, both directions (``kg.intervals`` rows)."""
+        if self._kg is None or self._entity is None:
+            return []
+        if self._facts_cache is None or self._facts_cache[0] != self._entity:
+            self._facts_cache = (self._entity, self._kg.intervals(self._entity))
+        return self._facts_cache[1]
+
+    def entity_conflicts(self) -> dict[str, list[dict]]:
+        """The selected entity's conflicts, by triple id (each fact's overlaps with others)."""
+        if self._kg is None or self._entity is None:
+            return {}
+        if self._conflicts_cache is None or self._conflicts_cache[0] != self._entity:
+            by_fact: dict[str, list[dict]] = {}
+            for conflict in self._kg.conflicts(self._entity):
+                by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})
+                by_fact.setdefault(conflict["b"], []).append({**conflict, "other": conflict["a"]})
+            self._conflicts_cache = (self._entity, by_fact)
+        return self._conflicts_cache[1]

@@ -1,0 +1,149 @@
+"""Starting the app: the window over a file, the demo or the default graph; or a screenshot."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+SCREENSHOT_SIZE = (1500, 950)
+
+
+def _prepare_environment(screenshot: bool) -> None:
+    if screenshot and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+
+def _quiet_platform_notes() -> None:
+    """The offscreen platform says it cannot propagate size hints; that is no news to a user."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if "propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+
+
+def _application():
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("Factlines")
+        app.setOrganizationName("Factlines")
+        app.setApplicationDisplayName("Factlines")
+    return app
+
+
+def startup_path(settings) -> tuple[Path, bool]:
+    """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's, or a new one."""
+    from factlines.core.store import DEFAULT_KG_PATH
+    from factlines.ui import settings as app_settings
+    from factlines.ui.mainwindow import default_new_path
+
+    last = app_settings.last_file(settings)
+    if last and Path(last).is_file():
+        return Path(last), True
+    if Path(DEFAULT_KG_PATH).is_file():
+        return Path(DEFAULT_KG_PATH), True
+    path = default_new_path()
+    return path, path.exists()
+
+
+def _open_requested(window, args) -> bool:
+    """Open what the arguments ask for; False when it could not be opened (already reported)."""
+    if getattr(args, "demo", False):
+        return window.open_demo()
+    if args.path:
+        return window.open_path(args.path)
+    path, exists = startup_path(window.settings)
+    return window.open_path(path) if exists else window.new_graph(path)
+
+
+def _fail(message: str) -> int:
+    print(f"factlines: {message}", file=sys.stderr)
+    return 2
+
+
+def screenshot(args) -> int:
+    """Render the window offscreen into a PNG; 0 on success, 2 with a message otherwise."""
+    from factlines.ui.mainwindow import MainWindow
+
+    _quiet_platform_notes()
+    app = _application()
+    window = MainWindow(settings=getattr(args, "settings", None), quiet=True)
+    try:
+        if not _open_requested(window, args):
+            return _fail(window.errors[-1] if window.errors else "cannot open the graph")
+        kg = window.kg
+        if args.entity:
+            if not window.select_entity(args.entity):
+                return _fail(f"no entity named {args.entity!r} in {window.path()}")
+        else:
+            top = kg.list_entities(order="current", descending=True, limit=1)
+            if top:
+                window.state.select_entity(top[0]["id"])
+        if args.as_of is not None:
+            try:
+                window.set_as_of(args.as_of or None)
+            except ValueError as exc:
+                return _fail(str(exc))
+        width, height = args.size or SCREENSHOT_SIZE
+        window.resize(width, height)
+        window.show()
+        for _ in range(5):
+            app.processEvents()
+        window.size_docks()
+        for _ in range(5):
+            app.processEvents()
+        image = window.grab()
+        target = Path(args.screenshot)
+        if target.parent and not target.parent.exists():
+            return _fail(f"the folder {target.parent} does not exist")
+        if not image.save(str(target), "PNG"):
+            return _fail(f"cannot write {target}")
+        print(f"factlines: wrote {target} ({image.width()}x{image.height()})")
+        return 0
+    finally:
+        demo_path = window.path() if getattr(args, "demo", False) else None
+        window.close()
+        _remove_demo(demo_path)
+
+
+def _remove_demo(path: str | None) -> None:
+    if not path:
+        return
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.remove(path + suffix)
+
+
+def run(args) -> int:
+    _prepare_environment(bool(getattr(args, "screenshot", None)))
+    if getattr(args, "screenshot", None):
+        return screenshot(args)
+    from factlines.ui.mainwindow import MainWindow
+
+    app = _application()
+    window = MainWindow(settings=getattr(args, "settings", None))
+    window.show()
+    _open_requested(window, args)
+    if args.entity:
+        window.select_entity(args.entity)
+    if args.as_of is not None:
+        with contextlib.suppress(ValueError):  # already said in the status bar
+            window.set_as_of(args.as_of or None)
+    demo_path = window.path() if getattr(args, "demo", False) else None
+    code = app.exec()
+    _remove_demo(demo_path)
+    return code

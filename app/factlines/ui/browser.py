@@ -1,0 +1,228 @@
+"""The entity browser: search-as-you-type over the store's entity listing, lazily paged."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.ui.actions import FactActions
+from factlines.ui.models import ENTITY_ID_ROLE, EntityModel
+from factlines.ui.state import AppState
+
+SEARCH_DEBOUNCE_MS = 150
+ALL_TYPES = "All types"
+
+
+class EntityTable(QTableView):
+    """The list itself: printable keys go to the search field, Enter selects."""
+
+    def __init__(self, browser: EntityBrowser):
+        super().__init__(browser)
+        self._browser = browser
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._browser.select_current()
+            return
+        text = event.text()
+        if (
+            text
+            and text.isprintable()
+            and not event.modifiers()
+            & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+        ):
+            self._browser.search_field.setFocus()
+            self._browser.search_field.insert(text)
+            return
+        super().keyPressEvent(event)
+
+
+class EntityBrowser(QWidget):
+    def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("entityBrowserPanel")
+        self._state = state
+        self._actions = actions
+        self.model = EntityModel(state, self)
+
+        self.search_field = QLineEdit(self)
+        self.search_field.setObjectName("entitySearch")
+        self.search_field.setPlaceholderText("Search entities (name or id)…")
+        self.search_field.setClearButtonEnabled(True)
+        self.type_filter = QComboBox(self)
+        self.type_filter.setObjectName("entityTypeFilter")
+        self.type_filter.setToolTip("Only entities of this type")
+        self.valid_only = QCheckBox("Only with facts valid at as_of", self)
+        self.valid_only.setObjectName("entityValidOnly")
+        self.valid_only.setToolTip(
+            "Keep entities that have at least one fact valid at the time control's instant"
+        )
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("entityCount")
+
+        self.view = EntityTable(self)
+        self.view.setObjectName("entityBrowser")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.setWordWrap(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 84)
+        header.resizeSection(2, 58)
+        header.resizeSection(3, 52)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.type_filter, 1)
+        filters.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.search_field)
+        layout.addLayout(filters)
+        layout.addWidget(self.valid_only)
+        layout.addWidget(self.view, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_filter)
+        self.search_field.textChanged.connect(lambda _text: self._search_timer.start())
+        self.search_field.returnPressed.connect(self._search_entered)
+        self.type_filter.currentIndexChanged.connect(lambda _i: self.apply_filter())
+        self.valid_only.toggled.connect(lambda _on: self.apply_filter())
+        self.view.clicked.connect(self._clicked)
+        self.view.activated.connect(self._clicked)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.model.modelReset.connect(self._show_selection)
+        self.model.modelReset.connect(self._update_count)
+        self.model.rowsInserted.connect(lambda *_: self._update_count())
+
+        state.graphChanged.connect(self._graph_changed)
+        state.dataChanged.connect(self._data_changed)
+        state.entityChanged.connect(lambda _e: self._show_selection())
+        state.asOfChanged.connect(self._as_of_changed)
+        self._graph_changed()
+
+    def sizeHint(self) -> QSize:
+        return QSize(340, 600)
+
+    # Filtering
+    def apply_filter(self) -> None:
+        """Re-query with the current search text, type and as_of toggle (debounced typing)."""
+        self._search_timer.stop()
+        entity_type = self.type_filter.currentData()
+        valid_at = self._state.as_of if self.valid_only.isChecked() else None
+        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at)
+
+    def set_search(self, text: str) -> None:
+        """Type ``text`` into the search field and apply it now (for scripts and tests)."""
+        self.search_field.setText(text)
+        self.apply_filter()
+
+    def _search_entered(self) -> None:
+        self.apply_filter()
+        if self.model.rowCount() > 0:
+            self.view.setFocus()
+            self.view.setCurrentIndex(self.model.index(0, 0))
+            self.select_current()
+
+    def _as_of_changed(self, _value) -> None:
+        if self.valid_only.isChecked():
+            self._search_timer.start()
+
+    def _graph_changed(self) -> None:
+        kg = self._state.kg
+        self.type_filter.blockSignals(True)
+        self.type_filter.clear()
+        self.type_filter.addItem(ALL_TYPES, None)
+        if kg is not None:
+            for entity_type in kg.entity_types():
+                self.type_filter.addItem(entity_type, entity_type)
+        self.type_filter.blockSignals(False)
+        self.apply_filter()
+
+    def _data_changed(self) -> None:
+        current = self.type_filter.currentData()
+        kg = self._state.kg
+        types = kg.entity_types() if kg is not None else []
+        if types != [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
+            self.type_filter.blockSignals(True)
+            self.type_filter.clear()
+            self.type_filter.addItem(ALL_TYPES, None)
+            for entity_type in types:
+                self.type_filter.addItem(entity_type, entity_type)
+            at = self.type_filter.findData(current)
+            self.type_filter.setCurrentIndex(max(0, at))
+            self.type_filter.blockSignals(False)
+        self.apply_filter()
+
+    def _update_count(self) -> None:
+        total = self.model.total
+        self.count_label.setText(f"{total:,} entit{'y' if total == 1 else 'ies'}")
+
+    # Selection
+    def select_current(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self._clicked(index)
+
+    def _clicked(self, index: QModelIndex) -> None:
+        entity_id = index.data(ENTITY_ID_ROLE)
+        if entity_id:
+            self._state.select_entity(entity_id)
+
+    def _show_selection(self) -> None:
+        row = self.model.row_of(self._state.entity)
+        selection = self.view.selectionModel()
+        if row < 0:
+            selection.clearSelection()
+            return
+        index = self.model.index(row, 0)
+        selection.setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.view.scrollTo(index)
+
+    def entity_at(self, index: QModelIndex) -> dict | None:
+        return self.model.entity_at(index.row()) if index.isValid() else None
+
+    def _context_menu(self, pos) -> None:
+        entity = self.entity_at(self.view.indexAt(pos))
+        if entity is None:
+            return
+        menu = QMenu(self)
+        menu.addAction(f"Select {entity['name']}", lambda: self._state.select_entity(entity["id"]))
+        menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
+        menu.addSeparator()
+        menu.addAction("Rename…", lambda: self._actions.rename_entity_dialog(entity["id"]))
+        menu.addAction("Merge into…", lambda: self._actions.merge_entity_dialog(entity["id"]))
+        menu.addSeparator()
+        copy = QAction("Copy id", menu)
+        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(entity["id"]))
+        menu.addAction(copy)
+        menu.exec(self.view.viewport().mapToGlobal(pos))

@@ -1,0 +1,276 @@
+"""The neighbourhood graph: the selected entity in the middle, its neighbours on a circle.
+
+Edges are coloured by predicate; edges with a fact valid at ``as_of`` are solid, the others
+dashed and faint. Clicking a neighbour selects it. Moving ``as_of`` only restyles the edges.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QGraphicsEllipseItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QWidget,
+)
+
+from factlines.core import temporal
+from factlines.ui import style
+from factlines.ui.state import AppState
+
+MAX_NEIGHBOURS = 40
+NODE_RADIUS = 15
+CENTER_RADIUS = 24
+ENTITY_ROLE = 0
+
+
+class GraphView(QGraphicsView):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("graphView")
+        self._state = state
+        self._scene = QGraphicsScene(self)
+        self.setScene(self._scene)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setBackgroundBrush(QBrush(QColor("#fbfbfc")))
+        self.setMinimumSize(220, 200)
+        self.setMouseTracking(True)
+        # (path item, colour, [(valid_from, valid_to)]) per drawn edge
+        self._edges: list[tuple[QGraphicsPathItem, QColor, list[tuple]]] = []
+        # (node item, label item, [(valid_from, valid_to)]) per neighbour
+        self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list]] = []
+        self._legend: list[tuple[str, QColor]] = []
+        self._note = ""
+        state.entityChanged.connect(lambda _e: self.rebuild())
+        state.dataChanged.connect(self.rebuild)
+        state.asOfChanged.connect(lambda _v: self.restyle())
+        self.rebuild()
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 400)
+
+    # Building
+    def rebuild(self) -> None:
+        self._scene.clear()
+        self._edges, self._nodes, self._legend = [], [], []
+        kg, entity_id = self._state.kg, self._state.entity
+        entity = kg.get_entity(entity_id) if kg is not None and entity_id else None
+        if entity is None:
+            self._note = "Select an entity to see its neighbours"
+            self._scene.setSceneRect(QRectF(-150, -100, 300, 200))
+            self.viewport().update()
+            return
+        facts = self._state.entity_facts()
+        by_neighbour: dict[str, list[dict]] = defaultdict(list)
+        names: dict[str, str] = {}
+        for fact in facts:
+            by_neighbour[fact["other"]].append(fact)
+            names[fact["other"]] = fact["other_name"]
+        by_neighbour.pop(entity["id"], None)  # a self-loop has no neighbour to draw
+        ranked = sorted(by_neighbour, key=lambda n: (-len(by_neighbour[n]), names[n].casefold()))
+        shown = sorted(ranked[:MAX_NEIGHBOURS], key=lambda n: self._angle_key(by_neighbour[n]))
+        hidden = len(ranked) - len(shown)
+        self._note = f"+{hidden} more neighbours not drawn" if hidden else ""
+
+        count = max(len(shown), 1)
+        radius = max(150.0, count * 2.6 * NODE_RADIUS * 1.6 / (2 * math.pi))
+        predicates: dict[str, QColor] = {}
+        label_font = QFont()
+        label_font.setPointSizeF(8.5)
+        for i, neighbour in enumerate(shown):
+            angle = -math.pi / 2 + 2 * math.pi * i / count
+            pos = QPointF(radius * math.cos(angle), radius * math.sin(angle))
+            groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+            for fact in by_neighbour[neighbour]:
+                groups[(fact["predicate"], fact["direction"])].append(fact)
+            for k, ((predicate, direction), group) in enumerate(sorted(groups.items())):
+                color = predicates.setdefault(predicate, style.predicate_color(predicate))
+                bend = (k - (len(groups) - 1) / 2) * 22.0
+                spans = [(f["valid_from"], f["valid_to"]) for f in group]
+                item = self._edge(QPointF(0, 0), pos, bend)
+                arrow = "→" if direction == "outgoing" else "←"
+                item.setToolTip(
+                    "\n".join(
+                        f"{entity['name']} {arrow} {predicate} {arrow} {names[neighbour]}: "
+                        f"{style.show_time(f['valid_from'], '?')} → "
+                        f"{style.show_time(f['valid_to'], 'open')}"
+                        for f in group
+                    )
+                )
+                self._edges.append((item, color, spans))
+            node = self._node(pos, NODE_RADIUS, neighbour, names[neighbour])
+            label = self._label(names[neighbour], pos, angle, label_font)
+            self._nodes.append(
+                (node, label, [(f["valid_from"], f["valid_to"]) for f in by_neighbour[neighbour]])
+            )
+        center = self._node(QPointF(0, 0), CENTER_RADIUS, entity["id"], entity["name"])
+        center.setBrush(QBrush(QColor("#1a5fb4")))
+        center.setPen(QPen(QColor("#0d3b75"), 2))
+        center.setCursor(Qt.CursorShape.ArrowCursor)
+        title_font = QFont()
+        title_font.setBold(True)
+        title = QGraphicsSimpleTextItem(entity["name"])
+        title.setFont(title_font)
+        title.setZValue(5)
+        box = title.boundingRect()
+        title.setPos(-box.width() / 2, CENTER_RADIUS + 4)
+        self._scene.addItem(title)
+        self._legend = sorted(predicates.items())
+        extent = radius + 75
+        self._scene.setSceneRect(QRectF(-extent, -extent, 2 * extent, 2 * extent))
+        self.restyle()
+        self._fit()
+
+    @staticmethod
+    def _angle_key(facts: list[dict]) -> tuple:
+        # Neighbours around the circle grouped by their first predicate, then by name.
+        first = min(facts, key=lambda f: (f["predicate"], f["other_name"].casefold()))
+        return first["predicate"], first["other_name"].casefold()
+
+    def _edge(self, start: QPointF, end: QPointF, bend: float) -> QGraphicsPathItem:
+        path = QPainterPath(start)
+        middle = (start + end) / 2
+        dx, dy = end.x() - start.x(), end.y() - start.y()
+        length = math.hypot(dx, dy) or 1.0
+        control = middle + QPointF(-dy / length * bend, dx / length * bend)
+        path.quadTo(control, end)
+        item = QGraphicsPathItem(path)
+        item.setZValue(0)
+        self._scene.addItem(item)
+        return item
+
+    def _node(self, pos: QPointF, radius: float, entity_id: str, name: str) -> QGraphicsEllipseItem:
+        node = QGraphicsEllipseItem(QRectF(-radius, -radius, 2 * radius, 2 * radius))
+        node.setPos(pos)
+        node.setBrush(QBrush(QColor("#ffffff")))
+        node.setPen(QPen(QColor("#5f6368"), 1.5))
+        node.setZValue(2)
+        node.setData(ENTITY_ROLE, entity_id)
+        node.setToolTip(f"{name}\nClick to select")
+        node.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._scene.addItem(node)
+        return node
+
+    def _label(self, text: str, pos: QPointF, angle: float, font: QFont) -> QGraphicsSimpleTextItem:
+        label = QGraphicsSimpleTextItem(text)
+        label.setFont(font)
+        label.setZValue(3)
+        box = label.boundingRect()
+        out = NODE_RADIUS + 4
+        x = pos.x() + math.cos(angle) * out
+        y = pos.y() + math.sin(angle) * out
+        # Anchor the label on the side facing away from the centre.
+        cos, sin = math.cos(angle), math.sin(angle)
+        x -= box.width() * (0.5 - 0.5 * cos) if abs(cos) > 0.3 else box.width() / 2
+        y -= box.height() * (0.5 - 0.5 * sin) if abs(sin) > 0.3 else box.height() / 2
+        label.setPos(x, y)
+        self._scene.addItem(label)
+        return label
+
+    # Restyling at as_of
+    def restyle(self) -> None:
+        key = self._state.as_of_key
+
+        def valid(spans) -> bool:
+            return key is None or any(temporal.is_valid_at(a, b, key) for a, b in spans)
+
+        for item, color, spans in self._edges:
+            if valid(spans):
+                pen = QPen(color, 2.6)
+                item.setZValue(1)
+            else:
+                faded = QColor(color)
+                faded.setAlpha(90)
+                pen = QPen(faded, 1.2, Qt.PenStyle.DashLine)
+                item.setZValue(0)
+            item.setPen(pen)
+        for node, label, spans in self._nodes:
+            now = valid(spans)
+            node.setOpacity(1.0 if now else 0.45)
+            label.setOpacity(1.0 if now else 0.5)
+
+    # Drawing and interaction
+    def _legend_width(self) -> int:
+        if not self._legend:
+            return 0
+        metrics = self.fontMetrics()
+        return 40 + max(metrics.horizontalAdvance(p) for p, _ in self._legend)
+
+    def _fit(self) -> None:
+        """Scale the circle into the viewport beside the legend (which is drawn unscaled)."""
+        rect = self._scene.sceneRect()
+        viewport = self.viewport().rect()
+        if not rect.isValid() or viewport.width() < 10 or viewport.height() < 10:
+            return
+        left = self._legend_width()
+        width = max(viewport.width() - left - 8, 40)
+        height = max(viewport.height() - 28, 40)
+        scale = min(width / rect.width(), height / rect.height())
+        self.resetTransform()
+        self.scale(scale, scale)
+        self.setSceneRect(rect.adjusted(-left / scale, -14 / scale, 8 / scale, 14 / scale))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def drawForeground(self, painter: QPainter, rect) -> None:
+        painter.save()
+        painter.resetTransform()
+        font = QFont()
+        font.setPointSizeF(8.5)
+        painter.setFont(font)
+        metrics = painter.fontMetrics()
+        y = 8 + metrics.ascent()
+        for predicate, color in self._legend:
+            painter.setPen(QPen(color, 3))
+            painter.drawLine(8, y - metrics.ascent() // 2 + 1, 26, y - metrics.ascent() // 2 + 1)
+            painter.setPen(QColor("#333333"))
+            painter.drawText(32, y, predicate)
+            y += metrics.height()
+        if self._note:
+            painter.setPen(QColor("#666666"))
+            painter.drawText(8, self.viewport().height() - 8, self._note)
+        if self._legend:
+            painter.setPen(QColor("#666666"))
+            hint = "solid: valid at as_of · dashed: not"
+            width = metrics.horizontalAdvance(hint)
+            bottom = self.viewport().height() - 8
+            painter.drawText(self.viewport().width() - width - 8, bottom, hint)
+        painter.restore()
+
+    def neighbour_at(self, pos) -> str | None:
+        for item in self.items(pos):
+            entity_id = item.data(ENTITY_ROLE)
+            if entity_id:
+                return entity_id
+        return None
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            entity_id = self.neighbour_at(event.position().toPoint())
+            if entity_id and entity_id != self._state.entity:
+                self._state.select_entity(entity_id)
+                return
+        super().mouseReleaseEvent(event)
+
+    def drawn_neighbours(self) -> list[dict]:
+        """What is drawn: each neighbour's id and whether it has a fact valid at as_of."""
+        return [
+            {"id": node.data(ENTITY_ROLE), "valid_at_as_of": node.opacity() == 1.0}
+            for node, _label, _spans in self._nodes
+        ]
+
+    def drawn_edges(self) -> list[dict]:
+        return [
+            {"color": color.name(), "solid": item.pen().style() == Qt.PenStyle.SolidLine}
+            for item, color, _spans in self._edges
+        ]

@@ -1,0 +1,494 @@
+"""Qt models adapting the store: the entity listing (lazy, paged) and one entity's facts.
+
+Neither keeps state of its own beyond what it shows: the selection and ``as_of`` live in
+:class:`~factlines.ui.state.AppState`. The entity model pages through ``list_entities`` as the
+view scrolls and re-queries on sort or filter; the fact model holds the selected entity's facts
+and only restyles them when ``as_of`` moves.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QFont
+
+from factlines.core import temporal
+from factlines.ui import style
+from factlines.ui.state import AppState
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+ENTITY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+FACT_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+VALID_ROLE = Qt.ItemDataRole.UserRole + 3
+OTHER_ID_ROLE = Qt.ItemDataRole.UserRole + 4
+
+
+class EntityModel(QAbstractTableModel):
+    """Entities with their current and ended fact counts, fetched a page at a time."""
+
+    COLUMNS = ("Name", "Type", "Current", "Ended")
+    ORDERS = ("name", "type", "current", "ended")
+    PAGE = 200
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._rows: list[dict] = []
+        self._total = 0
+        self.search = ""
+        self.entity_type: str | None = None
+        self.valid_at: str | None = None
+        self.order = "name"
+        self.descending = False
+
+    # Query
+    def _query(self, offset: int, limit: int) -> list[dict]:
+        kg = self._state.kg
+        if kg is None:
+            return []
+        return kg.list_entities(
+            search=self.search,
+            entity_type=self.entity_type,
+            valid_at=self.valid_at,
+            order=self.order,
+            descending=self.descending,
+            limit=limit,
+            offset=offset,
+        )
+
+    def refresh(self) -> None:
+        """Re-read the first page and the count (after a filter, sort or data change)."""
+        kg = self._state.kg
+        keep = max(self.PAGE, len(self._rows)) if self._rows else self.PAGE
+        self.beginResetModel()
+        if kg is None:
+            self._rows, self._total = [], 0
+        else:
+            self._total = kg.count_entities(self.search, self.entity_type, self.valid_at)
+            self._rows = self._query(0, min(keep, self._total))
+        self.endResetModel()
+
+    def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
+        self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
+        self._rows = []
+        self.refresh()
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def entity_at(self, row: int) -> dict | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, entity_id: str | None) -> int:
+        for row, entity in enumerate(self._rows):
+            if entity["id"] == entity_id:
+                return row
+        return -1
+
+    # Lazy loading
+    def canFetchMore(self, parent: _Index = _ROOT) -> bool:
+        return not parent.isValid() and len(self._rows) < self._total
+
+    def fetchMore(self, parent: _Index = _ROOT) -> None:
+        if parent.isValid():
+            return
+        more = self._query(len(self._rows), min(self.PAGE, self._total - len(self._rows)))
+        if not more:
+            self._total = len(self._rows)
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+        self._rows.extend(more)
+        self.endInsertRows()
+
+    # Model
+    def rowCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.COLUMNS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return (
+                    "Display name (id in the tooltip)",
+                    "Entity type",
+                    "Facts still open (no valid_to), both directions",
+                    "Facts that have ended, both directions",
+                )[section]
+        return None
+
+    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        entity = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (entity["name"], entity["type"] or "", entity["current"], entity["ended"])[
+                column
+            ]
+        if role == ENTITY_ID_ROLE:
+            return entity["id"]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            return f"{entity['name']}\nid: {entity['id']}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and column >= 2
+            and not entity[self.ORDERS[column]]
+        ):
+            return QBrush(style.DIM_TEXT)
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(self.ORDERS):
+            return
+        self.order = self.ORDERS[column]
+        self.descending = order == Qt.SortOrder.DescendingOrder
+        self._rows = []
+        self.refresh()
+
+
+# The triple editor's columns: (key, header, editable)
+FACT_COLUMNS = (
+    ("direction", "", False),
+    ("predicate", "Predicate", True),
+    ("other_name", "Other entity", False),
+    ("valid_from", "Valid from", True),
+    ("valid_to", "Valid to", True),
+    ("confidence", "Conf.", True),
+    ("source_closet", "Closet", True),
+    ("source_file", "Source file", True),
+    ("source_drawer_id", "Drawer", True),
+    ("adapter_name", "Adapter", True),
+    ("extracted_at", "Extracted at", False),
+)
+COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
+
+
+class FactModel(QAbstractTableModel):
+    """The selected entity's facts in both directions; edits go through ``edit`` (undoable).
+
+    ``edit(triple_id, field, value) -> bool`` applies one validated change; ``refused`` carries
+    the reason a typed value was not accepted (nothing is written then).
+    """
+
+    refused = Signal(str)
+
+    def __init__(self, state: AppState, edit=None, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._edit = edit
+        self._facts: list[dict] = []
+        self._valid: list[bool] = []
+        self._conflicts: dict[str, list[dict]] = {}
+        self._row_of: dict[str, int] = {}
+        self._sort = (COLUMN["predicate"], Qt.SortOrder.AscendingOrder)
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    # Loading and restyling
+    def reload(self) -> None:
+        self.beginResetModel()
+        self._facts = list(self._state.entity_facts())
+        self._conflicts = self._state.entity_conflicts()
+        self._sort_rows()
+        self._compute_valid()
+        self.endResetModel()
+
+    def _compute_valid(self) -> None:
+        key = self._state.as_of_key
+        if key is None:
+            self._valid = [True] * len(self._facts)
+        else:
+            valid_at = temporal.is_valid_at
+            self._valid = [valid_at(f["valid_from"], f["valid_to"], key) for f in self._facts]
+
+    def restyle(self) -> None:
+        """``as_of`` moved: recompute which rows are valid, repaint; no store query."""
+        before = self._valid
+        self._compute_valid()
+        if before != self._valid and self._facts:
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(len(self._facts) - 1, len(FACT_COLUMNS) - 1),
+                [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE],
+            )
+
+    def is_valid_row(self, row: int) -> bool:
+        return self._valid[row] if 0 <= row < len(self._valid) else False
+
+    def fact_at(self, row: int) -> dict | None:
+        return self._facts[row] if 0 <= row < len(self._facts) else None
+
+    def row_of(self, triple_id: str | None) -> int:
+        return self._row_of.get(triple_id, -1) if triple_id else -1
+
+    @property
+    def conflict_count(self) -> int:
+        """How many overlapping pairs among the entity's facts."""
+        return len({(c["a"], c["b"]) for found in self._conflicts.values() for c in found})
+
+    def conflicts_of(self, triple_id: str) -> list[dict]:
+        return self._conflicts.get(triple_id, [])
+
+    @property
+    def facts(self) -> list[dict]:
+        return self._facts
+
+    # Sorting (the model sorts its own list: cheaper than a proxy's per-pair comparisons)
+    def _sort_rows(self) -> None:
+        column, order = self._sort
+        key_name = FACT_COLUMNS[column][0]
+
+        def key(fact: dict):
+            value = fact[key_name]
+            if key_name == "valid_from":
+                value = temporal.start_key(value)
+            elif key_name == "valid_to":
+                value = temporal.end_key(value)
+            missing = value is None
+            if isinstance(value, str):
+                value = value.casefold()
+            return (
+                missing,
+                value if not missing else 0,
+                fact["predicate"],
+                temporal.start_key(fact["valid_from"]) or "",
+                fact["id"],
+            )
+
+        self._facts.sort(key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(FACT_COLUMNS):
+            return
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        ids = [self._facts[p.row()]["id"] if p.isValid() else None for p in persistent]
+        self._sort = (column, order)
+        self._sort_rows()
+        self._compute_valid()
+        self.changePersistentIndexList(
+            persistent,
+            [
+                self.index(self._row_of[fact_id], p.column()) if fact_id else QModelIndex()
+                for p, fact_id in zip(persistent, ids)
+            ],
+        )
+        self.layoutChanged.emit()
+
+    # Model
+    def rowCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._facts)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(FACT_COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(FACT_COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return FACT_COLUMNS[section][1]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            key = FACT_COLUMNS[section][0]
+            if key == "direction":
+                return "→ outgoing (this entity is the subject), ← incoming (it is the object)"
+            if key in ("valid_from", "valid_to"):
+                return f"{key}: {temporal.EXPECTED_FORMS}; empty = unknown / still open"
+            if key == "other_name":
+                return "The entity at the other end: click it to select it"
+            return key
+        return None
+
+    def flags(self, index: _Index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if FACT_COLUMNS[index.column()][2] and self._edit is not None:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._facts):
+            return None
+        row, column = index.row(), index.column()
+        fact = self._facts[row]
+        key = FACT_COLUMNS[column][0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(fact, key)
+        if role == Qt.ItemDataRole.EditRole:
+            value = fact[key]
+            if key == "confidence":
+                return f"{value:g}" if value is not None else ""
+            return "" if value is None else str(value)
+        if role == FACT_ID_ROLE:
+            return fact["id"]
+        if role == OTHER_ID_ROLE:
+            return fact["other"]
+        if role == VALID_ROLE:
+            return self._valid[row]
+        conflicts = self._conflicts.get(fact["id"])
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if key == "direction" and conflicts:
+                return QBrush(style.CONFLICT)
+            if not self._valid[row]:
+                return QBrush(style.DIM_TEXT)
+            if key == "other_name":
+                return QBrush(style.LINK)
+            if key == "predicate":
+                return QBrush(style.predicate_color(fact["predicate"]).darker(130))
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if conflicts and key in ("direction", "predicate"):
+                return QBrush(style.CONFLICT_BACKGROUND)
+            return None
+        if role == Qt.ItemDataRole.FontRole:
+            if key == "other_name" and self._valid[row]:
+                font = QFont(self._bold)
+                font.setUnderline(True)
+                return font
+            if not self._valid[row]:
+                return self._italic
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(fact, key, row)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key == "confidence":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, fact: dict, key: str) -> str:
+        value = fact[key]
+        if key == "direction":
+            arrow = "→" if value == "outgoing" else "←"
+            return ("⚠ " if fact["id"] in self._conflicts else "") + arrow
+        if key == "valid_from":
+            return style.show_time(value, "?")
+        if key == "valid_to":
+            return style.show_time(value, "open")
+        if key == "confidence":
+            return "" if value is None else f"{value:.2f}"
+        if key == "extracted_at":
+            return style.show_instant(value)
+        return "" if value is None else str(value)
+
+    def _tooltip(self, fact: dict, key: str, row: int) -> str:
+        lines = [
+            f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}",
+            f"{style.show_time(fact['valid_from'], 'unknown start')} → "
+            f"{style.show_time(fact['valid_to'], 'still open')}",
+        ]
+        if self._state.as_of is not None:
+            lines.append(
+                ("valid" if self._valid[row] else "not valid") + f" at {self._state.as_of}"
+            )
+        for conflict in self._conflicts.get(fact["id"], []):
+            other = (
+                self._facts[self._row_of[conflict["other"]]]
+                if (conflict["other"] in self._row_of)
+                else None
+            )
+            with_what = other["object_name"] if other else conflict["other"]
+            lines.append(
+                f"⚠ Conflict: {conflict['predicate']} is single-valued and this overlaps "
+                f"{with_what} from {style.show_time(conflict['start'], 'the start')} "
+                f"to {style.show_time(conflict['end'], 'open')}"
+            )
+        if key == "other_name":
+            lines.append("Click to select " + fact["other_name"])
+        lines.append(f"id: {fact['id']}")
+        return "\n".join(lines)
+
+    def setData(self, index: _Index, value, role=Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or self._edit is None:
+            return False
+        if not FACT_COLUMNS[index.column()][2]:
+            return False
+        fact = self._facts[index.row()]
+        key = FACT_COLUMNS[index.column()][0]
+        text = "" if value is None else str(value).strip()
+        reason = self.check(fact, key, text)
+        if reason is not None:
+            self.refused.emit(reason)
+            self._state.message.emit(f"Not written: {reason}")
+            return False
+        new = self._coerce(key, text)
+        if new == fact[key] or (key == "predicate" and new == fact["predicate"]):
+            return False
+        return bool(self._edit(fact["id"], key, new))
+
+    @staticmethod
+    def _coerce(key: str, text: str):
+        if key in ("valid_from", "valid_to"):
+            return temporal.parse(text, key)
+        if key == "confidence":
+            return float(text)
+        return text or None
+
+    @staticmethod
+    def check(fact: dict, key: str, text: str) -> str | None:
+        """Why ``text`` cannot go into ``key`` of ``fact``, or None when it can."""
+        try:
+            if key in ("valid_from", "valid_to"):
+                value = temporal.parse(text, key)
+                start = value if key == "valid_from" else fact["valid_from"]
+                end = value if key == "valid_to" else fact["valid_to"]
+                temporal.check_interval(start, end)
+            elif key == "confidence":
+                number = float(text)
+                if not 0.0 <= number <= 1.0:
+                    return f"confidence={text!r} is not between 0 and 1"
+            elif key == "predicate" and not text:
+                return "a predicate cannot be empty"
+        except ValueError as exc:
+            if key == "confidence":
+                return f"confidence={text!r} is not a number between 0 and 1"
+            return str(exc)
+        return None
+
+
+class FactFilterProxy(QSortFilterProxyModel):
+    """Hides facts not valid at ``as_of`` when asked; sorting is left to the source model."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._hide_invalid = False
+
+    @property
+    def hide_invalid(self) -> bool:
+        return self._hide_invalid
+
+    def set_hide_invalid(self, hide: bool) -> None:
+        if hide != self._hide_invalid:
+            self.beginFilterChange()
+            self._hide_invalid = hide
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def refilter(self) -> None:
+        if self._hide_invalid:
+            self.beginFilterChange()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        if not self._hide_invalid:
+            return True
+        model = self.sourceModel()
+        return model.is_valid_row(source_row)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)

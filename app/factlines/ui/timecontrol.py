@@ -1,0 +1,244 @@
+"""The time control: a slider over the graph's span, a date field, steps and play.
+
+It owns no time of its own: it shows ``state.as_of`` and sets it. The slider moves in whole days
+(a day is its first second as ``as_of``); an instant typed in the field is kept as typed.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date, timedelta
+
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSlider,
+    QToolButton,
+    QWidget,
+)
+
+from factlines.core import temporal
+from factlines.ui.state import AppState
+
+PLAY_TICK_MS = 40
+SPEEDS = (
+    ("1 week / s", 7),
+    ("1 month / s", 30),
+    ("3 months / s", 91),
+    ("1 year / s", 365),
+    ("3 years / s", 1096),
+)
+DEFAULT_SPEED = 2
+MARGIN_DAYS = 60
+
+
+def add_months(day: date, months: int) -> date:
+    """``day`` moved by whole months, the day of month clamped (Jan 31 + 1 month = Feb 28/29)."""
+    month_index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(month_index, 12)
+    year = min(max(year, 1), 9999)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
+
+
+def day_of(value: str | None) -> date | None:
+    return date.fromisoformat(value[:10]) if value else None
+
+
+class TimeControl(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("timeControl")
+        self._state = state
+        self._carry = 0.0
+
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("asOfSlider")
+        self.slider.setMinimumWidth(320)
+        self.slider.setToolTip("as_of: drag to scrub through time (whole days)")
+        self.slider.setPageStep(30)
+        self.slider.setTracking(True)
+        self.field = QLineEdit(self)
+        self.field.setObjectName("asOfField")
+        self.field.setPlaceholderText("all time")
+        self.field.setToolTip(f"as_of: {temporal.EXPECTED_FORMS}; empty = all time. Enter applies.")
+        self.field.setFixedWidth(170)
+        self.span_label = QLabel(self)
+        self.span_label.setObjectName("asOfSpan")
+        self.span_label.setStyleSheet("color: #666;")
+        self.speed = QComboBox(self)
+        self.speed.setObjectName("playSpeed")
+        self.speed.setToolTip("Play speed")
+        for text, days in SPEEDS:
+            self.speed.addItem(text, days)
+        self.speed.setCurrentIndex(DEFAULT_SPEED)
+
+        self.actions_by_name: dict[str, QAction] = {}
+        self._make_action(
+            "allTime", "All time", "Alt+End", "Show every fact (no as_of)", self.all_time
+        )
+        self._make_action("now", "Now", "Alt+Home", "as_of = this instant", self.now)
+        for name, text, keys, amount in (
+            ("backYear", "−1y", "Ctrl+Alt+Left", ("years", -1)),
+            ("backMonth", "−1m", "Alt+Shift+Left", ("months", -1)),
+            ("backDay", "−1d", "Alt+Left", ("days", -1)),
+            ("forwardDay", "+1d", "Alt+Right", ("days", 1)),
+            ("forwardMonth", "+1m", "Alt+Shift+Right", ("months", 1)),
+            ("forwardYear", "+1y", "Ctrl+Alt+Right", ("years", 1)),
+        ):
+            unit, count = amount
+            tip = f"Step as_of {'back' if count < 0 else 'forward'} one {unit[:-1]}"
+            self._make_action(
+                name, text, keys, tip, lambda _=False, u=unit, c=count: self.step(**{u: c})
+            )
+        self.play_action = self._make_action(
+            "play", "▶ Play", "Alt+P", "Play / pause", self.toggle_play
+        )
+        self.play_action.setCheckable(True)
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(2)
+        layout.addWidget(QLabel("as of ", self))
+        for name in ("allTime", "now", "backYear", "backMonth", "backDay"):
+            layout.addWidget(self._button(name))
+        layout.addWidget(self.slider, 1)
+        for name in ("forwardDay", "forwardMonth", "forwardYear"):
+            layout.addWidget(self._button(name))
+        layout.addSpacing(6)
+        layout.addWidget(self.field)
+        layout.addSpacing(6)
+        layout.addWidget(self._button("play"))
+        layout.addWidget(self.speed)
+        layout.addSpacing(6)
+        layout.addWidget(self.span_label)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(PLAY_TICK_MS)
+        self._timer.timeout.connect(self._tick)
+
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.field.returnPressed.connect(self._field_entered)
+        state.asOfChanged.connect(self._show)
+        state.graphChanged.connect(self.update_range)
+        state.dataChanged.connect(self.update_range)
+        self.update_range()
+
+    def _make_action(self, name, text, keys, tip, slot) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(f"action{name[0].upper()}{name[1:]}")
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(f"{tip} ({keys})")
+        action.triggered.connect(slot)
+        self.actions_by_name[name] = action
+        self.addAction(action)
+        return action
+
+    def _button(self, name: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setDefaultAction(self.actions_by_name[name])
+        button.setAutoRaise(True)
+        return button
+
+    # Range
+    def update_range(self) -> None:
+        kg = self._state.kg
+        span = kg.time_span() if kg is not None else None
+        today = date.today()
+        if span is None:
+            first, last = today - timedelta(days=365), today
+        else:
+            first, last = day_of(span[0]), max(day_of(span[1]), today)
+        first -= timedelta(days=MARGIN_DAYS)
+        last += timedelta(days=MARGIN_DAYS)
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(first.toordinal(), last.toordinal())
+        self.span_label.setText(f"{first.year}–{last.year}")
+        self._show(self._state.as_of)
+
+    def slider_day(self) -> date:
+        return date.fromordinal(self.slider.value())
+
+    # From the state
+    def _show(self, value: str | None) -> None:
+        with QSignalBlocker(self.slider):
+            day = day_of(value)
+            if day is not None:
+                self.slider.setValue(day.toordinal())
+        if not self.field.hasFocus() or self.field.text().strip() != (value or ""):
+            self.field.setText(value or "")
+        self.field.setStyleSheet("")
+        self.slider.setToolTip(
+            f"as_of = {value}" if value else "All time: drag to pick an as_of instant"
+        )
+
+    # To the state
+    def _slider_moved(self, ordinal: int) -> None:
+        self._state.set_as_of(date.fromordinal(ordinal).isoformat())
+
+    def _field_entered(self) -> None:
+        text = self.field.text().strip()
+        try:
+            self._state.set_as_of(text or None)
+        except ValueError as exc:
+            self.field.setStyleSheet("background: #fdecea;")
+            self._state.message.emit(f"as_of not changed: {exc}")
+            return
+        self.field.setStyleSheet("")
+
+    def all_time(self) -> None:
+        self.pause()
+        self._state.set_as_of(None)
+
+    def now(self) -> None:
+        self._state.set_as_of(temporal.now_instant())
+
+    def step(self, days: int = 0, months: int = 0, years: int = 0) -> None:
+        base = day_of(self._state.as_of) or self.slider_day()
+        try:
+            target = add_months(base, months + 12 * years) + timedelta(days=days)
+        except (OverflowError, ValueError):
+            self._state.message.emit("as_of cannot move past the calendar's ends")
+            return
+        self._state.set_as_of(target.isoformat())
+
+    # Play
+    def toggle_play(self, _checked: bool = False) -> None:
+        if self._timer.isActive():
+            self.pause()
+        else:
+            self.play()
+
+    def play(self) -> None:
+        if self._state.as_of is None or self.slider.value() >= self.slider.maximum():
+            self._state.set_as_of(date.fromordinal(self.slider.minimum()).isoformat())
+        self._carry = 0.0
+        self._timer.start()
+        self.play_action.setChecked(True)
+        self.play_action.setText("❚❚ Pause")
+
+    def pause(self) -> None:
+        self._timer.stop()
+        self.play_action.setChecked(False)
+        self.play_action.setText("▶ Play")
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    def _tick(self) -> None:
+        self._carry += self.speed.currentData() * PLAY_TICK_MS / 1000.0
+        whole = int(self._carry)
+        if whole < 1:
+            return
+        self._carry -= whole
+        day = (day_of(self._state.as_of) or self.slider_day()).toordinal() + whole
+        if day >= self.slider.maximum():
+            day = self.slider.maximum()
+            self.pause()
+        self._state.set_as_of(date.fromordinal(day).isoformat())

@@ -1,0 +1,329 @@
+"""The triple editor: the selected entity's facts in both directions, editable in place."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSizePolicy,
+    QStyledItemDelegate,
+    QTableView,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.ui import style
+from factlines.ui.actions import FactActions
+from factlines.ui.models import (
+    COLUMN,
+    FACT_COLUMNS,
+    FACT_ID_ROLE,
+    OTHER_ID_ROLE,
+    FactFilterProxy,
+    FactModel,
+)
+from factlines.ui.state import AppState
+
+COLUMN_WIDTHS = {
+    "direction": 40,
+    "predicate": 120,
+    "other_name": 150,
+    "valid_from": 170,
+    "valid_to": 170,
+    "confidence": 48,
+    "source_closet": 120,
+    "source_file": 190,
+    "source_drawer_id": 90,
+    "adapter_name": 90,
+    "extracted_at": 170,
+}
+
+
+class ValidatingDelegate(QStyledItemDelegate):
+    """Checks a typed value as it is typed: the cell turns red and says why it would be refused."""
+
+    def __init__(self, model: FactModel, proxy: FactFilterProxy, parent=None):
+        super().__init__(parent)
+        self._model = model
+        self._proxy = proxy
+
+    def createEditor(self, parent, option, index):
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            source = self._proxy.mapToSource(index)
+            fact = self._model.fact_at(source.row())
+            key = FACT_COLUMNS[source.column()][0]
+            editor.textEdited.connect(lambda text: self._check(editor, fact, key, text))
+        return editor
+
+    def _check(self, editor: QLineEdit, fact: dict, key: str, text: str) -> None:
+        reason = FactModel.check(fact, key, text.strip()) if fact else None
+        if reason:
+            editor.setStyleSheet("background: #fdecea; color: #c62828;")
+            editor.setToolTip(reason)
+        else:
+            editor.setStyleSheet("")
+            editor.setToolTip("")
+
+
+class TripleEditor(QWidget):
+    def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("tripleEditor")
+        self._state = state
+        self._actions = actions
+        self._entity: dict | None = None
+        self.model = FactModel(state, self._apply_edit, self)
+        self.proxy = FactFilterProxy(self)
+        self.proxy.setDynamicSortFilter(False)
+        self.proxy.setSourceModel(self.model)
+
+        self.title = QLabel(self)
+        self.title.setObjectName("tripleTitle")
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        # The title may be long (name, counts, conflicts): never let it widen the dock.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setMinimumWidth(120)
+        self.hide_invalid = QCheckBox("Hide facts not valid at as_of", self)
+        self.hide_invalid.setObjectName("hideInvalidFacts")
+        self.hide_invalid.toggled.connect(self._set_hide_invalid)
+
+        self.buttons: dict[str, QToolButton] = {}
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.title, 1)
+        bar.addWidget(self.hide_invalid)
+        for key, text, tip, slot in (
+            ("add", "Add…", "Add a fact to this entity (Ctrl+N)", self.add_fact),
+            ("edit", "Edit…", "Edit every field of the selected fact", self.edit_fact),
+            ("end", "End", "End the selected fact at as_of (or today)", self.end_fact),
+            (
+                "replace",
+                "Replace…",
+                "Replace the selected fact's object from an instant on",
+                self.replace_fact,
+            ),
+            ("delete", "Delete…", "Delete the selected fact (for mistakes)", self.delete_fact),
+        ):
+            button = QToolButton(self)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setObjectName(f"{key}FactButton")
+            button.clicked.connect(slot)
+            bar.addWidget(button)
+            self.buttons[key] = button
+
+        self.view = QTableView(self)
+        self.view.setObjectName("tripleTable")
+        self.view.setModel(self.proxy)
+        self.view.setItemDelegate(ValidatingDelegate(self.model, self.proxy, self.view))
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.view.setSortingEnabled(True)
+        self.view.horizontalHeader().setSortIndicator(
+            COLUMN["predicate"], Qt.SortOrder.AscendingOrder
+        )
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.setWordWrap(False)
+        self.view.setMouseTracking(True)
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(True)
+        for key, width in COLUMN_WIDTHS.items():
+            header.resizeSection(COLUMN[key], width)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.view.clicked.connect(self._clicked)
+        self.view.doubleClicked.connect(self._double_clicked)
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+
+        self.model.refused.connect(self._show_refusal)
+        state.entityChanged.connect(lambda _e: self.reload())
+        state.dataChanged.connect(self.reload)
+        state.asOfChanged.connect(self._as_of_changed)
+        state.factChanged.connect(self._show_fact)
+        self.reload()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, 340)
+
+    # Loading and restyling
+    def reload(self) -> None:
+        kg, entity = self._state.kg, self._state.entity
+        self._entity = kg.get_entity(entity) if kg is not None and entity else None
+        self.model.reload()
+        self.proxy.refilter()
+        self._show_fact(self._state.fact)
+        self._update_title()
+
+    def _as_of_changed(self, _value) -> None:
+        self.model.restyle()
+        self.proxy.refilter()
+        self._update_title()
+
+    def _set_hide_invalid(self, hide: bool) -> None:
+        self.proxy.set_hide_invalid(hide)
+        self._show_fact(self._state.fact)
+        self._update_title()
+
+    def _update_title(self) -> None:
+        kg, entity = self._state.kg, self._entity
+        if entity is None:
+            self.title.setText("<i>Select an entity to see its facts</i>")
+            for key, button in self.buttons.items():
+                button.setEnabled(key == "add" and kg is not None)
+            return
+        facts = self.model.facts
+        valid = sum(self.model.is_valid_row(row) for row in range(len(facts)))
+        conflicts = self.model.conflict_count
+        parts = [f"<b>{entity['name']}</b> <span style='color:#666'>({entity['type']})</span>"]
+        if self._state.as_of is None:
+            parts.append(f"{len(facts)} facts")
+        else:
+            parts.append(f"{valid} of {len(facts)} facts valid at {self._state.as_of}")
+        if conflicts:
+            parts.append(
+                f"<span style='color:{style.CONFLICT.name()}'>⚠ {conflicts} "
+                f"conflict{'s' if conflicts != 1 else ''}</span>"
+            )
+        self.title.setText(" · ".join(parts))
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        fact = self.selected_fact()
+        self.buttons["add"].setEnabled(self._state.kg is not None)
+        for key in ("edit", "delete"):
+            self.buttons[key].setEnabled(fact is not None)
+        is_open = fact is not None and fact["valid_to"] is None
+        self.buttons["end"].setEnabled(is_open)
+        self.buttons["replace"].setEnabled(is_open)
+
+    # Selection
+    def selected_fact(self) -> dict | None:
+        row = self.model.row_of(self._state.fact)
+        return self.model.fact_at(row) if row >= 0 else None
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self._state.select_fact(current.data(FACT_ID_ROLE))
+
+    def _show_fact(self, triple_id) -> None:
+        row = self.model.row_of(triple_id)
+        selection = self.view.selectionModel()
+        proxy_index = self.proxy.mapFromSource(self.model.index(row, 0)) if row >= 0 else None
+        selection.blockSignals(True)
+        if proxy_index is None or not proxy_index.isValid():
+            selection.clearSelection()
+            selection.setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.NoUpdate)
+        else:
+            selection.setCurrentIndex(
+                proxy_index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            self.view.scrollTo(proxy_index)
+        selection.blockSignals(False)
+        self.view.viewport().update()
+        self._update_buttons()
+
+    def _clicked(self, index: QModelIndex) -> None:
+        if index.column() == COLUMN["other_name"]:
+            other = index.data(OTHER_ID_ROLE)
+            if other:
+                self._state.select_entity(other)
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        if not FACT_COLUMNS[index.column()][2] and index.column() != COLUMN["other_name"]:
+            self._actions.edit_fact_dialog(index.data(FACT_ID_ROLE))
+
+    # Edits
+    def _apply_edit(self, triple_id: str, field: str, value) -> bool:
+        if field in ("valid_from", "valid_to"):
+            fact = self.model.fact_at(self.model.row_of(triple_id))
+            valid_from = value if field == "valid_from" else fact["valid_from"]
+            valid_to = value if field == "valid_to" else fact["valid_to"]
+            return self._actions.set_dates(triple_id, valid_from, valid_to)
+        return self._actions.update_fact(triple_id, **{field: value})
+
+    def _show_refusal(self, reason: str) -> None:
+        index = self.view.currentIndex()
+        rect = self.view.visualRect(index) if index.isValid() else self.view.rect()
+        QToolTip.showText(self.view.viewport().mapToGlobal(rect.bottomLeft()), reason, self.view)
+
+    def _need_fact(self, verb: str) -> dict | None:
+        fact = self.selected_fact()
+        if fact is None:
+            self._state.message.emit(f"{verb}: select a fact first")
+        return fact
+
+    def add_fact(self) -> None:
+        self._actions.add_fact_dialog()
+
+    def _on_selected(self, verb: str, method) -> None:
+        fact = self._need_fact(verb)
+        if fact:
+            method(fact["id"])
+
+    def edit_fact(self) -> None:
+        self._on_selected("Edit", self._actions.edit_fact_dialog)
+
+    def end_fact(self) -> None:
+        self._on_selected("End fact", self._actions.end_fact)
+
+    def replace_fact(self) -> None:
+        self._on_selected("Replace", self._actions.replace_fact_dialog)
+
+    def delete_fact(self) -> None:
+        self._on_selected("Delete", self._actions.delete_fact)
+
+    def _context_menu(self, pos) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            menu = QMenu(self)
+            menu.addAction("Add fact…", self.add_fact)
+            menu.exec(self.view.viewport().mapToGlobal(pos))
+            return
+        triple_id = index.data(FACT_ID_ROLE)
+        self._state.select_fact(triple_id)
+        fact = self.selected_fact()
+        if fact is None:
+            return
+        is_open = fact["valid_to"] is None
+        when = self._actions.default_end()
+        menu = QMenu(self)
+        menu.addAction("Edit…", lambda: self._actions.edit_fact_dialog(triple_id))
+        end_here = menu.addAction(f"End at {when}", lambda: self._actions.end_fact(triple_id))
+        end_at = menu.addAction("End at…", lambda: self._actions.end_fact_dialog(triple_id))
+        replace = menu.addAction(
+            "Replace with…", lambda: self._actions.replace_fact_dialog(triple_id)
+        )
+        for action in (end_here, end_at, replace):
+            action.setEnabled(is_open)
+        menu.addAction("Delete…", lambda: self._actions.delete_fact(triple_id))
+        menu.addSeparator()
+        menu.addAction(
+            f"Select {fact['other_name']}", lambda: self._state.select_entity(fact["other"])
+        )
+        copy = QAction("Copy id", menu)
+        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(triple_id))
+        menu.addAction(copy)
+        menu.exec(self.view.viewport().mapToGlobal(pos))
