@@ -15,15 +15,17 @@ array and repaints; it never rebuilds anything. Picking is an array search, not 
 from __future__ import annotations
 
 import html
+import importlib
 import math
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import exporters
 from pyqtgraph.Qt import internals as pg_internals
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -50,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.ui import gantt_layout as gl
+from factlines.ui import gantt_qtfix
 from factlines.ui.actions import FactActions, describe
 from factlines.ui.state import AppState
 
@@ -67,11 +70,52 @@ MUTED_TEXT = "#5b6270"
 X_MIN = temporal.to_posix("1800-01-01")
 X_MAX = temporal.to_posix("2200-01-01")
 
+gantt_qtfix.guard_none_refcount()  # see gantt_qtfix: void calls would exhaust None on 3.11
+
 
 def _mix(color: QColor, alpha: float) -> QColor:
     c = QColor(color)
     c.setAlphaF(max(0.0, min(1.0, alpha)))
     return c
+
+
+def close_path_data(d: str) -> str:
+    """SVG path data with each ``Z`` (close) written as a line back to the subpath's start.
+
+    Qt 6.12's SVG generator closes subpaths with ``Z``; pyqtgraph 0.14's SVG exporter reads path
+    data as ``x,y`` tokens only and fails on it (any plot's export does). Same drawing.
+    """
+    out: list[str] = []
+    start: str | None = None
+    for token in d.split():
+        while token[:1] in ("Z", "z"):
+            if start is not None:
+                out.append("L" + start)
+            token = token[1:]
+        if not token:
+            continue
+        if token[0] in "Mm":
+            start = token[1:]
+        out.append(token)
+    return " ".join(out)
+
+
+@contextmanager
+def _svg_paths_without_z():
+    """Run pyqtgraph's SVG export with path data it can read (see :func:`close_path_data`)."""
+    module = importlib.import_module("pyqtgraph.exporters.SVGExporter")
+    original = module.correctCoordinates
+
+    def correct(node, defs, item, options):
+        for element in node.getElementsByTagName("path"):
+            element.setAttribute("d", close_path_data(element.getAttribute("d")))
+        return original(node, defs, item, options)
+
+    module.correctCoordinates = correct
+    try:
+        yield
+    finally:
+        module.correctCoordinates = original
 
 
 class BarsItem(pg.GraphicsObject):
@@ -323,11 +367,13 @@ class BarsItem(pg.GraphicsObject):
         metrics = QFontMetrics(p.font())
         p.setPen(QColor(TEXT_COLOR))
         y = box.center().y() - box.height() / 2 - 3
+        if box.right() < left_px or box.left() > right_px:
+            return
         if start is not None and box.left() > left_px:
             text = start
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(max(left_px + 2, box.left() - w / 2), y), text)
-        if end is not None and box.right() < right_px:
+        if end is not None and left_px < box.right() < right_px:
             text = end
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
@@ -669,6 +715,15 @@ class GanttChart(QWidget):
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._fact_changed)
         self.reload(refit=True)
+
+    @property
+    def canvas(self) -> pg.GraphicsLayoutWidget:
+        """The graphics view the chart draws in (its viewport receives the mouse)."""
+        return self._glw
+
+    def viewport_point(self, x: float, y: float) -> QPoint:
+        """Where view point ``(x, y)`` (POSIX seconds, row) is on the canvas's viewport."""
+        return self._glw.mapFromScene(self.view.mapViewToScene(QPointF(x, y)))
 
     # ── Toolbar and keys ─────────────────────────────────────────────────
     def _make_actions(self) -> None:
@@ -1224,7 +1279,9 @@ class GanttChart(QWidget):
         if suffix == ".png":
             exporter = exporters.ImageExporter(self._glw.ci)
         elif suffix == ".svg":
-            exporter = exporters.SVGExporter(self._glw.ci)
+            with _svg_paths_without_z():
+                exporters.SVGExporter(self._glw.ci).export(str(path))
+            return path
         else:
             raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
         exporter.export(str(path))

@@ -1,0 +1,251 @@
+"""The chart's model on arrays: lanes, validity at as_of, picking, snapping (no window)."""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from factlines.core import temporal
+from factlines.core.demo import create_demo
+from factlines.ui import gantt_layout as gl
+
+DAY = gl.DAY
+
+
+def fact(fid, predicate, other, valid_from=None, valid_to=None, direction="outgoing", conf=1.0):
+    me = "kai"
+    subject, obj = (me, other) if direction == "outgoing" else (other, me)
+    return {
+        "id": fid,
+        "subject": subject,
+        "subject_name": subject.title(),
+        "predicate": predicate,
+        "object": obj,
+        "object_name": obj.title(),
+        "other": other,
+        "other_name": other.title(),
+        "direction": direction,
+        "valid_from": valid_from,
+        "valid_to": valid_to,
+        "confidence": conf,
+        "start": temporal.to_posix(temporal.start_key(valid_from)),
+        "end": temporal.to_posix(temporal.end_key(valid_to)),
+    }
+
+
+CHAPTER = [
+    fact("orion", "works_on", "orion", "2025-06-01", "2026-03-01"),
+    fact("nova", "works_on", "nova", "2026-03-15"),
+    fact("clerk", "recommended", "clerk", "2026-01-01"),
+    fact("mira", "mentors", "mira", "2018-09-03", "2019-12-20", direction="incoming"),
+    fact("priya", "mentors", "priya", "2021-02-01", "2024-01-31"),
+    fact("orion2", "works_on", "orion", "2026-06-01T09:00:00Z", None),
+]
+
+
+def test_lanes_grouped_by_predicate_with_headers_and_shared_lanes():
+    layout = gl.build_layout(CHAPTER)
+    labels = [layout.row_label(r) for r in range(layout.n_rows)]
+    assert labels == [
+        "mentors",
+        "mentors → Priya",
+        "mentors ← Mira",  # incoming after outgoing, marked
+        "recommended",
+        "recommended → Clerk",
+        "works_on",
+        "works_on → Orion",  # earliest first
+        "works_on → Nova",
+    ]
+    assert [h.predicate for h in layout.headers] == ["mentors", "recommended", "works_on"]
+    assert list(layout.row_kind) == [0, 1, 1, 0, 1, 0, 1, 1]
+    # A fact ended and re-opened later is a second bar on the same lane
+    orion = layout.index_of("orion")
+    again = layout.index_of("orion2")
+    assert layout.row[orion] == layout.row[again] == 6
+    assert layout.lane_label(again) == "works_on → Orion"
+    # bars are stored in lane order, and on a lane by start
+    assert list(layout.row) == sorted(layout.row)
+    assert orion < again
+    assert layout.headers[2].lanes == 2
+
+
+def test_arrays_follow_the_contract_keys():
+    layout = gl.build_layout(CHAPTER)
+    i = layout.index_of("orion")
+    assert layout.start[i] == temporal.to_posix("2025-06-01T00:00:00Z")
+    # a date-only end covers its whole last day
+    assert layout.end[i] == temporal.to_posix("2026-03-01T23:59:59Z")
+    nova = layout.index_of("nova")
+    assert math.isinf(layout.end[nova]) and layout.end[nova] > 0
+    assert layout.to_is_date[i] and layout.from_is_date[i]
+    assert not layout.from_is_date[layout.index_of("orion2")]
+    unknown = gl.build_layout([fact("u", "uses", "rust", None, "2020-01-01")])
+    assert unknown.start[0] == -math.inf
+
+
+def test_chapter_validity_at_two_instants():
+    layout = gl.build_layout(CHAPTER)
+
+    def valid_at(day):
+        mask = gl.valid_mask(layout, temporal.to_posix(day))
+        return {layout.ids[i] for i in np.flatnonzero(mask)}
+
+    assert valid_at("2025-12-01") == {"orion"}
+    assert valid_at("2026-04-01") == {"nova", "clerk"}
+    # the last day of a date-only end is still inside; the next day is not
+    assert "orion" in valid_at("2026-03-01")
+    assert "orion" not in valid_at("2026-03-02")
+    assert gl.valid_mask(layout, None).all()
+
+
+stored = st.one_of(
+    st.none(),
+    st.dates(min_value=__import__("datetime").date(1990, 1, 1)).map(lambda d: d.isoformat()),
+    st.integers(631152000, 2000000000).map(temporal.from_posix),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(stored, stored), min_size=1, max_size=8), st.integers(631152000, 2000000000)
+)
+def test_valid_mask_agrees_with_the_validity_rule(pairs, at):
+    facts = []
+    for n, (a, b) in enumerate(pairs):
+        if a and b and temporal.end_key(b) < temporal.start_key(a):
+            a, b = b, a
+            if temporal.end_key(b) < temporal.start_key(a):
+                continue
+        facts.append(fact(f"f{n}", "p", f"o{n}", a, b))
+    layout = gl.build_layout(facts)
+    key = temporal.from_posix(at)
+    mask = gl.valid_mask(layout, float(at))
+    for i, f in enumerate(layout.facts):
+        assert mask[i] == temporal.is_valid_at(f["valid_from"], f["valid_to"], key)
+
+
+def test_pick_on_arrays():
+    layout = gl.build_layout(CHAPTER)
+    orion = layout.index_of("orion")
+    row = float(layout.row[orion])
+    inside = temporal.to_posix("2025-10-01")
+    assert gl.pick(layout, inside, row, tol=0) == orion
+    assert gl.pick(layout, inside, row + 0.2, tol=0) == orion
+    assert gl.pick(layout, inside, row + 0.5, tol=0) == -1  # between lanes
+    assert gl.pick(layout, inside, 5.0, tol=0) == -1  # a header row
+    gap = temporal.to_posix("2026-03-08")  # between Orion's end and its re-opening
+    assert gl.pick(layout, gap, row, tol=0) == -1
+    assert gl.pick(layout, gap, row, tol=8 * DAY) == orion  # a pixel tolerance reaches it
+    # an open end reaches every later instant; an unknown start every earlier one
+    later = gl.pick(layout, temporal.to_posix("2090-01-01"), row, tol=0)
+    assert later == layout.index_of("orion2")
+    # overlapping bars on one lane: the shorter one wins
+    twin = gl.build_layout(
+        [
+            fact("long", "p", "x", "2000-01-01", "2010-01-01"),
+            fact("short", "p", "x", "2004-01-01", "2004-02-01"),
+        ]
+    )
+    assert twin.ids[gl.pick(twin, temporal.to_posix("2004-01-10"), 1.0, tol=0)] == "short"
+    assert twin.ids[gl.pick(twin, temporal.to_posix("2005-01-10"), 1.0, tol=0)] == "long"
+
+
+def test_pick_an_instant_needs_the_tolerance():
+    instant = "2026-05-06T15:00:00Z"
+    layout = gl.build_layout([fact("i", "met", "ana", instant, instant)])
+    x = temporal.to_posix(instant)
+    assert gl.pick(layout, x + 100, 1.0, tol=0) == -1
+    assert gl.pick(layout, x + 100, 1.0, tol=300) == 0
+
+
+def test_pick_handle_finds_known_ends_only():
+    layout = gl.build_layout(CHAPTER)
+    orion = layout.index_of("orion")
+    row = float(layout.row[orion])
+    end = float(layout.end[orion])
+    assert gl.pick_handle(layout, end + 3600, row, tol=DAY) == (orion, "end")
+    assert gl.pick_handle(layout, float(layout.start[orion]) - 60, row, tol=DAY) == (orion, "start")
+    assert gl.pick_handle(layout, end + 3 * DAY, row, tol=DAY) is None
+    nova = layout.index_of("nova")
+    # Nova's end is open: nothing to drag there
+    assert gl.pick_handle(layout, 4e9, float(layout.row[nova]), tol=DAY) is None
+
+
+def test_snapping_days_and_instants():
+    midnight = temporal.to_posix("2026-03-10")
+    # an end dragged near a midnight: the day before it (a date-only end covers its day)
+    assert gl.end_value(midnight + 3 * 3600, True) == "2026-03-09"
+    assert gl.end_value(midnight - 3 * 3600, True) == "2026-03-09"
+    assert gl.start_value(midnight + 3 * 3600, True) == "2026-03-10"
+    assert gl.day_of(midnight + 5) == "2026-03-10"
+    assert gl.day_of(midnight - 5) == "2026-03-09"
+    assert gl.snap_instant(midnight + 3600 + 29, 1.0) == "2026-03-10T01:00:29Z"
+    assert gl.snap_instant(midnight + 3600 + 29, 30.0) == "2026-03-10T01:00:00Z"
+    assert gl.snap_instant(midnight + 3600 * 5 + 1200, 2000.0) == "2026-03-10T05:00:00Z"
+
+
+def test_drag_value_clamps_an_inverted_interval():
+    layout = gl.build_layout(CHAPTER)
+    orion = layout.index_of("orion")
+    value, posix = gl.drag_value(layout, orion, "end", temporal.to_posix("2026-02-10"))
+    assert value == "2026-02-09"
+    assert posix == temporal.to_posix("2026-02-09T23:59:59Z")
+    value, _ = gl.drag_value(layout, orion, "end", temporal.to_posix("2020-01-01"))
+    assert value == "2025-06-01"  # clamped to a one-day fact, not inverted
+    value, _ = gl.drag_value(layout, orion, "start", temporal.to_posix("2030-01-01"))
+    assert value == "2026-03-01"
+    value, _ = gl.drag_value(
+        layout, layout.index_of("orion2"), "start", temporal.to_posix("2026-06-02T10:00:00Z"), 60.0
+    )
+    assert value == "2026-06-02T10:00:00Z"
+
+
+def test_palette_is_stable_and_distinct_for_the_demo():
+    assert gl.predicate_color("works_on") == gl.predicate_color("works_on")
+    assert gl.palette_index("works_on") == gl.palette_index("works_on")
+    kg = create_demo()
+    try:
+        predicates = kg.predicates()
+    finally:
+        kg.close()
+    colours = {gl.predicate_color(p) for p in predicates}
+    assert len(colours) == len(predicates)
+    assert all(c.startswith("#") and len(c) == 7 for c in gl.PALETTE)
+
+
+def test_conflicts_are_placed_on_both_lanes():
+    facts = [
+        fact("berlin", "lives_in", "berlin", "2018-09-01", "2023-08-31"),
+        fact("lisbon", "lives_in", "lisbon", "2023-06-01"),
+    ]
+    conflict = {
+        "a": "berlin",
+        "b": "lisbon",
+        "predicate": "lives_in",
+        "subject": "kai",
+        "start": "2023-06-01T00:00:00Z",
+        "end": "2023-08-31T23:59:59Z",
+    }
+    layout = gl.build_layout(facts, [conflict, {**conflict, "a": "gone"}])
+    assert sorted(layout.conflict_row.tolist()) == [1, 2]
+    assert layout.conflict_start.tolist() == [temporal.to_posix("2023-06-01")] * 2
+    assert layout.conflict_end[0] == temporal.to_posix("2023-08-31T23:59:59Z")
+    assert len(layout.conflicts) == 1
+
+
+def test_fit_range_covers_facts_today_and_as_of():
+    layout = gl.build_layout(CHAPTER)
+    now = temporal.to_posix("2026-12-01")
+    lo, hi = gl.fit_range(layout, now, temporal.to_posix("2030-01-01"))
+    assert lo < temporal.to_posix("2018-09-03") and hi > temporal.to_posix("2030-01-01")
+    assert gl.bars_in_view(layout, lo, hi, -1, 100).size == layout.n
+    lo, hi = gl.fit_range(gl.empty_layout(), now)
+    assert lo < now < hi
+
+
+def test_durations_read_well():
+    assert gl.describe_duration(30) == "30 s"
+    assert gl.describe_duration(3 * DAY) == "3 days"
+    assert gl.describe_duration(274 * DAY) == "9.0 months"
+    assert gl.describe_duration(math.inf) == "open"
