@@ -113,3 +113,41 @@ def test_query_entity_as_of_matches_the_oracle(shared_kg, rows, direction):
         )
         got = sorted((r["id"], r["direction"]) for r in kg.query_entity("ann", at, direction))
         assert got == expected, at
+
+
+# Stored text the store did not write: MemPalace's "" pass-through, legacy partial dates, junk
+# that has a date's shape. The SQL filter must agree with MemPalace's CASE-key form on them too.
+odd_values = st.sampled_from(["", "2026", "2026-03", "abcd-ef-gh", "2026-02-28T", "2026-02-28 x"])
+
+
+@pytest.fixture(scope="module")
+def probe_db():
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (valid_from TEXT, valid_to TEXT)")
+    yield conn
+    conn.close()
+
+
+@SETTINGS
+@given(
+    valid_from=st.one_of(values, odd_values),
+    valid_to=st.one_of(values, odd_values),
+    at=points,
+)
+def test_sql_filter_equals_the_key_rule(probe_db, valid_from, valid_to, at):
+    key = temporal.start_key(at)
+    probe_db.execute("DELETE FROM t")
+    probe_db.execute("INSERT INTO t VALUES (?, ?)", (valid_from, valid_to))
+    ours = probe_db.execute(
+        f"SELECT COUNT(*) FROM t WHERE {temporal.sql_valid_at('t')}",
+        temporal.valid_at_params(key),
+    ).fetchone()[0]
+    by_keys = probe_db.execute(
+        "SELECT COUNT(*) FROM t WHERE (t.valid_from IS NULL OR "
+        f"{temporal.sql_start_key('t.valid_from')} <= ?) AND (t.valid_to IS NULL OR "
+        f"{temporal.sql_end_key('t.valid_to')} > ?)",
+        (key, key),
+    ).fetchone()[0]
+    assert ours == by_keys

@@ -343,11 +343,12 @@ def test_timeline_order(dated, entity):
     assert [r["id"] for r in dated.timeline(entity)] == _expected_order(dated, entity)
 
 
+@pytest.mark.parametrize("entity", [None, "e0"])
 @pytest.mark.parametrize("limit", [1, 2, 3, 5])
-def test_timeline_paging_crosses_the_undated_boundary(dated, limit):
-    expected = _expected_order(dated)
+def test_timeline_paging_crosses_the_undated_boundary(dated, limit, entity):
+    expected = _expected_order(dated, entity)
     pages = [
-        [r["id"] for r in dated.timeline(limit=limit, offset=offset)]
+        [r["id"] for r in dated.timeline(entity, limit=limit, offset=offset)]
         for offset in range(0, len(expected) + limit, limit)
     ]
     assert all(len(page) <= limit for page in pages)
@@ -368,9 +369,13 @@ def test_timeline_skips_facts_of_missing_entities_without_shifting_pages(dated):
     )
     conn.commit()
     conn.close()
-    expected = [tid for tid in _expected_order(dated) if tid != "t_orphan"]
-    pages = [r["id"] for off in range(0, 10, 2) for r in dated.timeline(limit=2, offset=off)]
-    assert pages == expected
+    for entity in (None, "e0"):
+        expected = [tid for tid in _expected_order(dated, entity) if tid != "t_orphan"]
+        pages = [
+            r["id"] for off in range(0, 10, 2) for r in dated.timeline(entity, limit=2, offset=off)
+        ]
+        assert pages == expected
+    assert dated.timeline("ghost") == []
 
 
 def test_timeline_total(dated):

@@ -11,7 +11,9 @@ import sqlite3
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# A page cache large enough for a 100k-fact graph's hot pages (SQLite allocates it on demand).
+CACHE_KIB = 65_536
 
 MEMPALACE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS entities (
@@ -43,13 +45,26 @@ CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
 CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 """
 
-# Ours, which MemPalace ignores: per-entity counts answered from the index alone, the
-# chronological timeline walked in order, and a home for the app's own settings of a graph.
+# Ours, which MemPalace ignores (version 1 had narrower per-entity indexes, dropped here):
+# - an entity's facts from the index alone: open/ended counts, and an entity's timeline page
+#   chosen before any row is read;
+# - the chronological timeline walked in order; ended facts counted without reading rows;
+# - a relationship's facts filtered by time from the index alone;
+# - a home for the app's own settings of a graph.
+# The covering indexes roughly double a MemPalace file's size; that is the price of answering
+# MemPalace's own queries in half its time and of the app's per-entity views.
 FACTLINES_SCHEMA = """
-CREATE INDEX IF NOT EXISTS fl_triples_subject_to ON triples(subject, valid_to);
-CREATE INDEX IF NOT EXISTS fl_triples_object_to ON triples(object, valid_to);
+DROP INDEX IF EXISTS fl_triples_subject_to;
+DROP INDEX IF EXISTS fl_triples_object_to;
+CREATE INDEX IF NOT EXISTS fl_triples_subject_cover
+    ON triples(subject, valid_to, valid_from, id, object);
+CREATE INDEX IF NOT EXISTS fl_triples_object_cover
+    ON triples(object, valid_to, valid_from, id, subject);
 CREATE INDEX IF NOT EXISTS fl_triples_from_id ON triples(valid_from, id);
 CREATE INDEX IF NOT EXISTS fl_entities_name ON entities(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS fl_triples_to ON triples(valid_to);
+CREATE INDEX IF NOT EXISTS fl_triples_predicate_cover
+    ON triples(predicate, valid_from, valid_to, subject, object, id);
 CREATE TABLE IF NOT EXISTS fl_meta (key TEXT PRIMARY KEY, value TEXT);
 """
 
@@ -129,6 +144,7 @@ def open_connection(path: str, refuse: type[Exception]) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(triples)")}
         needs_work = (

@@ -89,6 +89,19 @@ _FACT_KEYS = (
 )
 
 
+_ENTITY_TIMELINE = (
+    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM ("
+    "SELECT x.rowid AS r, x.valid_from AS vf, x.id AS tid FROM triples x WHERE x.subject = ?1 "
+    "AND EXISTS (SELECT 1 FROM entities e WHERE e.id = x.object) "
+    "UNION ALL SELECT y.rowid, y.valid_from, y.id FROM triples y "
+    "WHERE y.object = ?1 AND y.subject != ?1 "
+    "AND EXISTS (SELECT 1 FROM entities e WHERE e.id = y.subject) "
+    "ORDER BY 2 ASC NULLS LAST, 3 ASC LIMIT ?2 OFFSET ?3) p "
+    "JOIN triples t ON t.rowid = p.r JOIN entities s ON t.subject = s.id "
+    "JOIN entities o ON t.object = o.id ORDER BY p.vf ASC NULLS LAST, p.tid ASC"
+)
+
+
 def _fact_dict(row: tuple) -> dict:
     fact = dict(zip(_FACT_KEYS, row))
     fact["current"] = fact["valid_to"] is None
@@ -431,7 +444,7 @@ class KnowledgeGraph:
         where, params = "", []
         if as_of is not None:
             key = temporal.start_key(as_of)
-            where, params = " AND " + temporal.sql_valid_at("t"), [key, key]
+            where, params = " AND " + temporal.sql_valid_at("t"), temporal.valid_at_params(key)
         results = []
         if direction in ("outgoing", "both"):
             rows = conn.execute(
@@ -518,7 +531,7 @@ class KnowledgeGraph:
         if as_of is not None:
             key = temporal.start_key(as_of)
             sql += " AND " + temporal.sql_valid_at("t")
-            params += [key, key]
+            params += temporal.valid_at_params(key)
         with self._lock:
             rows = self._db().execute(sql, params).fetchall()
         return [
@@ -545,11 +558,12 @@ class KnowledgeGraph:
             conn = self._db()
             if entity_name:
                 eid = entity_id(entity_name)
-                rows = conn.execute(
-                    select + "WHERE t.subject = ? OR t.object = ? "
-                    "ORDER BY t.valid_from ASC NULLS LAST, t.id ASC LIMIT ? OFFSET ?",
-                    (eid, eid, limit, offset),
-                ).fetchall()
+                # The page is chosen from the covering per-entity indexes, then only its rows
+                # are read. A fact is listed only when both ends exist, as MemPalace's join does.
+                with self._snapshot():
+                    exists = conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone()
+                    rows = conn.execute(_ENTITY_TIMELINE, (eid, limit, offset)).fetchall()
+                rows = rows if exists else []
             else:
                 # Dated facts walk the (valid_from, id) index; undated ones follow them. Both
                 # parts are read in one snapshot so a concurrent write cannot shift the page.
@@ -601,11 +615,15 @@ class KnowledgeGraph:
     def stats(self) -> dict:
         with self._lock:
             conn = self._db()
-            entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
-            triples, ended = conn.execute(
-                "SELECT COUNT(*), COUNT(valid_to) FROM triples"
-            ).fetchone()
-            predicates = self._predicates(conn)
+            # Plain COUNT(*) only counts b-tree cells; the ended facts are a range of the
+            # valid_to index. One snapshot, so the figures add up under concurrent writes.
+            with self._snapshot():
+                entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+                triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+                ended = conn.execute(
+                    "SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL"
+                ).fetchone()[0]
+                predicates = self._predicates(conn)
         return {
             "entities": entities,
             "triples": triples,
@@ -778,7 +796,7 @@ class KnowledgeGraph:
                 f"(EXISTS (SELECT 1 FROM triples t WHERE t.subject = e.id AND {valid}) OR "
                 f"EXISTS (SELECT 1 FROM triples t WHERE t.object = e.id AND {valid}))"
             )
-            params += [key, key, key, key]
+            params += temporal.valid_at_params(key) * 2
         return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def entity_types(self) -> list[str]:

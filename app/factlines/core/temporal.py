@@ -208,11 +208,28 @@ def sql_well_formed(column: str) -> str:
 
 
 def sql_valid_at(alias: str = "t") -> str:
-    """A WHERE fragment with two ``?`` parameters, both the instant's start key."""
+    """A WHERE fragment of the validity rule; its three ``?`` are :func:`valid_at_params`.
+
+    It is the rule over the comparison keys, written over the raw columns so that SQLite
+    compares plain text (and can use an index) instead of building a key per row. For a
+    well-formed instant key ``K`` and any stored text ``v`` the two are the same test:
+
+    - ``start_key(v) <= K``  iff  ``v <= K``: a date ``D`` is a prefix of ``D + "T00:00:00Z"``,
+      and no instant of day ``D`` sorts before ``D + "T00:00:00Z"``;
+    - ``end_key(v) > K``  iff  ``v > K`` or ``v = K[:10]`` while ``K`` is before that day's
+      last second: the only values whose key is above ``K`` but whose text is not are the
+      date of ``K``'s own day, whose key is ``K[:10] + "T23:59:59Z"``.
+    """
     return (
-        f"({alias}.valid_from IS NULL OR {sql_start_key(alias + '.valid_from')} <= ?) "
-        f"AND ({alias}.valid_to IS NULL OR {sql_end_key(alias + '.valid_to')} > ?)"
+        f"({alias}.valid_from IS NULL OR {alias}.valid_from <= ?) "
+        f"AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.valid_to = ?)"
     )
+
+
+def valid_at_params(key: str) -> list:
+    """The parameters of :func:`sql_valid_at` for an instant key (a :func:`start_key`)."""
+    day = key[:10] if key[10:] < DAY_END_SUFFIX else None
+    return [key, key, day]
 
 
 def sql_overlaps(alias: str = "t") -> str:
