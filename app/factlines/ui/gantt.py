@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import exporters
+from pyqtgraph.Qt import compat as pg_compat
 from pyqtgraph.Qt import internals as pg_internals
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -36,10 +37,12 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPen,
+    QPicture,
     QPolygonF,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -61,6 +64,7 @@ FADE_PX = 36.0  # the fade-in of an unknown start
 ARROW_PX = 11.0  # the arrowhead of an open end
 MIN_BAR_PX = 2.0  # an instant (or a very short fact) is still a visible tick
 HANDLE_PX = 6.0  # how near an end the pointer must be to drag it
+OUTLINE_LIMIT = 600  # with more bars in view than this, bars are drawn without outlines
 LANE_PX_MIN = 22.0  # rows shrink to this before the chart scrolls vertically
 LANE_PX_MAX = 34.0  # and never grow beyond this
 CURSOR_COLOR = "#d62728"
@@ -123,6 +127,7 @@ class BarsItem(pg.GraphicsObject):
 
     def __init__(self, chart: GanttChart):
         super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._chart = chart
         self._rect = QRectF()
         self.layout = gl.empty_layout()
@@ -144,8 +149,10 @@ class BarsItem(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(self._rect)
 
-    def _style(self, key: int) -> tuple[QBrush, QPen, QColor]:
-        style = self._styles.get(key)
+    def _style(self, key: int, outline: bool = True) -> tuple[QBrush, QPen, QColor]:
+        """Brush, pen and fill of a style group. Without outlines (a crowded view, where they
+        would only blur together and cost time) pale bars get a little more fill instead."""
+        style = self._styles.get((key, outline))
         if style is None:
             conf = (key % (gl.CONFIDENCE_LEVELS + 1)) / gl.CONFIDENCE_LEVELS
             valid = (key // (gl.CONFIDENCE_LEVELS + 1)) % 2 == 1
@@ -154,15 +161,44 @@ class BarsItem(pg.GraphicsObject):
                 fill = _mix(color, 0.30 + 0.70 * conf)
                 pen = QPen(color.darker(135))
             else:  # pale: not valid at as_of
-                fill = _mix(color, 0.10 + 0.16 * conf)
+                fill = _mix(color, (0.10 if outline else 0.18) + 0.16 * conf)
                 pen = QPen(_mix(color, 0.45 + 0.35 * conf))
             pen.setWidthF(1.0)
             pen.setCosmetic(True)
+            if not outline:
+                pen = QPen(Qt.PenStyle.NoPen)
             style = (QBrush(fill), pen, fill)
-            self._styles[key] = style
+            self._styles[(key, outline)] = style
         return style
 
-    def paint(self, p: QPainter, *args) -> None:
+    def set_valid(self, valid: np.ndarray) -> None:
+        """Restyle for a new as_of: repaint only the bars whose validity flipped."""
+        old, self.valid = self.valid, valid
+        if old.shape != valid.shape:
+            self.update()
+            return
+        flipped = np.flatnonzero(old != valid)
+        if flipped.size > 64:
+            self.update()
+            return
+        for i in flipped.tolist():
+            self.update_bar(i)
+
+    def update_bar(self, i: int, above: float = 0.0) -> None:
+        """Schedule a repaint of bar ``i``'s row span (and ``above`` rows over it, for labels)."""
+        layout = self.layout
+        if not 0 <= i < layout.n or self._rect.isEmpty():
+            return
+        view = self._rect
+        x0 = max(float(layout.start[i]), view.left())
+        x1 = min(float(layout.end[i]), view.right())
+        pad = (view.width()) * 0.01
+        row = float(layout.row[i])
+        if x1 < x0:
+            return
+        self.update(QRectF(x0 - pad, row - 0.5 - above, x1 - x0 + 2 * pad, 1.0 + above))
+
+    def paint(self, p: QPainter, option=None, widget=None) -> None:
         self.paint_count += 1
         layout = self.layout
         rect = self._rect
@@ -172,7 +208,12 @@ class BarsItem(pg.GraphicsObject):
         sx, dx, sy, dy = t.m11(), t.dx(), t.m22(), t.dy()
         x0, x1 = rect.left(), rect.right()
         y0, y1 = rect.top(), rect.bottom()
-        left_px, right_px = sx * x0 + dx, sx * x1 + dx
+        exposed = getattr(option, "exposedRect", None) if widget is not None else None
+        if exposed is not None and not exposed.isEmpty():
+            # Only what Qt will show is painted: a restyle repaints a few bars, not all.
+            part = exposed.intersected(rect)
+            x0, x1, y0, y1 = part.left(), part.right(), part.top(), part.bottom()
+        left_px, right_px = sx * rect.left() + dx, sx * rect.right() + dx
         if left_px > right_px:
             left_px, right_px = right_px, left_px
         row_px = abs(sy)
@@ -243,52 +284,77 @@ class BarsItem(pg.GraphicsObject):
         }
 
     def _draw_rects(self, p, xs, ys, ws, hs) -> None:
-        n = len(xs)
+        rects = np.empty((len(xs), 4))
+        rects[:, 0] = xs
+        rects[:, 1] = ys
+        rects[:, 2] = ws
+        rects[:, 3] = hs
+        self._draw_array(p, rects)
+
+    def _draw_slice(self, p, rects: np.ndarray, a: int, b: int) -> None:
+        """Draw rows ``a:b`` of a C-contiguous (n, 4) float64 array in place when the binding
+        takes a pointer (PySide6 >= 6.4.3), else through a copy."""
+        if self._rects.use_ptr_to_array and b > a:
+            ptr = pg_compat.wrapinstance(rects.ctypes.data + a * rects.strides[0], QRectF)
+            p.drawRects(ptr, b - a)
+        else:
+            self._draw_array(p, rects[a:b])
+
+    def _draw_array(self, p, rects: np.ndarray) -> None:
+        """Draw an (n, 4) array of x, y, w, h with one native drawRects call."""
+        n = len(rects)
         if n == 0:
             return
         self._rects.resize(n)
-        arr = self._rects.ndarray()
-        arr[:, 0] = xs
-        arr[:, 1] = ys
-        arr[:, 2] = ws
-        arr[:, 3] = hs
+        self._rects.ndarray()[:] = rects
         p.drawRects(*self._rects.drawargs())
 
     def _paint_bars(self, p, layout, idx, g, left_px, right_px, row_px) -> None:
+        """One drawRects per style group: every visible bar's rectangle is written once, in
+        group order, and each group draws its slice; fades and arrows follow per group."""
         levels = gl.CONFIDENCE_LEVELS + 1
         key = (layout.color[idx] * 2 + self.valid[idx]) * levels + layout.conf_level[idx]
         order = np.argsort(key, kind="stable")
         sorted_keys = key[order]
-        cuts = np.flatnonzero(np.diff(sorted_keys)) + 1
+        bounds = np.flatnonzero(np.diff(sorted_keys)) + 1
+        starts = np.concatenate(([0], bounds))
+        ends = np.concatenate((bounds, [order.size]))
         h = g["h"]
-        for group in np.split(order, cuts):
-            brush, pen, fill = self._style(int(key[group[0]]))
+        outline = order.size <= OUTLINE_LIMIT
+        ms, me, top = g["main_s"][order], g["main_e"][order], g["top"][order]
+        rects = np.empty((order.size, 4))
+        rects[:, 0] = ms
+        rects[:, 1] = top
+        rects[:, 2] = np.maximum(me - ms, 0.0)
+        rects[:, 3] = h
+        unknown, open_ = g["unknown"][order], g["open"][order]
+        fades_in = np.add.reduceat(unknown, starts).tolist()
+        arrows_in = np.add.reduceat(open_, starts).tolist()
+        for a, b, n_fades, n_arrows in zip(starts.tolist(), ends.tolist(), fades_in, arrows_in):
+            brush, pen, fill = self._style(int(sorted_keys[a]), outline)
             p.setBrush(brush)
             p.setPen(pen)
-            ms, me = g["main_s"][group], g["main_e"][group]
-            self._draw_rects(
-                p, ms, g["top"][group], np.maximum(me - ms, 0.0), np.full(len(group), h)
-            )
-            fades = group[g["unknown"][group]]
-            if fades.size:
+            self._draw_slice(p, rects, a, b)
+            if n_fades:
+                fades = order[a:b][unknown[a:b]]
                 gradient = QLinearGradient(left_px, 0, left_px + FADE_PX, 0)
                 gradient.setColorAt(0.0, _mix(fill, 0.0))
                 gradient.setColorAt(1.0, fill)
                 p.setBrush(QBrush(gradient))
                 p.setPen(Qt.PenStyle.NoPen)
                 width = g["main_s"][fades] - g["s"][fades]
-                self._draw_rects(p, g["s"][fades], g["top"][fades], width, np.full(len(fades), h))
-            arrows = group[g["open"][group]]
-            if arrows.size:
+                self._draw_rects(p, g["s"][fades], g["top"][fades], width, h)
+            if n_arrows:
                 path = QPainterPath()
-                for i in arrows:
-                    a, t = float(g["arrow_s"][i]), float(g["top"][i])
+                tip = right_px - 1
+                for i in order[a:b][open_[a:b]].tolist():
+                    x, t = float(g["arrow_s"][i]), float(g["top"][i])
                     path.addPolygon(
                         QPolygonF(
                             [
-                                QPointF(a, t - 2),
-                                QPointF(max(a + 3, right_px - 1), t + h / 2),
-                                QPointF(a, t + h + 2),
+                                QPointF(x, t - 2),
+                                QPointF(max(x + 3, tip), t + h / 2),
+                                QPointF(x, t + h + 2),
                             ]
                         )
                     )
@@ -323,7 +389,7 @@ class BarsItem(pg.GraphicsObject):
         pen = QPen(_mix(CONFLICT_COLOR, 0.9))
         pen.setCosmetic(True)
         p.setPen(pen)
-        self._draw_rects(p, s, top, e - s, np.full(len(show), h))
+        self._draw_rects(p, s, top, e - s, h)
 
     def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
         """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""
@@ -412,8 +478,9 @@ class BarsItem(pg.GraphicsObject):
 
     def _set_hover(self, i: int) -> None:
         if i != self.hovered:
+            self.update_bar(self.hovered, 0.5)
             self.hovered = i
-            self.update()
+            self.update_bar(i, 0.5)
 
     def mouseClickEvent(self, ev) -> None:
         chart = self._chart
@@ -468,16 +535,43 @@ class LaneAxis(pg.AxisItem):
         self._chart = chart
         self.setWidth(170)
         self.setStyle(showValues=False)
+        self._cache: QPicture | None = None
+        self._cache_key: tuple | None = None
 
     def tickValues(self, minVal, maxVal, size):
         return []
 
     def paint(self, p: QPainter, *args) -> None:
+        """Replay the labels from a picture; redraw it only when lanes, scroll, size or the
+        selected row changed (an as_of step changes none of them)."""
         chart = self._chart
         layout = chart.bars.layout
         vb = self.linkedView()
         if vb is None or layout.n_rows == 0:
             return
+        selected = chart.bars.selected
+        bounds = self.boundingRect()
+        origin = self.mapFromScene(vb.mapViewToScene(QPointF(0, 0)))
+        key = (
+            id(layout),
+            tuple(vb.viewRange()[1]),
+            int(layout.row[selected]) if 0 <= selected < layout.n else -1,
+            bounds.width(),
+            bounds.height(),
+            origin.y(),
+        )
+        if key != self._cache_key or self._cache is None:
+            picture = QPicture()
+            painter = QPainter(picture)
+            try:
+                self._draw_labels(painter, layout, vb)
+            finally:
+                painter.end()
+            self._cache, self._cache_key = picture, key
+        self._cache.play(p)
+
+    def _draw_labels(self, p: QPainter, layout: gl.Layout, vb) -> None:
+        chart = self._chart
         (y0, y1) = vb.viewRange()[1]
         lo, hi = min(y0, y1), max(y0, y1)
         r0 = max(0, math.floor(lo))
@@ -643,6 +737,10 @@ class GanttChart(QWidget):
             axis.setPen(pg.mkPen("#b9c0ca"))
             axis.setTextPen(pg.mkPen(TEXT_COLOR))
         self.time_axis.setGrid(38)
+        # Axes and labels change with the view or the entity, never with as_of: Qt keeps them
+        # as device pixmaps and blits them while the bars repaint.
+        for item in (self.lane_axis, self.time_axis, self._title, self._legend):
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.view.setLimits(xMin=X_MIN, xMax=X_MAX, minXRange=600.0, maxXRange=X_MAX - X_MIN)
 
         self.bars = BarsItem(self)
@@ -892,8 +990,7 @@ class GanttChart(QWidget):
 
     # ── as_of, selection: restyle only ───────────────────────────────────
     def _as_of_changed(self, _value=None) -> None:
-        self.bars.valid = gl.valid_mask(self.bars.layout, self._state.as_of_posix)
-        self.bars.update()
+        self.bars.set_valid(gl.valid_mask(self.bars.layout, self._state.as_of_posix))
         self._sync_cursor()
 
     def _sync_cursor(self) -> None:

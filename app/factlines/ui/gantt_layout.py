@@ -56,7 +56,7 @@ PALETTE = (
 # seventeen among them) get distinct colours. Changing it recolours every chart.
 PALETTE_SALT = 101311
 
-CONFIDENCE_LEVELS = 10  # confidence is drawn in 11 opacity steps (0.0, 0.1, ... 1.0)
+CONFIDENCE_LEVELS = 4  # confidence is drawn in 5 opacity steps (0, .25, .5, .75, 1)
 
 OUTGOING = "outgoing"
 INCOMING = "incoming"
@@ -232,6 +232,8 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
             row_lane.append(len(lanes) - 1)
             row += 1
 
+    colors = {predicate: palette_index(predicate) for predicate in by_predicate}
+    is_date = temporal.is_date
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
     facts = [facts[i] for i in order]
     idx = np.asarray(order, dtype=np.int64)
@@ -247,10 +249,10 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
         end=end,
         row=row_of[idx] if order else np.zeros(0, np.int32),
         lane=lane_of[idx] if order else np.zeros(0, np.int32),
-        color=np.asarray([palette_index(f["predicate"]) for f in facts], dtype=np.int32),
+        color=np.asarray([colors[f["predicate"]] for f in facts], dtype=np.int32),
         conf_level=np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32),
-        from_is_date=np.asarray([temporal.is_date(f.get("valid_from")) for f in facts], bool),
-        to_is_date=np.asarray([temporal.is_date(f.get("valid_to")) for f in facts], bool),
+        from_is_date=np.asarray([is_date(f.get("valid_from")) for f in facts], bool),
+        to_is_date=np.asarray([is_date(f.get("valid_to")) for f in facts], bool),
         lanes=lanes,
         headers=headers,
         n_rows=row,

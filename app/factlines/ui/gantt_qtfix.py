@@ -7,8 +7,12 @@ reference to it, so each call drops ``None``'s reference count by one. From Pyth
 the count reaches zero after a few thousand calls and the interpreter aborts with "Fatal Python
 error: none_dealloc". A chart repaints often, so it meets this within seconds of scrubbing.
 
+``True`` suffers the same way on some paths (a pyqtgraph plot repainting drops it about once a
+repaint; the process then aborts at exit with "bool_dealloc").
+
 The guard measures the bug (a few void calls, before and after) and, only when it is present,
-gives ``None`` a reference count so large it cannot run out: what 3.12 does by design.
+gives ``None``, ``True`` and ``False`` reference counts so large they cannot run out: what 3.12
+does by design (they are immortal there).
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ def guard_none_refcount() -> bool:
         return False
     if not void_calls_drop_none():
         return False
-    ctypes.c_ssize_t.from_address(id(None)).value += _HEADROOM
+    for singleton in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(singleton)).value += _HEADROOM
     _applied = True
     return True
 
