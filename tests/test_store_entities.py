@@ -133,11 +133,13 @@ def test_unknown_order_is_an_error(people):
         people.list_entities(order="size")
 
 
-@pytest.mark.parametrize("limit", [1, 3, 5])
-def test_paging_covers_everything_once(people, limit):
-    full = people.list_entities(limit=1000)
+@pytest.mark.parametrize("search", ["", "ali", "b"])
+@pytest.mark.parametrize("order", ["name", "type", "current"])
+@pytest.mark.parametrize("limit", [1, 2, 5])
+def test_paging_covers_everything_once(people, limit, search, order):
+    full = people.list_entities(search, order=order, limit=1000)
     pages = [
-        people.list_entities(limit=limit, offset=offset)
+        people.list_entities(search, order=order, limit=limit, offset=offset)
         for offset in range(0, len(full) + limit, limit)
     ]
     assert [e for page in pages for e in page] == full

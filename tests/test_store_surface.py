@@ -443,3 +443,26 @@ def test_seed_from_entity_facts(kg):
     )
     assert kg.get_entity("rex")["type"] == "animal"
     assert kg.get_entity("kai")["type"] == "person"
+
+
+def test_timeline_of_a_hub_pages_in_order(kg):
+    # Enough facts that the page is chosen from the indexes first (the path for hubs).
+    values = [None, "2026-03-01", "2026-03-01T00:00:00Z", "2025-01-01T10:00:00Z", "2024-12-31"]
+    for i in range(40):
+        if i % 2:
+            kg.add_triple("hub", f"p{i % 3}", f"x{i}", valid_from=values[i % 5])
+        else:
+            kg.add_triple(f"x{i}", f"p{i % 3}", "hub", valid_from=values[i % 5])
+    kg.add_triple("hub", "loops", "hub", valid_from="2026-01-01")
+    conn = sqlite3.connect(kg.db_path)
+    with conn:
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES ('t_orphan', 'ghost', 'p', 'hub', '2000-01-01')"
+        )
+    conn.close()
+    expected = [tid for tid in _expected_order(kg, "hub") if tid != "t_orphan"]
+    assert len(expected) == 41
+    for limit in (1, 3, 7):
+        pages = [r["id"] for off in range(0, 45, limit) for r in kg.timeline("hub", limit, off)]
+        assert pages == expected

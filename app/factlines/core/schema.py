@@ -11,7 +11,7 @@ import sqlite3
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # A page cache large enough for a 100k-fact graph's hot pages (SQLite allocates it on demand).
 CACHE_KIB = 65_536
 
@@ -45,7 +45,8 @@ CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
 CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 """
 
-# Ours, which MemPalace ignores (version 1 had narrower per-entity indexes, dropped here):
+# Ours, which MemPalace ignores (earlier versions had narrower indexes, dropped here):
+# - entities listed and searched in name order from the index alone;
 # - an entity's facts from the index alone: open/ended counts, and an entity's timeline page
 #   chosen before any row is read;
 # - the chronological timeline walked in order; ended facts counted without reading rows;
@@ -61,7 +62,8 @@ CREATE INDEX IF NOT EXISTS fl_triples_subject_cover
 CREATE INDEX IF NOT EXISTS fl_triples_object_cover
     ON triples(object, valid_to, valid_from, id, subject);
 CREATE INDEX IF NOT EXISTS fl_triples_from_id ON triples(valid_from, id);
-CREATE INDEX IF NOT EXISTS fl_entities_name ON entities(name COLLATE NOCASE);
+DROP INDEX IF EXISTS fl_entities_name;
+CREATE INDEX IF NOT EXISTS fl_entities_name_cover ON entities(name COLLATE NOCASE, id, type);
 CREATE INDEX IF NOT EXISTS fl_triples_to ON triples(valid_to);
 CREATE INDEX IF NOT EXISTS fl_triples_predicate_cover
     ON triples(predicate, valid_from, valid_to, subject, object, id);

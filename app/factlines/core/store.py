@@ -89,6 +89,10 @@ _FACT_KEYS = (
 )
 
 
+_ENTITY_FACT_COUNT = (
+    "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = ?1)"
+)
 _ENTITY_TIMELINE = (
     "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM ("
     "SELECT x.rowid AS r, x.valid_from AS vf, x.id AS tid FROM triples x WHERE x.subject = ?1 "
@@ -98,8 +102,19 @@ _ENTITY_TIMELINE = (
     "AND EXISTS (SELECT 1 FROM entities e WHERE e.id = y.subject) "
     "ORDER BY 2 ASC NULLS LAST, 3 ASC LIMIT ?2 OFFSET ?3) p "
     "JOIN triples t ON t.rowid = p.r JOIN entities s ON t.subject = s.id "
-    "JOIN entities o ON t.object = o.id ORDER BY p.vf ASC NULLS LAST, p.tid ASC"
+    "JOIN entities o ON t.object = o.id WHERE EXISTS (SELECT 1 FROM entities WHERE id = ?1) "
+    "ORDER BY p.vf ASC NULLS LAST, p.tid ASC"
 )
+
+
+_COUNTS = (
+    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NULL) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id AND valid_to IS NULL)",
+    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NOT NULL) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id "
+    "AND valid_to IS NOT NULL)",
+)
+_ENTITY_ROW_KEYS = ("id", "name", "type", "current", "ended")
 
 
 def _fact_dict(row: tuple) -> dict:
@@ -558,12 +573,18 @@ class KnowledgeGraph:
             conn = self._db()
             if entity_name:
                 eid = entity_id(entity_name)
-                # The page is chosen from the covering per-entity indexes, then only its rows
-                # are read. A fact is listed only when both ends exist, as MemPalace's join does.
-                with self._snapshot():
-                    exists = conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone()
+                # For a hub, the page is chosen from the covering per-entity indexes and only its
+                # rows are read; a small entity is cheaper the plain way. Either lists a fact only
+                # when both ends exist, as MemPalace's join does.
+                facts = conn.execute(_ENTITY_FACT_COUNT, (eid,)).fetchone()[0]
+                if facts > 4 * (limit + offset):
                     rows = conn.execute(_ENTITY_TIMELINE, (eid, limit, offset)).fetchall()
-                rows = rows if exists else []
+                else:
+                    rows = conn.execute(
+                        select + "WHERE t.subject = ? OR t.object = ? "
+                        "ORDER BY t.valid_from ASC NULLS LAST, t.id ASC LIMIT ? OFFSET ?",
+                        (eid, eid, limit, offset),
+                    ).fetchall()
             else:
                 # Dated facts walk the (valid_from, id) index; undated ones follow them. Both
                 # parts are read in one snapshot so a concurrent write cannot shift the page.
@@ -733,41 +754,69 @@ class KnowledgeGraph:
         if order not in ENTITY_ORDERS:
             raise ValueError(f"order={order!r} is not one of {', '.join(ENTITY_ORDERS)}")
         where, params = self._entity_filter(search, entity_type, valid_at)
+        limit, offset = max(0, int(limit)), max(0, int(offset))
         direction = "DESC" if descending else "ASC"
-        counts = (
-            "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NULL) + "
-            "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id "
-            "AND valid_to IS NULL)",
-            "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NOT NULL) + "
-            "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id "
-            "AND valid_to IS NOT NULL)",
-        )
-        prefix_first = ""
-        order_params: list = []
-        if search and order == "name":
-            prefix_first = "(e.name LIKE ? ESCAPE '\\' OR e.id LIKE ? ESCAPE '\\') DESC, "
-            pattern = _escape_like(search.strip().lower()) + "%"
-            order_params = [pattern, _escape_like(entity_id(search.strip())) + "%"]
-        sort_key = {
-            "name": f"e.name COLLATE NOCASE {direction}, e.id {direction}",
-            "type": f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id",
-            "current": f"current {direction}, e.name COLLATE NOCASE, e.id",
-            "ended": f"ended {direction}, e.name COLLATE NOCASE, e.id",
-        }[order]
-        sql = (
-            f"SELECT e.id, e.name, e.type, {counts[0]} AS current, {counts[1]} AS ended "
-            f"FROM entities e {where} ORDER BY {prefix_first}{sort_key} LIMIT ? OFFSET ?"
-        )
-        with self._lock:
-            rows = (
-                self._db()
-                .execute(sql, [*params, *order_params, max(0, int(limit)), max(0, int(offset))])
-                .fetchall()
+        text = (search or "").strip()
+        with self._lock, self._snapshot():
+            conn = self._db()
+            if order in ("current", "ended"):
+                # Ordered by a count: every match's counts are needed before the page is known.
+                sql = (
+                    f"SELECT e.id, e.name, e.type, {_COUNTS[0]} AS current, {_COUNTS[1]} AS ended "
+                    f"FROM entities e {where} "
+                    f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id LIMIT ? OFFSET ?"
+                )
+                rows = conn.execute(sql, [*params, limit, offset]).fetchall()
+                return [dict(zip(_ENTITY_ROW_KEYS, row)) for row in rows]
+            if order == "type":
+                sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
+            else:
+                sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
+            page = f"SELECT e.id, e.name, e.type FROM entities e {where} "
+            if not (text and order == "name"):
+                rows = conn.execute(
+                    f"{page}ORDER BY {sort} LIMIT ? OFFSET ?", [*params, limit, offset]
+                ).fetchall()
+            else:
+                # Prefix matches first, then the other matches, each walked in name order on the
+                # covering name index so that a page stops as soon as it is full.
+                prefix = "(e.name LIKE ? ESCAPE '\\' OR e.id LIKE ? ESCAPE '\\')"
+                prefix_params = [_escape_like(text) + "%", _escape_like(entity_id(text)) + "%"]
+                joiner = " AND " if where else "WHERE "
+                rows = conn.execute(
+                    f"{page}{joiner}{prefix} ORDER BY {sort} LIMIT ? OFFSET ?",
+                    [*params, *prefix_params, limit, offset],
+                ).fetchall()
+                if len(rows) < limit:
+                    rest_offset = 0
+                    if not rows and offset:
+                        prefixed = conn.execute(
+                            f"SELECT COUNT(*) FROM entities e {where}{joiner}{prefix}",
+                            [*params, *prefix_params],
+                        ).fetchone()[0]
+                        rest_offset = max(0, offset - prefixed)
+                    rows += conn.execute(
+                        f"{page}{joiner}NOT {prefix} ORDER BY {sort} LIMIT ? OFFSET ?",
+                        [*params, *prefix_params, limit - len(rows), rest_offset],
+                    ).fetchall()
+            counts = self._fact_counts(conn, [row[0] for row in rows])
+        return [dict(zip(_ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in rows]
+
+    @staticmethod
+    def _fact_counts(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
+        """(current, ended) facts of each entity, a self-loop once, from the covering indexes."""
+        out: dict[str, tuple[int, int]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            out.update(
+                (eid, (cur, end))
+                for eid, cur, end in conn.execute(
+                    f"SELECT e.id, {_COUNTS[0]}, {_COUNTS[1]} FROM entities e "
+                    f"WHERE e.id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
             )
-        return [
-            {"id": eid, "name": name, "type": etype, "current": cur, "ended": end}
-            for eid, name, etype, cur, end in rows
-        ]
+        return out
 
     def count_entities(
         self, search: str = "", entity_type: str | None = None, valid_at: str | None = None
