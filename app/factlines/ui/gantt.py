@@ -55,7 +55,6 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.ui import gantt_layout as gl
-from factlines.ui import gantt_qtfix
 from factlines.ui.actions import FactActions, describe
 from factlines.ui.state import AppState
 
@@ -74,7 +73,6 @@ MUTED_TEXT = "#5b6270"
 X_MIN = temporal.to_posix("1800-01-01")
 X_MAX = temporal.to_posix("2200-01-01")
 
-gantt_qtfix.guard_none_refcount()  # see gantt_qtfix: void calls would exhaust None on 3.11
 
 
 def _mix(color: QColor, alpha: float) -> QColor:
@@ -86,7 +84,7 @@ def _mix(color: QColor, alpha: float) -> QColor:
 def close_path_data(d: str) -> str:
     """SVG path data with each ``Z`` (close) written as a line back to the subpath's start.
 
-    Qt 6.12's SVG generator closes subpaths with ``Z``; pyqtgraph 0.14's SVG exporter reads path
+    Qt 6's SVG generator closes subpaths with ``Z``; pyqtgraph 0.14's SVG exporter reads path
     data as ``x,y`` tokens only and fails on it (any plot's export does). Same drawing.
     """
     out: list[str] = []
