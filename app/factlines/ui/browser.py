@@ -213,8 +213,11 @@ class EntityBrowser(QWidget):
 
     def _context_menu(self, pos) -> None:
         entity = self.entity_at(self.view.indexAt(pos))
-        if entity is None:
-            return
+        if entity is not None:
+            self.context_menu(entity).exec(self.view.viewport().mapToGlobal(pos))
+
+    def context_menu(self, entity: dict) -> QMenu:
+        """Select, add a fact, rename, merge, copy the id: what a right-click on a row offers."""
         menu = QMenu(self)
         menu.addAction(f"Select {entity['name']}", lambda: self._state.select_entity(entity["id"]))
         menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
@@ -225,4 +228,4 @@ class EntityBrowser(QWidget):
         copy = QAction("Copy id", menu)
         copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(entity["id"]))
         menu.addAction(copy)
-        menu.exec(self.view.viewport().mapToGlobal(pos))
+        return menu

@@ -1,0 +1,193 @@
+"""The Qt models over the store: model-tester clean, lazy, sorting by re-query, cheap as_of."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from ui_fixtures import *  # noqa: F403
+from ui_fixtures import find_fact
+
+from factlines import KnowledgeGraph
+from factlines.ui.models import (
+    COLUMN,
+    FACT_ID_ROLE,
+    VALID_ROLE,
+    EntityModel,
+    FactFilterProxy,
+    FactModel,
+)
+from factlines.ui.state import AppState
+
+
+@pytest.fixture
+def state(qtbot, demo):
+    return AppState(demo)
+
+
+@pytest.fixture
+def many(tmp_path):
+    kg = KnowledgeGraph(tmp_path / "many.sqlite3")
+    with kg.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO entities (id, name, type) VALUES (?, ?, ?)",
+            [(f"e{i:05d}", f"E{i:05d}", "thing" if i % 2 else "other") for i in range(1000)],
+        )
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES (?, ?, 'knows', ?, '2020-01-01')",
+            [(f"t{i}", f"e{i:05d}", f"e{(i * 7) % 1000:05d}") for i in range(0, 1000, 3)],
+        )
+    yield kg
+    kg.close()
+
+
+def test_entity_model_passes_the_model_tester(qtmodeltester, state):
+    model = EntityModel(state)
+    model.refresh()
+    qtmodeltester.check(model)
+    model.set_filter("o", None, None)
+    qtmodeltester.check(model)
+    model.sort(2, Qt.SortOrder.DescendingOrder)
+    qtmodeltester.check(model)
+
+
+def test_fact_model_and_proxy_pass_the_model_tester(qtmodeltester, state):
+    state.select_entity("kai_moreno")
+    model = FactModel(state, edit=lambda *a: True)
+    model.reload()
+    qtmodeltester.check(model)
+    proxy = FactFilterProxy()
+    proxy.setSourceModel(model)
+    qtmodeltester.check(proxy)
+    state.set_as_of("2025-12-01")
+    model.restyle()
+    proxy.set_hide_invalid(True)
+    qtmodeltester.check(proxy)
+    assert 0 < proxy.rowCount() < model.rowCount()
+
+
+def test_entity_model_is_lazy_and_pages_through_the_store(qtbot, many):
+    state = AppState(many)
+    model = EntityModel(state)
+    model.refresh()
+    assert model.total == 1000
+    assert model.rowCount() == EntityModel.PAGE
+    assert model.canFetchMore()
+    while model.canFetchMore():
+        model.fetchMore()
+    assert model.rowCount() == 1000
+    assert model.data(model.index(999, 0)) == "E00999"
+
+
+def test_sorting_re_queries_the_store(qtbot, many, monkeypatch):
+    state = AppState(many)
+    model = EntityModel(state)
+    model.refresh()
+    calls = []
+    original = many.list_entities
+    monkeypatch.setattr(many, "list_entities", lambda **kw: calls.append(kw) or original(**kw))
+    model.sort(2, Qt.SortOrder.DescendingOrder)
+    assert calls and calls[-1]["order"] == "current" and calls[-1]["descending"] is True
+    top = model.data(model.index(0, 2))
+    assert top == max(e["current"] for e in original(limit=2000))
+    model.sort(0, Qt.SortOrder.DescendingOrder)
+    assert model.data(model.index(0, 0)) == "E00999"
+
+
+def test_search_filter_type_and_valid_at(qtbot, state):
+    model = EntityModel(state)
+    model.set_filter("KAI", None, None)
+    names = [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    assert "Kai Moreno" in names
+    model.set_filter("kai_mor", None, None)  # the id matches too
+    assert [model.data(model.index(r, 0)) for r in range(model.rowCount())] == ["Kai Moreno"]
+    model.set_filter("", "tool", None)
+    assert {model.entity_at(r)["type"] for r in range(model.rowCount())} == {"tool"}
+    model.set_filter("", None, "2016-01-01")
+    early = model.total
+    model.set_filter("", None, None)
+    assert early < model.total
+
+
+def test_fact_model_restyles_on_as_of_without_querying(qtbot, state, demo, monkeypatch):
+    state.select_entity("kai_moreno")
+    model = FactModel(state)
+    model.reload()
+    orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    calls = []
+    for name in ("intervals", "conflicts", "get_fact", "list_entities", "query_entity"):
+        original = getattr(demo, name)
+        monkeypatch.setattr(
+            demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
+        )
+    changed = []
+    model.dataChanged.connect(lambda *a: changed.append(a))
+    for as_of, orion_valid, nova_valid in (
+        ("2025-12-01", True, False),
+        ("2026-04-01", False, True),
+        ("2026-03-01", True, False),  # a date-only end covers its whole last day
+        ("2026-03-02", False, False),
+    ):
+        state.set_as_of(as_of)
+        model.restyle()
+        assert model.is_valid_row(model.row_of(orion["id"])) is orion_valid
+        assert model.is_valid_row(model.row_of(nova["id"])) is nova_valid
+    assert calls == []
+    assert changed, "restyling repaints the rows"
+    index = model.index(model.row_of(nova["id"]), COLUMN["predicate"])
+    assert model.data(index, VALID_ROLE) is False
+    assert model.data(index, Qt.ItemDataRole.ForegroundRole) is not None
+
+
+def test_conflicts_are_marked_with_the_overlap(qtbot, state, demo):
+    state.select_entity("kai_moreno")
+    model = FactModel(state)
+    model.reload()
+    berlin = find_fact(demo, "Kai Moreno", "lives_in", "Berlin")
+    row = model.row_of(berlin["id"])
+    marker = model.data(model.index(row, COLUMN["direction"]))
+    assert marker.startswith("⚠")
+    tip = model.data(model.index(row, COLUMN["predicate"]), Qt.ItemDataRole.ToolTipRole)
+    assert "Conflict" in tip and "Lisbon" in tip and "2023-06-01" in tip
+    assert model.conflict_count == 1
+    works = find_fact(demo, "Kai Moreno", "works_at", "Lumen Labs")
+    assert not model.conflicts_of(works["id"])
+
+
+def test_bad_values_are_refused_with_the_reason_and_nothing_written(qtbot, state, demo):
+    state.select_entity("kai_moreno")
+    edits = []
+    model = FactModel(state, edit=lambda *a: edits.append(a) or True)
+    model.reload()
+    reasons = []
+    model.refused.connect(reasons.append)
+    orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
+    row = model.row_of(orion["id"])
+    for column, text, why in (
+        ("valid_to", "2026-02-30", "no such calendar day"),
+        ("valid_to", "2026-03", "partial date"),
+        ("valid_to", "2020-01-01", "before valid_from"),
+        ("valid_from", "yesterday", "not a date"),
+        ("valid_from", "2026-03-01T10:00:00-05:00", "only UTC"),
+        ("confidence", "1.5", "between 0 and 1"),
+        ("confidence", "high", "number"),
+    ):
+        assert not model.setData(model.index(row, COLUMN[column]), text)
+        assert why in reasons[-1]
+    assert edits == []
+    assert model.setData(model.index(row, COLUMN["valid_to"]), "2026-02-27")
+    assert edits == [(orion["id"], "valid_to", "2026-02-27")]
+    assert model.data(model.index(row, COLUMN["valid_to"]), FACT_ID_ROLE) == orion["id"]
+
+
+def test_fact_model_sorts_its_rows(qtbot, state):
+    state.select_entity("kai_moreno")
+    model = FactModel(state)
+    model.reload()
+    model.sort(COLUMN["valid_from"], Qt.SortOrder.AscendingOrder)
+    starts = [model.fact_at(r)["valid_from"] for r in range(model.rowCount())]
+    dated = [s for s in starts if s]
+    assert dated == sorted(dated)
+    model.sort(COLUMN["valid_from"], Qt.SortOrder.DescendingOrder)
+    assert [model.fact_at(r)["valid_from"] for r in range(model.rowCount())][0] == max(dated)

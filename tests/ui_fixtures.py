@@ -1,0 +1,127 @@
+"""Fixtures for the window tests: isolated settings, the demo graph, a shown window, file dumps.
+
+Imported by tests/test_ui_*.py (``from ui_fixtures import *``). Nothing here touches the real
+user's settings: every window gets an INI file under the test's tmp_path.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from factlines.core.demo import create_demo
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path, monkeypatch) -> Path:
+    """Every window in the test keeps its settings in tmp_path, never in the user's."""
+    path = tmp_path / "settings" / "factlines.ini"
+    path.parent.mkdir()
+    monkeypatch.setenv("FACTLINES_SETTINGS", str(path))
+    return path
+
+
+@pytest.fixture
+def demo(tmp_path):
+    kg = create_demo(str(tmp_path))
+    yield kg
+    kg.close()
+
+
+@pytest.fixture
+def window(qtbot, demo, isolated_settings):
+    from factlines.ui import MainWindow
+
+    win = MainWindow(demo, settings=str(isolated_settings))
+    qtbot.addWidget(win)
+    win.resize(1500, 950)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def dump(path) -> dict:
+    """Every row of every table, rowid included, read through a second connection."""
+    conn = sqlite3.connect(str(path))
+    try:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        return {
+            table: conn.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid").fetchall()
+            for table in sorted(tables)
+        }
+    finally:
+        conn.close()
+
+
+def file_fact(path, triple_id: str) -> dict | None:
+    """One triple row as the file has it (second connection)."""
+    conn = sqlite3.connect(str(path))
+    conn.row_factory = sqlite3.Row
+    try:
+        row = conn.execute("SELECT * FROM triples WHERE id = ?", (triple_id,)).fetchone()
+        return dict(row) if row else None
+    finally:
+        conn.close()
+
+
+def file_query(path, sql: str, params=()) -> list[tuple]:
+    conn = sqlite3.connect(str(path))
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def answer_dialogs(monkeypatch):
+    """Queue fillers for the next dialogs; each fills the form, then OK is pressed.
+
+    ``answer_dialogs.append(lambda dialog: ...)``; a filler returning False presses Cancel.
+    The dialog's own validation runs (a refused form stays open and counts as not accepted).
+    """
+    from factlines.ui.actions import FactActions
+
+    class Fillers(list):
+        seen: list
+
+    fillers: Fillers = Fillers()
+    seen: list = []
+
+    def fake_exec(self, dialog) -> bool:
+        seen.append(dialog)
+        filler = fillers.pop(0)
+        if filler(dialog) is False:
+            dialog.reject()
+            return False
+        dialog.accept()
+        return dialog.result() == dialog.DialogCode.Accepted
+
+    monkeypatch.setattr(FactActions, "_exec", fake_exec)
+    fillers.seen = seen
+    return fillers
+
+
+def messages_of(window) -> list[str]:
+    """Collect what the window says in its status bar from now on."""
+    said: list[str] = []
+    window.state.message.connect(said.append)
+    return said
+
+
+def find_fact(kg, subject: str, predicate: str, obj: str) -> dict:
+    for fact in kg.intervals(subject):
+        if (fact["subject_name"], fact["predicate"], fact["object_name"]) == (
+            subject,
+            predicate,
+            obj,
+        ):
+            return fact
+    raise AssertionError(f"no fact {subject} {predicate} {obj}")
