@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from ui_fixtures import *  # noqa: F403
-from ui_fixtures import find_fact
 
 from factlines import KnowledgeGraph
 from factlines.ui.models import (
@@ -17,6 +15,8 @@ from factlines.ui.models import (
     FactModel,
 )
 from factlines.ui.state import AppState
+from ui_fixtures import *  # noqa: F403
+from ui_fixtures import find_fact
 
 
 @pytest.fixture
@@ -190,4 +190,4 @@ def test_fact_model_sorts_its_rows(qtbot, state):
     dated = [s for s in starts if s]
     assert dated == sorted(dated)
     model.sort(COLUMN["valid_from"], Qt.SortOrder.DescendingOrder)
-    assert [model.fact_at(r)["valid_from"] for r in range(model.rowCount())][0] == max(dated)
+    assert model.fact_at(0)["valid_from"] == max(dated)

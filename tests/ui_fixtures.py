@@ -7,7 +7,6 @@ user's settings: every window gets an INI file under the test's tmp_path.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
