@@ -125,6 +125,7 @@ class EntityBrowser(QWidget):
         state.entityChanged.connect(lambda _e: self._show_selection())
         state.asOfChanged.connect(self._as_of_changed)
         self._graph_changed()
+        self._data_changed()
 
     def sizeHint(self) -> QSize:
         return QSize(340, 600)
@@ -154,17 +155,17 @@ class EntityBrowser(QWidget):
             self._search_timer.start()
 
     def _graph_changed(self) -> None:
-        kg = self._state.kg
+        """Another file: start from a clean filter (the data signal that follows re-queries)."""
+        self.search_field.blockSignals(True)
+        self.search_field.clear()
+        self.search_field.blockSignals(False)
         self.type_filter.blockSignals(True)
         self.type_filter.clear()
         self.type_filter.addItem(ALL_TYPES, None)
-        if kg is not None:
-            for entity_type in kg.entity_types():
-                self.type_filter.addItem(entity_type, entity_type)
         self.type_filter.blockSignals(False)
-        self.apply_filter()
 
     def _data_changed(self) -> None:
+        """Rows were written: refresh the type list if it changed, then the listing."""
         current = self.type_filter.currentData()
         kg = self._state.kg
         types = kg.entity_types() if kg is not None else []
@@ -174,8 +175,7 @@ class EntityBrowser(QWidget):
             self.type_filter.addItem(ALL_TYPES, None)
             for entity_type in types:
                 self.type_filter.addItem(entity_type, entity_type)
-            at = self.type_filter.findData(current)
-            self.type_filter.setCurrentIndex(max(0, at))
+            self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
             self.type_filter.blockSignals(False)
         self.apply_filter()
 

@@ -56,7 +56,7 @@ class DateField(QWidget):
         self.edit.setToolTip(f"{field}: {temporal.EXPECTED_FORMS}")
         self.edit.setMinimumWidth(190)
         pick = QToolButton(self)
-        pick.setText("📅")
+        pick.setText("Pick")
         pick.setToolTip("Pick a day")
         pick.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(pick)

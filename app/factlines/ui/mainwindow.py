@@ -380,9 +380,7 @@ class MainWindow(QMainWindow):
             self.state.set_as_of(as_of)
         except ValueError:
             self.state.set_as_of(None)
-        self.time_control.update_range()
         self._update_title()
-        self._update_stats()
         self._update_fact_actions()
         if kg is not None:
             self.state.message.emit(f"Opened {self._path}")
@@ -561,8 +559,6 @@ class MainWindow(QMainWindow):
             return False
         if changed:
             self.state.notify_data_changed()
-            self.time_control.update_range()
-            self._update_stats()
             self.state.message.emit("The file was changed by another program: views reloaded")
         return changed
 

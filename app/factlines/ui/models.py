@@ -8,6 +8,7 @@ and only restyles them when ``as_of`` moves.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -24,10 +25,25 @@ from factlines.ui.state import AppState
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
+# Roles as plain ints: data() is called per cell per paint, and int compares are cheapest.
+DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+EDIT = int(Qt.ItemDataRole.EditRole.value)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
+FONT = int(Qt.ItemDataRole.FontRole.value)
+ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
+RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 ENTITY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 FACT_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 VALID_ROLE = Qt.ItemDataRole.UserRole + 3
 OTHER_ID_ROLE = Qt.ItemDataRole.UserRole + 4
+
+
+_DIM = QBrush(style.DIM_TEXT)
+_CONFLICT = QBrush(style.CONFLICT)
+_CONFLICT_BACKGROUND = QBrush(style.CONFLICT_BACKGROUND)
+_LINK = QBrush(style.LINK)
 
 
 class EntityModel(QAbstractTableModel):
@@ -134,22 +150,19 @@ class EntityModel(QAbstractTableModel):
             return None
         entity = self._rows[index.row()]
         column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             return (entity["name"], entity["type"] or "", entity["current"], entity["ended"])[
                 column
             ]
         if role == ENTITY_ID_ROLE:
             return entity["id"]
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+        if column >= 2:
+            if role == ALIGNMENT:
+                return RIGHT
+            if role == FOREGROUND and not entity[self.ORDERS[column]]:
+                return _DIM
+        elif role == TOOLTIP and column == 0:
             return f"{entity['name']}\nid: {entity['id']}"
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if (
-            role == Qt.ItemDataRole.ForegroundRole
-            and column >= 2
-            and not entity[self.ORDERS[column]]
-        ):
-            return QBrush(style.DIM_TEXT)
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -192,7 +205,10 @@ class FactModel(QAbstractTableModel):
         self._state = state
         self._edit = edit
         self._facts: list[dict] = []
-        self._valid: list[bool] = []
+        self._valid = np.zeros(0, dtype=bool)
+        self._starts = np.zeros(0)  # POSIX start keys, -inf for an unknown start
+        self._ends = np.zeros(0)  # POSIX end keys, +inf for an open end
+        self._predicate_brushes: dict[str, QBrush] = {}
         self._conflicts: dict[str, list[dict]] = {}
         self._row_of: dict[str, int] = {}
         self._sort = (COLUMN["predicate"], Qt.SortOrder.AscendingOrder)
@@ -200,6 +216,8 @@ class FactModel(QAbstractTableModel):
         self._bold.setBold(True)
         self._italic = QFont()
         self._italic.setItalic(True)
+        self._link_font = QFont(self._bold)
+        self._link_font.setUnderline(True)
 
     # Loading and restyling
     def reload(self) -> None:
@@ -210,19 +228,29 @@ class FactModel(QAbstractTableModel):
         self._compute_valid()
         self.endResetModel()
 
+    def _index_times(self) -> None:
+        """The rows' start and end keys as arrays (after loading or sorting)."""
+        facts = self._facts
+        self._starts = np.array(
+            [-np.inf if f["start"] is None else f["start"] for f in facts], dtype=float
+        )
+        self._ends = np.array(
+            [np.inf if f["end"] is None else f["end"] for f in facts], dtype=float
+        )
+
     def _compute_valid(self) -> None:
-        key = self._state.as_of_key
-        if key is None:
-            self._valid = [True] * len(self._facts)
+        """The validity rule over every row at once: start <= as_of < end."""
+        at = self._state.as_of_posix
+        if at is None:
+            self._valid = np.ones(len(self._facts), dtype=bool)
         else:
-            valid_at = temporal.is_valid_at
-            self._valid = [valid_at(f["valid_from"], f["valid_to"], key) for f in self._facts]
+            self._valid = (self._starts <= at) & (self._ends > at)
 
     def restyle(self) -> None:
         """``as_of`` moved: recompute which rows are valid, repaint; no store query."""
         before = self._valid
         self._compute_valid()
-        if before != self._valid and self._facts:
+        if self._facts and not np.array_equal(before, self._valid):
             self.dataChanged.emit(
                 self.index(0, 0),
                 self.index(len(self._facts) - 1, len(FACT_COLUMNS) - 1),
@@ -230,7 +258,11 @@ class FactModel(QAbstractTableModel):
             )
 
     def is_valid_row(self, row: int) -> bool:
-        return self._valid[row] if 0 <= row < len(self._valid) else False
+        return bool(self._valid[row]) if 0 <= row < len(self._valid) else False
+
+    @property
+    def valid_count(self) -> int:
+        return int(np.count_nonzero(self._valid))
 
     def fact_at(self, row: int) -> dict | None:
         return self._facts[row] if 0 <= row < len(self._facts) else None
@@ -255,25 +287,20 @@ class FactModel(QAbstractTableModel):
         column, order = self._sort
         key_name = FACT_COLUMNS[column][0]
 
+        # Dates compare by their keys (POSIX start / end), text without case.
+        field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
+
         def key(fact: dict):
-            value = fact[key_name]
-            if key_name == "valid_from":
-                value = temporal.start_key(value)
-            elif key_name == "valid_to":
-                value = temporal.end_key(value)
-            missing = value is None
+            value = fact[field]
+            if value is None:
+                return (True, 0, fact["predicate"], fact["start"] or 0.0, fact["id"])
             if isinstance(value, str):
                 value = value.casefold()
-            return (
-                missing,
-                value if not missing else 0,
-                fact["predicate"],
-                temporal.start_key(fact["valid_from"]) or "",
-                fact["id"],
-            )
+            return (False, value, fact["predicate"], fact["start"] or 0.0, fact["id"])
 
         self._facts.sort(key=key, reverse=order == Qt.SortOrder.DescendingOrder)
         self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+        self._index_times()
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(FACT_COLUMNS):
@@ -330,9 +357,30 @@ class FactModel(QAbstractTableModel):
         row, column = index.row(), index.column()
         fact = self._facts[row]
         key = FACT_COLUMNS[column][0]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             return self._display(fact, key)
-        if role == Qt.ItemDataRole.EditRole:
+        valid = self._valid[row]
+        if role == FOREGROUND:
+            if key == "direction" and fact["id"] in self._conflicts:
+                return _CONFLICT
+            if not valid:
+                return _DIM
+            if key == "other_name":
+                return _LINK
+            if key == "predicate":
+                return self._predicate_brush(fact["predicate"])
+            return None
+        if role == FONT:
+            if not valid:
+                return self._italic
+            return self._link_font if key == "other_name" else None
+        if role == BACKGROUND:
+            if key in ("direction", "predicate") and fact["id"] in self._conflicts:
+                return _CONFLICT_BACKGROUND
+            return None
+        if role == ALIGNMENT:
+            return RIGHT if key == "confidence" else None
+        if role == EDIT:
             value = fact[key]
             if key == "confidence":
                 return f"{value:g}" if value is not None else ""
@@ -342,35 +390,17 @@ class FactModel(QAbstractTableModel):
         if role == OTHER_ID_ROLE:
             return fact["other"]
         if role == VALID_ROLE:
-            return self._valid[row]
-        conflicts = self._conflicts.get(fact["id"])
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if key == "direction" and conflicts:
-                return QBrush(style.CONFLICT)
-            if not self._valid[row]:
-                return QBrush(style.DIM_TEXT)
-            if key == "other_name":
-                return QBrush(style.LINK)
-            if key == "predicate":
-                return QBrush(style.predicate_color(fact["predicate"]).darker(130))
-            return None
-        if role == Qt.ItemDataRole.BackgroundRole:
-            if conflicts and key in ("direction", "predicate"):
-                return QBrush(style.CONFLICT_BACKGROUND)
-            return None
-        if role == Qt.ItemDataRole.FontRole:
-            if key == "other_name" and self._valid[row]:
-                font = QFont(self._bold)
-                font.setUnderline(True)
-                return font
-            if not self._valid[row]:
-                return self._italic
-            return None
-        if role == Qt.ItemDataRole.ToolTipRole:
+            return bool(valid)
+        if role == TOOLTIP:
             return self._tooltip(fact, key, row)
-        if role == Qt.ItemDataRole.TextAlignmentRole and key == "confidence":
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _predicate_brush(self, predicate: str) -> QBrush:
+        brush = self._predicate_brushes.get(predicate)
+        if brush is None:
+            brush = QBrush(style.predicate_color(predicate).darker(130))
+            self._predicate_brushes[predicate] = brush
+        return brush
 
     def _display(self, fact: dict, key: str) -> str:
         value = fact[key]

@@ -36,14 +36,14 @@ COLUMN_WIDTHS = {
     "direction": 40,
     "predicate": 120,
     "other_name": 150,
-    "valid_from": 170,
-    "valid_to": 170,
+    "valid_from": 150,
+    "valid_to": 150,
     "confidence": 48,
     "source_closet": 120,
     "source_file": 190,
     "source_drawer_id": 90,
     "adapter_name": 90,
-    "extracted_at": 170,
+    "extracted_at": 160,
 }
 
 
@@ -99,8 +99,8 @@ class TripleEditor(QWidget):
         self.buttons: dict[str, QToolButton] = {}
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.title, 1)
         bar.addWidget(self.hide_invalid)
+        bar.addStretch(1)
         for key, text, tip, slot in (
             ("add", "Add…", "Add a fact to this entity (Ctrl+N)", self.add_fact),
             ("edit", "Edit…", "Edit every field of the selected fact", self.edit_fact),
@@ -153,6 +153,7 @@ class TripleEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
+        layout.addWidget(self.title)
         layout.addLayout(bar)
         layout.addWidget(self.view, 1)
 
@@ -193,7 +194,7 @@ class TripleEditor(QWidget):
                 button.setEnabled(key == "add" and kg is not None)
             return
         facts = self.model.facts
-        valid = sum(self.model.is_valid_row(row) for row in range(len(facts)))
+        valid = self.model.valid_count
         conflicts = self.model.conflict_count
         parts = [f"<b>{entity['name']}</b> <span style='color:#666'>({entity['type']})</span>"]
         if self._state.as_of is None:

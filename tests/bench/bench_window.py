@@ -1,0 +1,178 @@
+"""Benchmark of the main window on a 10k-entity / 100k-triple graph (prints figures; not a test).
+
+    python tests/bench/bench_window.py [--keep PATH]
+
+Targets (issue 3): window shown with the entity list populated <= 500 ms from construction; a
+search keystroke over 10k entities <= 20 ms; selecting an entity with 2,000 facts <= 150 ms until
+every view is updated; an as_of step <= 16 ms with all views updated and painted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+os.environ["TZ"] = "UTC"
+if hasattr(time, "tzset"):
+    time.tzset()
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "app"))
+
+from PySide6.QtWidgets import QApplication
+
+from factlines import KnowledgeGraph
+
+ENTITIES = 10_000
+TRIPLES = 100_000
+HUB_FACTS = 2_000
+PREDICATES = ("works_on", "knows", "uses", "lives_in", "mentors", "depends_on", "reports_to")
+
+
+def build(path: Path) -> None:
+    """A fresh graph: 10k entities, 100k triples, one hub with 2,000 facts, mixed dates."""
+    import random
+
+    rng = random.Random(7)
+    kg = KnowledgeGraph(path)
+    entities = [("hub", "Hub", "organisation")] + [
+        (f"entity_{i:05d}", f"Entity {i:05d}", ("person", "project", "tool", "place")[i % 4])
+        for i in range(1, ENTITIES)
+    ]
+
+    def fact(n: int, subject: str, obj: str):
+        year = rng.randint(2005, 2025)
+        start = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        end = None
+        if rng.random() < 0.4:
+            end = f"{min(year + rng.randint(0, 4), 2026)}-{rng.randint(1, 12):02d}-28"
+            end = max(end, start)
+        pred = PREDICATES[n % len(PREDICATES)]
+        return (f"t_{subject}_{pred}_{obj}_{n:012x}", subject, pred, obj, start, end, 1.0)
+
+    rows = []
+    for n in range(HUB_FACTS):
+        other = entities[1 + (n * 37) % (ENTITIES - 1)][0]
+        rows.append(fact(n, "hub", other) if n % 2 else fact(n, other, "hub"))
+    for n in range(HUB_FACTS, TRIPLES):
+        a = entities[1 + rng.randrange(ENTITIES - 1)][0]
+        b = entities[1 + rng.randrange(ENTITIES - 1)][0]
+        rows.append(fact(n, a, b))
+    with kg.transaction() as conn:
+        conn.executemany("INSERT INTO entities (id, name, type) VALUES (?, ?, ?)", entities)
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to, "
+            "confidence) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    kg.close()
+
+
+def settle(app: QApplication) -> None:
+    app.processEvents()
+    app.processEvents()
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", help="build the graph at this path (reused if it exists)")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="factlines-bench-")
+    os.environ.setdefault("FACTLINES_SETTINGS", str(Path(folder) / "settings.ini"))
+    path = Path(args.keep) if args.keep else Path(folder) / "bench.sqlite3"
+    if not path.exists():
+        started = time.perf_counter()
+        build(path)
+        print(f"built {path} in {time.perf_counter() - started:.1f} s")
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from factlines.ui import MainWindow
+
+    kg = KnowledgeGraph(path)
+    stats = kg.stats()
+    print(f"{stats['entities']:,} entities, {stats['triples']:,} triples")
+
+    started = time.perf_counter()
+    window = MainWindow(kg)
+    window.resize(1500, 950)
+    window.show()
+    settle(app)
+    window.repaint()
+    shown = ms(time.perf_counter() - started)
+    window.time_control.wait_for_span()
+    assert window.browser.model.rowCount() > 0
+
+    keystrokes = []
+    for text in ("e", "en", "ent", "enti", "entity 0", "entity 01", "entity 012", "12", "hub", ""):
+        started = time.perf_counter()
+        window.browser.set_search(text)  # what the debounce timer runs after typing
+        settle(app)
+        keystrokes.append(ms(time.perf_counter() - started))
+    search = statistics.median(keystrokes)
+
+    selects = []
+    for _ in range(3):
+        window.state.select_entity(None)
+        settle(app)
+        started = time.perf_counter()
+        window.select_entity("Hub")
+        settle(app)
+        window.repaint()
+        selects.append(ms(time.perf_counter() - started))
+    select = statistics.median(selects)
+    drawn = len(window.gantt.drawn_intervals())
+    rows = window.triple_editor.model.rowCount()
+
+    window.set_as_of("2015-01-01")
+    settle(app)
+    steps = []
+    repaints = []
+    for i in range(40):
+        started = time.perf_counter()
+        window.time_control.step(days=1 if i % 4 else 0, months=0 if i % 4 else 1)
+        settle(app)  # the views restyle and paint what changed
+        steps.append(ms(time.perf_counter() - started))
+        started = time.perf_counter()
+        window.repaint()  # for comparison: every widget of the window painted again
+        repaints.append(ms(time.perf_counter() - started))
+    step = statistics.median(steps)
+    hidden_steps = []
+    window.triple_editor.hide_invalid.setChecked(True)
+    for _ in range(20):
+        started = time.perf_counter()
+        window.time_control.step(days=7)
+        settle(app)
+        hidden_steps.append(ms(time.perf_counter() - started))
+
+    print(f"hub: {rows} rows in the triple table, {drawn} bars drawn")
+    print()
+    print(f"{'measure':<58} {'figure':>10} {'target':>9}  result")
+    table = (
+        ("window shown, entity list populated (from construction)", shown, 500),
+        ("search keystroke over 10k entities (median of 10)", search, 20),
+        ("  worst keystroke", max(keystrokes), 20),
+        ("select the 2,000-fact entity, every view updated (median)", select, 150),
+        ("as_of step, all views updated and painted (median of 40)", step, 16),
+        ("  90th percentile step", sorted(steps)[int(len(steps) * 0.9)], 16),
+        ("as_of step with 'hide not valid' on (median of 20)", statistics.median(hidden_steps), 16),
+        ("  (a full window.repaint() after a step, median)", statistics.median(repaints), 16),
+    )
+    for name, figure, target in table:
+        verdict = "PASS" if figure <= target else "MISS"
+        print(f"{name:<58} {figure:>8.1f}ms {target:>7}ms  {verdict}")
+    window.close()
+    kg.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
