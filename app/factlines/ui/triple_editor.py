@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
@@ -138,6 +139,7 @@ class TripleEditor(QWidget):
         )
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.setWordWrap(False)
         self.view.setMouseTracking(True)
         header = self.view.horizontalHeader()
