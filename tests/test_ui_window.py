@@ -518,3 +518,31 @@ def test_new_graph_and_stats(window, tmp_path, monkeypatch):
     assert "0 entities" in window.stats_label.text()
     assert not window.new_graph(target)  # exists already: refused, said
     assert "already exists" in warnings[-1]
+
+
+def test_moving_as_of_queries_nothing(window, demo, monkeypatch):
+    """Views restyle what they hold; the store is asked again only on selection or data change."""
+    window.select_entity("Kai Moreno")
+    calls = []
+    for name in (
+        "intervals",
+        "conflicts",
+        "get_entity",
+        "get_fact",
+        "list_entities",
+        "count_entities",
+        "query_entity",
+        "time_span",
+        "stats",
+    ):
+        original = getattr(demo, name)
+        monkeypatch.setattr(
+            demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
+        )
+    for value in ("2019-01-01", "2023-07-01", "2025-12-01", "2026-04-01T08:00:00Z", None):
+        window.set_as_of(value)
+    window.time_control.step(months=1)
+    window.repaint()
+    assert calls == []
+    window.select_entity("Orion")  # a selection does query
+    assert "intervals" in calls

@@ -70,6 +70,14 @@ def _open_requested(window, args) -> bool:
     return window.open_path(path) if exists else window.new_graph(path)
 
 
+def select_richest(window) -> None:
+    """Start on the entity with the most open facts, so the first look shows something."""
+    kg = window.kg
+    top = kg.list_entities(order="current", descending=True, limit=1) if kg is not None else []
+    if top:
+        window.state.select_entity(top[0]["id"])
+
+
 def _fail(message: str) -> int:
     print(f"factlines: {message}", file=sys.stderr)
     return 2
@@ -85,14 +93,11 @@ def screenshot(args) -> int:
     try:
         if not _open_requested(window, args):
             return _fail(window.errors[-1] if window.errors else "cannot open the graph")
-        kg = window.kg
         if args.entity:
             if not window.select_entity(args.entity):
                 return _fail(f"no entity named {args.entity!r} in {window.path()}")
         else:
-            top = kg.list_entities(order="current", descending=True, limit=1)
-            if top:
-                window.state.select_entity(top[0]["id"])
+            select_richest(window)
         if args.as_of is not None:
             try:
                 window.set_as_of(args.as_of or None)
@@ -138,9 +143,11 @@ def run(args) -> int:
     app = _application()
     window = MainWindow(settings=getattr(args, "settings", None))
     window.show()
-    _open_requested(window, args)
+    opened = _open_requested(window, args)
     if args.entity:
         window.select_entity(args.entity)
+    elif opened and getattr(args, "demo", False):
+        select_richest(window)
     if args.as_of is not None:
         with contextlib.suppress(ValueError):  # already said in the status bar
             window.set_as_of(args.as_of or None)

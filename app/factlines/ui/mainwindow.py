@@ -226,7 +226,9 @@ class MainWindow(QMainWindow):
             self._on_fact("Delete", self.fact_actions.delete_fact),
             QKeySequence.StandardKey.Delete,
         )
+        # Delete is a key many widgets use: it deletes a fact only from the triple editor.
         self.action_delete_fact.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.removeAction(self.action_delete_fact)
         self.triple_editor.addAction(self.action_delete_fact)
         self.action_rename = self._action(
             "actionRenameEntity",
