@@ -23,6 +23,27 @@ def isolated_settings(tmp_path, monkeypatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def no_modal_dialogs(monkeypatch):
+    """A modal dialog nobody answers would hang the run: fail instead, saying which one.
+
+    Tests that expect a dialog replace these (monkeypatch, or ``answer_dialogs``).
+    """
+    from PySide6.QtWidgets import QMessageBox
+
+    from factlines.ui.actions import FactActions
+
+    def unexpected(kind):
+        def refuse(*args, **kwargs):
+            raise AssertionError(f"unexpected modal {kind}: {args[1:3]}")
+
+        return refuse
+
+    for name in ("warning", "question", "information", "critical", "about"):
+        monkeypatch.setattr(QMessageBox, name, unexpected(f"QMessageBox.{name}"))
+    monkeypatch.setattr(FactActions, "_exec", unexpected("form"))
+
+
 @pytest.fixture
 def demo(tmp_path):
     kg = create_demo(str(tmp_path))

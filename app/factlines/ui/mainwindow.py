@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.resize(1500, 950)
         self._docks_sized = self._restore_window()
         self._update_recent_menu()
+        self._update_file_actions()
         if kg is not None:
             self._set_graph(kg, owned=False, remember=False)
         else:
@@ -258,6 +259,7 @@ class MainWindow(QMainWindow):
     def _make_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
+        file_menu.aboutToShow.connect(self._update_file_actions)
         file_menu.addActions([self.action_new, self.action_open, self.action_open_mempalace])
         self.recent_menu = QMenu("Open &recent", self)
         self.recent_menu.setObjectName("recentMenu")
@@ -437,6 +439,13 @@ class MainWindow(QMainWindow):
         self._set_graph(kg, owned=True, remember=False, keep_position=False)
         self.state.message.emit("Opened the demo graph (a temporary copy: edit freely)")
         return True
+
+    def _update_file_actions(self) -> None:
+        exists = Path(DEFAULT_KG_PATH).exists()
+        self.action_open_mempalace.setEnabled(exists)
+        self.action_open_mempalace.setStatusTip(
+            DEFAULT_KG_PATH if exists else f"No MemPalace graph at {DEFAULT_KG_PATH}"
+        )
 
     def _update_recent_menu(self) -> None:
         self.recent_menu.clear()
