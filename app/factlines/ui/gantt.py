@@ -74,7 +74,6 @@ X_MIN = temporal.to_posix("1800-01-01")
 X_MAX = temporal.to_posix("2200-01-01")
 
 
-
 def _mix(color: QColor, alpha: float) -> QColor:
     c = QColor(color)
     c.setAlphaF(max(0.0, min(1.0, alpha)))
