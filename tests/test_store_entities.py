@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from factlines import KnowledgeGraphError
@@ -283,3 +285,32 @@ def test_merge_refusals_write_nothing(twins, source, target):
     with pytest.raises(KnowledgeGraphError):
         twins.merge_entities(source, target)
     assert dump(twins.db_path) == before
+
+
+@pytest.mark.parametrize(
+    ("search", "expected"),
+    [("DÍAZ", ["Rosa Díaz"]), ("strasse", ["Hauptstraße"]), ("ÉCOLE", ["École Normale"])],
+)
+def test_search_folds_case_beyond_ascii(kg, search, expected):
+    for name in ("Rosa Díaz", "Hauptstraße", "École Normale", "Rosa Diaz-free"):
+        kg.add_entity(name)
+    assert [e["name"] for e in kg.list_entities(search)] == expected
+    assert kg.count_entities(search) == len(expected)
+
+
+def test_search_sees_our_writes_and_another_process(people):
+    assert people.count_entities("zorro") == 0
+    people.add_triple("Zorro", "knows", "Bob")
+    assert [e["name"] for e in people.list_entities("zorro")] == ["Zorro"]
+    with sqlite3.connect(people.db_path) as other:
+        other.execute("UPDATE entities SET name = 'Don Diego' WHERE id = 'zorro'")
+    assert people.count_entities("zorro") == 1  # the id still matches
+    assert [e["name"] for e in people.list_entities("diego")] == ["Don Diego"]
+
+
+def test_search_with_valid_at_keeps_prefix_matches_first(people):
+    # Malice's only fact ended 2023-01-01T00:00:00Z; both Alices have facts valid in 2025.
+    names = [e["name"] for e in people.list_entities("ali", valid_at="2025-01-01")]
+    assert names == ["alice cooper", "Alice Smith"]
+    names = [e["name"] for e in people.list_entities("ali", valid_at="2022-06-01")]
+    assert names == ["Alice Smith", "Malice"]

@@ -169,18 +169,3 @@ def test_values_mempalace_passes_through_do_not_break_reads(kg, kg_path):
     assert facts["t_partial"]["start"] is None
     assert kg.get_fact("t_words")["valid_from"] == "1999-ish"
     assert kg.time_span() == ("2026-01-01T00:00:00Z", "2026-02-01T23:59:59Z")
-
-
-def test_a_version_1_file_gets_the_current_indexes(kg_path):
-    with KnowledgeGraph(kg_path) as kg:
-        kg.add_triple("a", "p", "b")
-    with sqlite3.connect(str(kg_path)) as conn:
-        conn.execute("DROP INDEX fl_triples_subject_cover")
-        conn.execute("CREATE INDEX fl_triples_subject_to ON triples(subject, valid_to)")
-        conn.execute("PRAGMA user_version = 1")
-    before = dump(kg_path)
-    KnowledgeGraph(kg_path).close()
-    objects = _objects(kg_path)
-    assert "fl_triples_subject_to" not in objects
-    assert "fl_triples_subject_cover" in objects
-    assert dump(kg_path) == before

@@ -11,7 +11,7 @@ import sqlite3
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 1
 # A page cache large enough for a 100k-fact graph's hot pages (SQLite allocates it on demand).
 CACHE_KIB = 65_536
 
@@ -45,7 +45,7 @@ CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
 CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 """
 
-# Ours, which MemPalace ignores (earlier versions had narrower indexes, dropped here):
+# Ours, which MemPalace ignores:
 # - entities listed and searched in name order from the index alone;
 # - an entity's facts from the index alone: open/ended counts, and an entity's timeline page
 #   chosen before any row is read;
@@ -55,14 +55,11 @@ CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 # The covering indexes roughly double a MemPalace file's size; that is the price of answering
 # MemPalace's own queries in half its time and of the app's per-entity views.
 FACTLINES_SCHEMA = """
-DROP INDEX IF EXISTS fl_triples_subject_to;
-DROP INDEX IF EXISTS fl_triples_object_to;
 CREATE INDEX IF NOT EXISTS fl_triples_subject_cover
     ON triples(subject, valid_to, valid_from, id, object);
 CREATE INDEX IF NOT EXISTS fl_triples_object_cover
     ON triples(object, valid_to, valid_from, id, subject);
 CREATE INDEX IF NOT EXISTS fl_triples_from_id ON triples(valid_from, id);
-DROP INDEX IF EXISTS fl_entities_name;
 CREATE INDEX IF NOT EXISTS fl_entities_name_cover ON entities(name COLLATE NOCASE, id, type);
 CREATE INDEX IF NOT EXISTS fl_triples_to ON triples(valid_to);
 CREATE INDEX IF NOT EXISTS fl_triples_predicate_cover

@@ -20,6 +20,7 @@ from factlines.core import temporal
 from factlines.core.analysis import find_conflicts
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.schema import open_connection
+from factlines.core.search import EntitySearchIndex
 from factlines.core.temporal import TimeValueError
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
@@ -137,6 +138,8 @@ class KnowledgeGraph:
         self._recorders: list[Change] = []
         self._conn: sqlite3.Connection | None = open_connection(self.db_path, NotAKnowledgeGraph)
         self._seen_data_version = self._data_version()
+        self._search_index: EntitySearchIndex | None = None
+        self._search_index_version = -1
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
 
@@ -189,7 +192,7 @@ class KnowledgeGraph:
             finally:
                 self._depth = 0
             conn.execute("COMMIT")
-            self._seen_data_version = self._data_version()
+            self._search_index = None
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -753,87 +756,99 @@ class KnowledgeGraph:
         """
         if order not in ENTITY_ORDERS:
             raise ValueError(f"order={order!r} is not one of {', '.join(ENTITY_ORDERS)}")
-        where, params = self._entity_filter(search, entity_type, valid_at)
         limit, offset = max(0, int(limit)), max(0, int(offset))
         direction = "DESC" if descending else "ASC"
         text = (search or "").strip()
         with self._lock, self._snapshot():
             conn = self._db()
-            if order in ("current", "ended"):
-                # Ordered by a count: every match's counts are needed before the page is known.
-                sql = (
-                    f"SELECT e.id, e.name, e.type, {_COUNTS[0]} AS current, {_COUNTS[1]} AS ended "
-                    f"FROM entities e {where} "
-                    f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id LIMIT ? OFFSET ?"
-                )
-                rows = conn.execute(sql, [*params, limit, offset]).fetchall()
-                return [dict(zip(_ENTITY_ROW_KEYS, row)) for row in rows]
-            if order == "type":
-                sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
+            if text and order == "name":
+                ids = self._search_ids(conn, text, entity_type)
+                if valid_at is not None:
+                    where, params = self._entity_filter(ids, None, valid_at)
+                    valid = {
+                        r[0] for r in conn.execute(f"SELECT e.id FROM entities e {where}", params)
+                    }
+                    ids = [i for i in ids if i in valid]
+                if descending:
+                    ids.reverse()
+                rows = self._entity_rows_by_id(conn, ids[offset : offset + limit])
             else:
-                sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
-            page = f"SELECT e.id, e.name, e.type FROM entities e {where} "
-            if not (text and order == "name"):
-                rows = conn.execute(
-                    f"{page}ORDER BY {sort} LIMIT ? OFFSET ?", [*params, limit, offset]
-                ).fetchall()
-            else:
-                # Prefix matches first, then the other matches, each walked in name order on the
-                # covering name index so that a page stops as soon as it is full.
-                prefix = "(e.name LIKE ? ESCAPE '\\' OR e.id LIKE ? ESCAPE '\\')"
-                prefix_params = [_escape_like(text) + "%", _escape_like(entity_id(text)) + "%"]
-                joiner = " AND " if where else "WHERE "
-                rows = conn.execute(
-                    f"{page}{joiner}{prefix} ORDER BY {sort} LIMIT ? OFFSET ?",
-                    [*params, *prefix_params, limit, offset],
-                ).fetchall()
-                if len(rows) < limit:
-                    rest_offset = 0
-                    if not rows and offset:
-                        prefixed = conn.execute(
-                            f"SELECT COUNT(*) FROM entities e {where}{joiner}{prefix}",
-                            [*params, *prefix_params],
-                        ).fetchone()[0]
-                        rest_offset = max(0, offset - prefixed)
-                    rows += conn.execute(
-                        f"{page}{joiner}NOT {prefix} ORDER BY {sort} LIMIT ? OFFSET ?",
-                        [*params, *prefix_params, limit - len(rows), rest_offset],
+                ids = self._search_ids(conn, text) if text else None
+                where, params = self._entity_filter(ids, entity_type, valid_at)
+                if order in ("current", "ended"):
+                    # Ordered by a count: every match's counts are needed before the page is known.
+                    rows = conn.execute(
+                        f"SELECT e.id, e.name, e.type, {_COUNTS[0]} AS current, "
+                        f"{_COUNTS[1]} AS ended FROM entities e {where} "
+                        f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id "
+                        "LIMIT ? OFFSET ?",
+                        [*params, limit, offset],
                     ).fetchall()
+                    return [dict(zip(_ENTITY_ROW_KEYS, row)) for row in rows]
+                if order == "type":
+                    sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
+                else:
+                    sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
+                rows = conn.execute(
+                    f"SELECT e.id, e.name, e.type FROM entities e {where} "
+                    f"ORDER BY {sort} LIMIT ? OFFSET ?",
+                    [*params, limit, offset],
+                ).fetchall()
             counts = self._fact_counts(conn, [row[0] for row in rows])
         return [dict(zip(_ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in rows]
 
     @staticmethod
     def _fact_counts(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
         """(current, ended) facts of each entity, a self-loop once, from the covering indexes."""
-        out: dict[str, tuple[int, int]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            out.update(
-                (eid, (cur, end))
-                for eid, cur, end in conn.execute(
-                    f"SELECT e.id, {_COUNTS[0]}, {_COUNTS[1]} FROM entities e "
-                    f"WHERE e.id IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                )
-            )
-        return out
+        rows = _rows_for_ids(
+            conn, f"SELECT e.id, {_COUNTS[0]}, {_COUNTS[1]} FROM entities e WHERE e.id IN", ids
+        )
+        return {eid: (cur, end) for eid, cur, end in rows}
 
     def count_entities(
         self, search: str = "", entity_type: str | None = None, valid_at: str | None = None
     ) -> int:
-        where, params = self._entity_filter(search, entity_type, valid_at)
-        with self._lock:
-            return (
-                self._db().execute(f"SELECT COUNT(*) FROM entities e {where}", params).fetchone()[0]
-            )
+        text = (search or "").strip()
+        with self._lock, self._snapshot():
+            conn = self._db()
+            ids = self._search_ids(conn, text, entity_type) if text else None
+            if ids is not None and valid_at is None:
+                return len(ids)
+            where, params = self._entity_filter(ids, entity_type, valid_at)
+            return conn.execute(f"SELECT COUNT(*) FROM entities e {where}", params).fetchone()[0]
+
+    def _search_ids(self, conn, text: str, entity_type: str | None = None) -> list[str]:
+        """Ids matching a search, prefix matches first, each part in name order."""
+        index = self._entity_index(conn)
+        return [index.ids[i] for i in index.matches(text, entity_type)]
+
+    def _entity_index(self, conn) -> EntitySearchIndex:
+        """The in-memory search index, rebuilt when the file changed since it was built."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._search_index is None or self._search_index_version != version:
+            rows = conn.execute(
+                "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"
+            ).fetchall()
+            self._search_index = EntitySearchIndex(rows)
+            self._search_index_version = version
+        return self._search_index
 
     @staticmethod
-    def _entity_filter(search: str, entity_type: str | None, valid_at: str | None):
+    def _entity_rows_by_id(conn, ids: list[str]) -> list[tuple]:
+        """(id, name, type) of ``ids``, in the order given."""
+        found = {
+            row[0]: row
+            for row in _rows_for_ids(conn, "SELECT id, name, type FROM entities WHERE id IN", ids)
+        }
+        return [found[i] for i in ids if i in found]
+
+    @staticmethod
+    def _entity_filter(ids: list[str] | None, entity_type: str | None, valid_at: str | None):
+        """A WHERE clause over ``entities e``: among ``ids`` (a search's), of a type, valid then."""
         clauses, params = [], []
-        text = (search or "").strip()
-        if text:
-            clauses.append("(e.name LIKE ? ESCAPE '\\' OR e.id LIKE ? ESCAPE '\\')")
-            params += [f"%{_escape_like(text)}%", f"%{_escape_like(entity_id(text))}%"]
+        if ids is not None:
+            clauses.append("e.id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(ids))
         if entity_type is not None:
             clauses.append("e.type IS ?")
             params.append(entity_type)
@@ -1190,6 +1205,15 @@ class KnowledgeGraph:
             rows = self._db().execute(sql, params).fetchall()
         keys = ("id", "subject", "predicate", "object", "valid_from", "valid_to")
         return find_conflicts((dict(zip(keys, row)) for row in rows), marked)
+
+
+def _rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
+    """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
+    rows: list[tuple] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows += conn.execute(f"{select_where_in} ({', '.join('?' * len(chunk))})", chunk)
+    return rows
 
 
 def _without_rowid(image: dict | None) -> dict | None:
