@@ -7,6 +7,7 @@ It owns no time of its own: it shows ``state.as_of`` and sets it. The slider mov
 from __future__ import annotations
 
 import calendar
+import sqlite3
 import threading
 from datetime import date, timedelta
 
@@ -79,9 +80,12 @@ class SpanReader(QObject):
             try:
                 with KnowledgeGraph(path) as kg:
                     span = kg.time_span()
-            except (ValueError, OSError):
-                span = None
-            self.found.emit(path, span)
+            except (ValueError, OSError, sqlite3.Error):
+                span = None  # the range stays as it was; the next change asks again
+            try:
+                self.found.emit(path, span)
+            except RuntimeError:  # the window closed while we read: nobody to tell
+                return
             with self._lock:
                 path, self._again = self._again, None
                 if path is None:
