@@ -202,3 +202,17 @@ def test_no_conflicts_without_marks(kg):
     assert kg.conflicts() == []
     kg.set_single_valued("lives_in")
     assert len(kg.conflicts()) == 1
+
+
+def test_an_entity_sees_conflicts_of_facts_pointing_at_it(kg):
+    kg.set_single_valued("led_by")
+    kai = kg.add_triple("Atlas", "led_by", "Kai", valid_from="2020-01-01", valid_to="2022-04-30")
+    rosa = kg.add_triple("Atlas", "led_by", "Rosa", valid_from="2022-03-01")
+    kg.add_triple("Orion", "led_by", "Ida", valid_from="2020-01-01")
+    kg.add_triple("Orion", "led_by", "Mo", valid_from="2020-01-01")  # Orion's own clash
+    for name in ("Kai", "Rosa", "Atlas"):
+        (found,) = kg.conflicts(name)
+        assert {found["a"], found["b"]} == {kai, rosa}
+        assert (found["start"], found["end"]) == ("2022-03-01T00:00:00Z", "2022-04-30T23:59:59Z")
+    assert kg.conflicts("Ida") != kg.conflicts("Kai")
+    assert len(kg.conflicts()) == 2

@@ -1094,6 +1094,19 @@ class KnowledgeGraph:
 
     # ── For the chart (beyond MemPalace) ──────────────────────────────────
 
+    def _resolve_id(self, name: str) -> str:
+        """The id a name stands for; an entity's id given as is also works (views hold ids)."""
+        eid = entity_id(name)
+        with self._lock:
+            exists = "SELECT 1 FROM entities WHERE id = ?"
+            conn = self._db()
+            if (
+                not conn.execute(exists, (eid,)).fetchone()
+                and conn.execute(exists, (name,)).fetchone()
+            ):
+                return name
+        return eid
+
     def intervals(self, name: str, start: str | None = None, end: str | None = None) -> list:
         """Every fact of the entity, both directions, meeting ``[start, end)`` if given.
 
@@ -1103,15 +1116,9 @@ class KnowledgeGraph:
         """
         start = temporal.parse(start, "start")
         end = temporal.parse(end, "end")
-        eid = entity_id(name)
+        eid = self._resolve_id(name)
         with self._lock:
             conn = self._db()
-            exists = "SELECT 1 FROM entities WHERE id = ?"
-            if (
-                not conn.execute(exists, (eid,)).fetchone()
-                and conn.execute(exists, (name,)).fetchone()
-            ):
-                eid = name
             where = ""
             params: list = []
             if start is not None or end is not None:
@@ -1188,23 +1195,35 @@ class KnowledgeGraph:
     def conflicts(self, name: str | None = None) -> list[dict]:
         """Overlapping facts of single-valued predicates (see :mod:`factlines.core.analysis`).
 
-        With ``name``, only conflicts among that entity's outgoing facts.
+        With ``name``, the conflicts that involve one of that entity's facts, in either
+        direction (Kai's view shows "Atlas led_by Kai" clashing with "Atlas led_by Rosa").
         """
         marked = self.single_valued_predicates()
         if not marked:
             return []
+        in_marked = f"predicate IN ({', '.join('?' * len(marked))})"
         sql = (
             "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
-            f"WHERE predicate IN ({', '.join('?' * len(marked))})"
+            f"WHERE {in_marked}"
         )
         params: list = list(marked)
+        eid = None
         if name is not None:
-            sql += " AND subject = ?"
-            params.append(entity_id(name))
+            eid = self._resolve_id(name)
+            sql += (
+                f" AND subject IN (SELECT ? UNION SELECT subject FROM triples "
+                f"WHERE object = ? AND {in_marked})"
+            )
+            params += [eid, eid, *marked]
         with self._lock:
             rows = self._db().execute(sql, params).fetchall()
         keys = ("id", "subject", "predicate", "object", "valid_from", "valid_to")
-        return find_conflicts((dict(zip(keys, row)) for row in rows), marked)
+        facts = [dict(zip(keys, row)) for row in rows]
+        found = find_conflicts(facts, marked)
+        if eid is None:
+            return found
+        mine = {f["id"] for f in facts if eid in (f["subject"], f["object"])}
+        return [c for c in found if c["a"] in mine or c["b"] in mine]
 
 
 def _rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
