@@ -611,6 +611,11 @@ class MainWindow(QMainWindow):
         header = self.settings.value("tripleTable/header")
         if isinstance(header, QByteArray) and not header.isEmpty():
             self.triple_editor.view.horizontalHeader().restoreState(header)
+        hide = self.settings.value("view/hideInvalid", False)
+        self.triple_editor.hide_invalid.setChecked(hide in (True, "true"))
+        speed = self.settings.value("time/playSpeed")
+        if speed is not None and str(speed).isdigit():
+            self.time_control.speed.setCurrentIndex(int(speed))
         return restored
 
     def save_window(self) -> None:
@@ -619,6 +624,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue(
             "tripleTable/header", self.triple_editor.view.horizontalHeader().saveState()
         )
+        self.settings.setValue("view/hideInvalid", self.triple_editor.hide_invalid.isChecked())
+        self.settings.setValue("time/playSpeed", self.time_control.speed.currentIndex())
         self._save_as_of()
         self.settings.sync()
 

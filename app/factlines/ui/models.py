@@ -431,21 +431,27 @@ class FactModel(QAbstractTableModel):
                 ("valid" if self._valid[row] else "not valid") + f" at {self._state.as_of}"
             )
         for conflict in self._conflicts.get(fact["id"], []):
-            other = (
-                self._facts[self._row_of[conflict["other"]]]
-                if (conflict["other"] in self._row_of)
-                else None
-            )
-            with_what = other["object_name"] if other else conflict["other"]
             lines.append(
                 f"⚠ Conflict: {conflict['predicate']} is single-valued and this overlaps "
-                f"{with_what} from {style.show_time(conflict['start'], 'the start')} "
+                f"“{self._describe(conflict['other'])}” from "
+                f"{style.show_time(conflict['start'], 'the start')} "
                 f"to {style.show_time(conflict['end'], 'open')}"
             )
         if key == "other_name":
             lines.append("Click to select " + fact["other_name"])
         lines.append(f"id: {fact['id']}")
         return "\n".join(lines)
+
+    def _describe(self, triple_id: str) -> str:
+        """A fact by its names: from the rows held, else read once (a tooltip, on hover)."""
+        row = self._row_of.get(triple_id)
+        fact = self._facts[row] if row is not None else None
+        if fact is None and self._state.kg is not None:
+            try:
+                fact = self._state.kg.get_fact(triple_id)
+            except ValueError:
+                return triple_id
+        return f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
 
     def setData(self, index: _Index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or self._edit is None:
