@@ -151,3 +151,39 @@ def test_sql_filter_equals_the_key_rule(probe_db, valid_from, valid_to, at):
         (key, key),
     ).fetchone()[0]
     assert ours == by_keys
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    windows=st.lists(st.tuples(values, values), min_size=1, max_size=8),
+    stray=st.lists(st.sampled_from(["", "2026", "2026-03"]), max_size=2),
+)
+def test_time_span_matches_the_oracle(tmp_path_factory, windows, stray):
+    """The span read off the indexes equals the extreme keys of every dated value."""
+    path = tmp_path_factory.mktemp("span") / "kg.sqlite3"
+    with KnowledgeGraph(path) as kg:
+        for n, (valid_from, valid_to) in enumerate(windows):
+            if valid_from and valid_to and oracle_end(valid_to) < oracle_start(valid_from):
+                valid_from, valid_to = valid_to, valid_from
+                if oracle_end(valid_to) < oracle_start(valid_from):
+                    valid_to = None
+            kg.add_triple("a", "p", f"o{n}", valid_from=valid_from, valid_to=valid_to)
+        for n, text in enumerate(stray):  # what MemPalace may have stored: never a bound
+            kg._db().execute(
+                "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+                "VALUES (?, 'a', 'p', 'x', ?, ?)",
+                (f"stray{n}", text, text),
+            )
+        starts = [oracle_start(f) for f, _ in kg_windows(kg) if f is not None]
+        ends = [oracle_end(t) for _, t in kg_windows(kg) if t is not None]
+        span = kg.time_span()
+    if not starts and not ends:
+        assert span is None
+    else:
+        low, high = min(starts + ends), max(starts + ends)
+        assert span == (instant(low), instant(high))
+
+
+def kg_windows(kg):
+    rows = kg._db().execute("SELECT valid_from, valid_to FROM triples WHERE id NOT LIKE 'stray%'")
+    return rows.fetchall()

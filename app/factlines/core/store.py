@@ -1143,29 +1143,50 @@ class KnowledgeGraph:
         return facts
 
     def time_span(self) -> tuple[str, str] | None:
-        """The earliest and latest comparison keys of any dated fact, or None if none is dated."""
-        # Only well-formed values count: MemPalace may have stored "" or a legacy partial date.
-        start_from = (
-            f"CASE WHEN {temporal.sql_well_formed('valid_from')} "
-            f"THEN {temporal.sql_start_key('valid_from')} END"
-        )
-        end_from = (
-            f"CASE WHEN {temporal.sql_well_formed('valid_to')} "
-            f"THEN {temporal.sql_end_key('valid_to')} END"
-        )
-        with self._lock:
-            row = (
-                self._db()
-                .execute(
-                    f"SELECT MIN({start_from}), MAX({start_from}), "
-                    f"MIN({end_from}), MAX({end_from}) FROM triples"
-                )
-                .fetchone()
+        """The earliest and latest comparison keys of any dated fact, or None if none is dated.
+
+        Read off the ends of the valid_from and valid_to indexes, not by scanning: for starts
+        the text order is the key order; for ends only the day of the extreme value can hold a
+        date whose key (its last second) beats an instant, or the other way round.
+        """
+        with self._lock, self._snapshot():
+            conn = self._db()
+            first_from = self._extreme(conn, "valid_from", "ASC")
+            last_from = self._extreme(conn, "valid_from", "DESC")
+            first_to = self._extreme(conn, "valid_to", "ASC")
+            if first_to is not None and temporal.is_date(first_to):
+                first_to = self._extreme(conn, "valid_to", "ASC", within_day=first_to) or first_to
+            last_to = self._extreme(conn, "valid_to", "DESC")
+            if last_to is not None and not temporal.is_date(last_to):
+                day = last_to[:10]
+                if conn.execute("SELECT 1 FROM triples WHERE valid_to = ?", (day,)).fetchone():
+                    last_to = day
+        keys = [
+            key
+            for key in (
+                temporal.start_key(first_from),
+                temporal.start_key(last_from),
+                temporal.end_key(first_to),
+                temporal.end_key(last_to),
             )
-        keys = [k for k in row if k is not None]
-        if not keys:
-            return None
-        return min(keys), max(keys)
+            if key is not None
+        ]
+        return (min(keys), max(keys)) if keys else None
+
+    @staticmethod
+    def _extreme(conn, column: str, order: str, within_day: str | None = None) -> str | None:
+        """The first well-formed value of ``column`` in index order (an instant of a day)."""
+        where = f"{column} >= '0'"
+        params: list = []
+        if within_day is not None:
+            where = f"{column} > ? AND {column} < ?"
+            params = [within_day, within_day + "U"]
+        row = conn.execute(
+            f"SELECT {column} FROM triples WHERE {where} AND {temporal.sql_well_formed(column)} "
+            f"ORDER BY {column} {order} LIMIT 1",
+            params,
+        ).fetchone()
+        return row[0] if row else None
 
     # ── Contradictions (contract section 6) ───────────────────────────────
 
