@@ -40,7 +40,6 @@ def save(widget, folder: Path, name: str) -> Path:
 
 def test_screenshots_of_the_main_states(window, demo, shots, qtbot, isolated_settings):
     window.size_docks()
-    window.time_control.wait_for_span()
     window.select_entity("Kai Moreno")
     window.set_as_of("2025-12-01")
     save(window, shots, "01-kai-2025-12-01")

@@ -103,7 +103,6 @@ def screenshot(args) -> int:
                 window.set_as_of(args.as_of or None)
             except ValueError as exc:
                 return _fail(str(exc))
-        window.time_control.wait_for_span()
         width, height = args.size or SCREENSHOT_SIZE
         window.resize(width, height)
         window.show()

@@ -7,11 +7,9 @@ It owns no time of its own: it shows ``state.as_of`` and sets it. The slider mov
 from __future__ import annotations
 
 import calendar
-import sqlite3
-import threading
 from datetime import date, timedelta
 
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
-from factlines.core.store import KnowledgeGraph
 from factlines.ui.state import AppState
 
 PLAY_TICK_MS = 40
@@ -50,47 +47,6 @@ def add_months(day: date, months: int) -> date:
 
 def day_of(value: str | None) -> date | None:
     return date.fromisoformat(value[:10]) if value else None
-
-
-class SpanReader(QObject):
-    """Reads the graph's time span on a thread with its own connection.
-
-    ``time_span`` scans every triple (about 0.3 s on 100k); the window must not wait for it.
-    Requests coalesce: one read runs at a time, and one more follows if data changed meanwhile.
-    """
-
-    found = Signal(str, object)  # path, (first key, last key) or None
-
-    def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
-        self._lock = threading.Lock()
-        self._running = False
-        self._again: str | None = None
-
-    def request(self, path: str) -> None:
-        with self._lock:
-            if self._running:
-                self._again = path
-                return
-            self._running = True
-        threading.Thread(target=self._read, args=(path,), daemon=True).start()
-
-    def _read(self, path: str) -> None:
-        while True:
-            try:
-                with KnowledgeGraph(path) as kg:
-                    span = kg.time_span()
-            except (ValueError, OSError, sqlite3.Error):
-                span = None  # the range stays as it was; the next change asks again
-            try:
-                self.found.emit(path, span)
-            except RuntimeError:  # the window closed while we read: nobody to tell
-                return
-            with self._lock:
-                path, self._again = self._again, None
-                if path is None:
-                    self._running = False
-                    return
 
 
 class TimeControl(QWidget):
@@ -169,9 +125,6 @@ class TimeControl(QWidget):
         self.field.returnPressed.connect(self._field_entered)
         state.asOfChanged.connect(self._show)
         self._span: tuple[str, str] | None = None
-        self._span_path: str | None = None
-        self._reader = SpanReader(self)
-        self._reader.found.connect(self._span_found)
         state.graphChanged.connect(self._graph_changed)
         state.dataChanged.connect(self.refresh_span)
         self.update_range()
@@ -193,25 +146,16 @@ class TimeControl(QWidget):
         button.setAutoRaise(True)
         return button
 
-    # Range: the graph's span (read on a thread), padded, and today
+    # Range: the graph's span (read off the store's indexes: well under a millisecond), padded
     def _graph_changed(self) -> None:
         self._span = None
-        self._span_path = None
-        self.update_range()
         self.refresh_span()
 
     def refresh_span(self) -> None:
-        """Ask for the graph's span again (after an open, an edit or another process's write)."""
+        """Read the graph's span again (after an open, an edit or another process's write)."""
         kg = self._state.kg
-        if kg is None or kg.closed:
-            return
-        self._span_path = kg.db_path
-        self._reader.request(kg.db_path)
-
-    def _span_found(self, path: str, span) -> None:
-        if path == self._span_path:
-            self._span = span
-            self.update_range()
+        self._span = kg.time_span() if kg is not None and not kg.closed else None
+        self.update_range()
 
     def update_range(self) -> None:
         today = date.today()
@@ -225,17 +169,6 @@ class TimeControl(QWidget):
             self.slider.setRange(first.toordinal(), last.toordinal())
         self.span_label.setText(f"{first.year}–{last.year}")
         self._show(self._state.as_of)
-
-    def wait_for_span(self, timeout_ms: int = 5000) -> bool:
-        """Block until the span read is in (for scripts and tests)."""
-        from PySide6.QtCore import QCoreApplication, QElapsedTimer
-
-        clock = QElapsedTimer()
-        clock.start()
-        while self._reader._running and clock.elapsed() < timeout_ms:
-            QCoreApplication.processEvents()
-        QCoreApplication.processEvents()
-        return not self._reader._running
 
     def slider_day(self) -> date:
         return date.fromordinal(self.slider.value())
