@@ -264,7 +264,8 @@ def test_hover_tooltip_describes_the_fact(h):
 def test_conflicts_are_drawn_on_the_lanes_concerned(h):
     layout = h.chart.bars.layout
     rows = {layout.row_label(int(r)) for r in layout.conflict_row}
-    assert rows == {"lives_in → Berlin", "lives_in → Lisbon"}
+    # Kai's own lives_in clash, and Atlas led_by Kai against Atlas led_by Rosa
+    assert rows == {"lives_in → Berlin", "lives_in → Lisbon", "led_by ← Atlas"}
 
 
 # ── Editing through the chart: checked in the file, then undone ──────────

@@ -227,10 +227,19 @@ def test_conflicts_are_placed_on_both_lanes():
         "start": "2023-06-01T00:00:00Z",
         "end": "2023-08-31T23:59:59Z",
     }
-    layout = gl.build_layout(facts, [conflict, {**conflict, "a": "gone"}])
+    layout = gl.build_layout(facts, [conflict])
     assert sorted(layout.conflict_row.tolist()) == [1, 2]
     assert layout.conflict_start.tolist() == [temporal.to_posix("2023-06-01")] * 2
     assert layout.conflict_end[0] == temporal.to_posix("2023-08-31T23:59:59Z")
+    assert len(layout.conflicts) == 1
+
+
+def test_a_clash_with_another_entitys_fact_marks_only_the_lane_shown():
+    facts = [fact("berlin", "lives_in", "berlin", "2018-09-01", "2023-08-31")]
+    conflict = {"a": "elsewhere", "b": "berlin", "start": "2023-06-01T00:00:00Z", "end": None}
+    layout = gl.build_layout(facts, [conflict, {**conflict, "a": "gone", "b": "also gone"}])
+    assert layout.conflict_row.tolist() == [layout.row[layout.index_of("berlin")]]
+    assert layout.conflict_end.tolist() == [float("inf")]
     assert len(layout.conflicts) == 1
 
 

@@ -906,8 +906,8 @@ class GanttChart(QWidget):
             record = kg.get_entity(entity)
             if record is not None:
                 name = record["name"]
-                facts = kg.intervals(entity)
-                conflicts = kg.conflicts(entity)
+                facts = state.entity_facts()
+                conflicts = state.entity_conflicts()
         self._entity_name = name
         layout = gl.build_layout(facts, conflicts)
         self.build_count += 1

@@ -281,15 +281,19 @@ def _confidence(value) -> float:
 def _place_conflicts(layout: Layout, conflicts) -> None:
     rows, starts, ends, kept = [], [], [], []
     for conflict in conflicts:
-        a, b = layout.index_of(conflict["a"]), layout.index_of(conflict["b"])
-        if a < 0 or b < 0:
+        # A clash with a fact that is not the entity's own (Atlas led_by Rosa, seen from Kai)
+        # is still marked on the lane of the fact that is.
+        present = [
+            i for i in (layout.index_of(conflict["a"]), layout.index_of(conflict["b"])) if i >= 0
+        ]
+        if not present:
             continue
         lo = temporal.to_posix(conflict.get("start")) if conflict.get("start") else None
         hi = temporal.to_posix(conflict.get("end")) if conflict.get("end") else None
         lo = -math.inf if lo is None else lo
         hi = math.inf if hi is None else hi
         kept.append(conflict)
-        for i in sorted({a, b}, key=lambda i: layout.row[i]):
+        for i in sorted(set(present), key=lambda i: layout.row[i]):
             rows.append(int(layout.row[i]))
             starts.append(lo)
             ends.append(hi)

@@ -223,7 +223,7 @@ class FactModel(QAbstractTableModel):
     def reload(self) -> None:
         self.beginResetModel()
         self._facts = list(self._state.entity_facts())
-        self._conflicts = self._state.entity_conflicts()
+        self._conflicts = self._state.conflicts_by_fact()
         self._sort_rows()
         self._compute_valid()
         self.endResetModel()

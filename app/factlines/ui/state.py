@@ -26,7 +26,7 @@ class AppState(QObject):
         self._entity: str | None = None
         self._fact: str | None = None
         self._facts_cache: tuple[str, list[dict]] | None = None
-        self._conflicts_cache: tuple[str, dict[str, list[dict]]] | None = None
+        self._conflicts_cache: tuple[str, list[dict]] | None = None
 
     # The graph
     @property
@@ -116,14 +116,18 @@ class AppState(QObject):
             self._facts_cache = (self._entity, self._kg.intervals(self._entity))
         return self._facts_cache[1]
 
-    def entity_conflicts(self) -> dict[str, list[dict]]:
-        """The selected entity's conflicts, by triple id (each fact's overlaps with others)."""
+    def entity_conflicts(self) -> list[dict]:
+        """The conflicts that involve one of the selected entity's facts (``kg.conflicts``)."""
         if self._kg is None or self._entity is None:
-            return {}
+            return []
         if self._conflicts_cache is None or self._conflicts_cache[0] != self._entity:
-            by_fact: dict[str, list[dict]] = {}
-            for conflict in self._kg.conflicts(self._entity):
-                by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})
-                by_fact.setdefault(conflict["b"], []).append({**conflict, "other": conflict["a"]})
-            self._conflicts_cache = (self._entity, by_fact)
+            self._conflicts_cache = (self._entity, self._kg.conflicts(self._entity))
         return self._conflicts_cache[1]
+
+    def conflicts_by_fact(self) -> dict[str, list[dict]]:
+        """The same conflicts by triple id, each with ``other``: the fact it clashes with."""
+        by_fact: dict[str, list[dict]] = {}
+        for conflict in self.entity_conflicts():
+            by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})
+            by_fact.setdefault(conflict["b"], []).append({**conflict, "other": conflict["a"]})
+        return by_fact
