@@ -49,6 +49,7 @@ def test_wheel_ships_the_resources(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "factlines/resources/demo.json" in names
     assert not any(name.startswith("tests/") for name in names)
+    assert not any("readme" in name for name in names), "the README's pictures are not shipped"
 
 
 @pytest.mark.slow
