@@ -157,6 +157,18 @@ def to_posix(key: str | None) -> float | None:
 
 
 @lru_cache(maxsize=1 << 16)
+def start_posix(value: str | None) -> float | None:
+    """POSIX seconds of a stored value's start key (cached: rows repeat the same days)."""
+    return to_posix(start_key(value))
+
+
+@lru_cache(maxsize=1 << 16)
+def end_posix(value: str | None) -> float | None:
+    """POSIX seconds of a stored value's end key (a day ends at its last second)."""
+    return to_posix(end_key(value))
+
+
+@lru_cache(maxsize=1 << 16)
 def _posix_of_key(key: str) -> float:
     # Cached: a chart reads the same few thousand days again on every reload.
     return float(

@@ -184,52 +184,56 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     inside a group outgoing lanes come before incoming ones, each ordered by its earliest
     start (unknown first), then by the other entity's name. Bars on a lane are ordered by start.
     """
-    lane_facts: dict[tuple[str, str, str], list[int]] = {}
+    # One pass over the rows (2,000 of them on a selection: every step here is per row).
     starts = [_posix_start(f) for f in facts]
     ends = [_posix_end(f) for f in facts]
+    lane_facts: dict[tuple[str, str, str], list[int]] = {}
     for i, fact in enumerate(facts):
         direction = fact.get("direction", OUTGOING)
         other = fact.get("other") or (fact["object"] if direction == OUTGOING else fact["subject"])
-        lane_facts.setdefault((fact["predicate"], direction, other), []).append(i)
+        key = (fact["predicate"], direction, other)
+        members = lane_facts.get(key)
+        if members is None:
+            lane_facts[key] = [i]
+        else:
+            members.append(i)
 
-    by_predicate: dict[str, list[tuple[str, str]]] = {}
-    for predicate, direction, other in lane_facts:
-        by_predicate.setdefault(predicate, []).append((direction, other))
+    # Per predicate, its lanes keyed for sorting: (incoming, first start, name, other) is
+    # unique within a predicate, so the sort never compares what follows it.
+    by_predicate: dict[str, list[tuple]] = {}
+    for (predicate, direction, other), members in lane_facts.items():
+        name = _other_name(facts[members[0]], direction)  # the lane's first row, as read
+        if len(members) == 1:
+            first = starts[members[0]]
+        else:
+            first = min(starts[i] for i in members)
+            members.sort(key=lambda i: (starts[i], ends[i]))
+        entry = (direction != OUTGOING, first, name.casefold(), other, direction, name, members)
+        by_predicate.setdefault(predicate, []).append(entry)
 
     lanes: list[Lane] = []
     headers: list[Header] = []
     order: list[int] = []
-    lane_of = np.zeros(len(facts), np.int32)
-    row_of = np.zeros(len(facts), np.int32)
+    bar_lane: list[int] = []  # in bar (lane) order
+    bar_row: list[int] = []
     row_kind: list[int] = []
     row_lane: list[int] = []
     row = 0
     for predicate in sorted(by_predicate):
-        keys = by_predicate[predicate]
-
-        def lane_key(key, predicate=predicate):
-            direction, other = key
-            members = lane_facts[(predicate, direction, other)]
-            first = min(starts[i] for i in members)
-            name = _other_name(facts[members[0]], direction)
-            return (direction != OUTGOING, first, name.casefold(), other)
-
-        keys.sort(key=lane_key)
-        headers.append(Header(row, predicate, predicate_color(predicate), len(keys)))
+        entries = by_predicate[predicate]
+        entries.sort()
+        headers.append(Header(row, predicate, predicate_color(predicate), len(entries)))
         row_kind.append(0)
         row_lane.append(-1)
         row += 1
-        for direction, other in keys:
-            members = lane_facts[(predicate, direction, other)]
-            lane = Lane(row, predicate, direction, other, _other_name(facts[members[0]], direction))
-            members.sort(key=lambda i: (starts[i], ends[i]))
-            for i in members:
-                lane_of[i] = len(lanes)
-                row_of[i] = row
-                order.append(i)
-            lanes.append(lane)
+        for _incoming, _first, _folded, other, direction, name, members in entries:
+            lane_index = len(lanes)
+            lanes.append(Lane(row, predicate, direction, other, name))
+            order += members
+            bar_lane += [lane_index] * len(members)
+            bar_row += [row] * len(members)
             row_kind.append(1)
-            row_lane.append(len(lanes) - 1)
+            row_lane.append(lane_index)
             row += 1
 
     colors = {predicate: palette_index(predicate) for predicate in by_predicate}
@@ -239,18 +243,15 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     idx = np.asarray(order, dtype=np.int64)
     start = np.asarray(starts, dtype=np.float64)[idx] if order else np.zeros(0)
     end = np.asarray(ends, dtype=np.float64)[idx] if order else np.zeros(0)
-    confidence = np.asarray(
-        [_confidence(f.get("confidence")) for f in facts], dtype=np.float64
-    ).reshape(-1)
     layout = Layout(
         facts=facts,
         ids=[f["id"] for f in facts],
         start=start,
         end=end,
-        row=row_of[idx] if order else np.zeros(0, np.int32),
-        lane=lane_of[idx] if order else np.zeros(0, np.int32),
+        row=np.asarray(bar_row, dtype=np.int32),
+        lane=np.asarray(bar_lane, dtype=np.int32),
         color=np.asarray([colors[f["predicate"]] for f in facts], dtype=np.int32),
-        conf_level=np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32),
+        conf_level=_confidence_levels([f.get("confidence") for f in facts]),
         from_is_date=np.asarray([is_date(f.get("valid_from")) for f in facts], bool),
         to_is_date=np.asarray([is_date(f.get("valid_to")) for f in facts], bool),
         lanes=lanes,
@@ -261,6 +262,16 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     )
     _place_conflicts(layout, conflicts)
     return layout
+
+
+def _confidence_levels(values: list) -> np.ndarray:
+    """Each confidence as an opacity step; a missing or unreadable one counts as 1."""
+    try:
+        confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
+    except (TypeError, ValueError):
+        confidence = np.asarray([_confidence(v) for v in values], dtype=np.float64).reshape(-1)
+    confidence = np.where(np.isfinite(confidence), np.clip(confidence, 0.0, 1.0), 1.0)
+    return np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32)
 
 
 def _other_name(fact: dict, direction: str) -> str:
