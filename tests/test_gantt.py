@@ -578,3 +578,25 @@ def test_screenshots_at_several_zoom_levels(h, tmp_path):
     chart.grab().save(str(shots / "gantt_all_time.png"))
     for name in ("fit", "as_of_year", "weeks", "hours", "all_time"):
         assert (shots / f"gantt_{name}.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(
+    ("as_of", "clicked", "expected"),
+    [
+        (None, "2025-06-01T18:00:00Z", "2025-06-01"),  # late in a day: still that day
+        ("2025-01-01", "2025-06-01T00:00:01Z", "2025-06-01"),
+        # an instant stays an instant (snapped to what a pixel can express at this zoom)
+        ("2025-01-01T10:00:00Z", "2025-06-01T18:00:00Z", None),
+    ],
+)
+def test_set_as_of_here_sets_what_its_label_says(h, as_of, clicked, expected):
+    h.state.set_as_of(as_of)
+    action = menu_action(h.chart.background_menu(temporal.to_posix(clicked)), "ganttSetAsOf")
+    action.trigger()
+    value = h.state.as_of
+    assert f"({value})" in action.text()
+    if expected is not None:
+        assert value == expected
+    else:
+        assert not temporal.is_date(value)
+        assert abs(temporal.to_posix(value) - temporal.to_posix(clicked)) <= 86400

@@ -55,6 +55,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.ui import gantt_layout as gl
+from factlines.ui import style
 from factlines.ui.actions import FactActions, describe
 from factlines.ui.state import AppState
 
@@ -934,9 +935,21 @@ class GanttChart(QWidget):
             self._top = 0.0
             self.fit()
         self._apply_rows()
+        self._settle_layout()
         self._sync_cursor()
         self.bars.update()
         self.lane_axis.update()
+
+    def _settle_layout(self) -> None:
+        """Lay the chart out now (the scroll bar, the lane axis width, the wrapped labels), so
+        the first paint after a reload is the final one: left to Qt's posted layout requests,
+        the chart paints once with the old geometry (its axes redrawn at a stale width), then
+        again."""
+        page = self._stack.currentWidget().layout()
+        if page is not None:
+            page.activate()
+        self._glw.ci.layout.activate()
+        self.plot.layout.activate()
 
     def _show_empty(self, text: str) -> None:
         self._empty.setText(text)
@@ -1234,7 +1247,7 @@ class GanttChart(QWidget):
         add(
             "ganttSetAsOf",
             f"Set as_of here ({self._as_of_value_at(x)})",
-            lambda: self._set_as_of_at(x),
+            lambda: self._state.set_as_of(self._as_of_value_at(x)),
         )
         return menu
 
@@ -1254,7 +1267,7 @@ class GanttChart(QWidget):
         add(
             "ganttSetAsOf",
             f"Set as_of here ({self._as_of_value_at(x)})",
-            lambda: self._set_as_of_at(x),
+            lambda: self._state.set_as_of(self._as_of_value_at(x)),
         )
         add(
             "ganttAllTime",
@@ -1267,17 +1280,9 @@ class GanttChart(QWidget):
         return menu
 
     def _as_of_value_at(self, x: float) -> str:
+        """The as_of a click at ``x`` means: the day clicked in, or an instant when as_of is one."""
         as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
-        return (
-            gl.start_value(x, as_day, self._seconds_per_px())
-            if as_day
-            else gl.snap_instant(x, self._seconds_per_px())
-        )
-
-    def _set_as_of_at(self, x: float) -> None:
-        as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
-        value = gl.day_of(x) if as_day else gl.snap_instant(x, self._seconds_per_px())
-        self._state.set_as_of(value)
+        return gl.day_of(x) if as_day else gl.snap_instant(x, self._seconds_per_px())
 
     def zoom_to_bar(self, i: int) -> None:
         layout = self.bars.layout
@@ -1325,7 +1330,7 @@ class GanttChart(QWidget):
         ]
         rows.append("Provenance: " + (", ".join(sources) if sources else "none recorded"))
         if fact.get("extracted_at"):
-            rows.append(f"Extracted: {html.escape(str(fact['extracted_at']))}")
+            rows.append(f"Extracted: {html.escape(style.show_instant(fact['extracted_at']))}")
         if self._state.as_of is not None:
             yes = "yes" if self.bars.valid[i] else "no"
             rows.append(f"Valid at as_of {self._state.as_of}: {yes}")

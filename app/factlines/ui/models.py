@@ -434,8 +434,8 @@ class FactModel(QAbstractTableModel):
             lines.append(
                 f"⚠ Conflict: {conflict['predicate']} is single-valued and this overlaps "
                 f"“{self._describe(conflict['other'])}” from "
-                f"{style.show_time(conflict['start'], 'the start')} "
-                f"to {style.show_time(conflict['end'], 'open')}"
+                f"{style.show_key(conflict['start'], 'the start')} "
+                f"to {style.show_key(conflict['end'], 'open', as_end=True)}"
             )
         if key == "other_name":
             lines.append("Click to select " + fact["other_name"])
