@@ -45,6 +45,14 @@ class FactNotFound(KnowledgeGraphError, KeyError):
         return str(self.args[0]) if self.args else "fact not found"
 
 
+class DuplicateFact(KnowledgeGraphError):
+    """An identical open fact exists; ``fact_id`` names it."""
+
+    def __init__(self, message: str, fact_id: str):
+        super().__init__(message)
+        self.fact_id = fact_id
+
+
 class ConflictError(KnowledgeGraphError):
     """The rows changed since a recorded change, so it cannot be undone or redone blindly."""
 
@@ -179,19 +187,25 @@ class KnowledgeGraph:
                 finally:
                     self._depth -= 1
                 return
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise _write_refused(self.db_path, exc) from None
             self._depth = 1
             try:
                 yield conn
                 for change in self._recorders:
                     self._fill_after_images(conn, change)
-            except BaseException:
-                conn.execute("ROLLBACK")
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 self._forget_uncommitted()
+                if isinstance(exc, sqlite3.Error):
+                    raise _write_refused(self.db_path, exc) from None
                 raise
             finally:
                 self._depth = 0
-            conn.execute("COMMIT")
             self._search_index = None
 
     @contextmanager
@@ -313,6 +327,27 @@ class KnowledgeGraph:
             conn.execute("INSERT INTO entities (id, name) VALUES (?, ?)", (eid, name))
         return eid
 
+    @staticmethod
+    def _find_entity_id(conn: sqlite3.Connection, name: str) -> str | None:
+        """The existing entity a name means, for the app's own edits: the id MemPalace's rule
+        gives, the name as an id, or a display name (a renamed entity keeps its old id, so its
+        new name no longer leads there by the rule). None when no entity matches."""
+        for where, value in (
+            ("id = ?", entity_id(name)),
+            ("id = ?", name),
+            ("name = ? COLLATE NOCASE", name.strip()),
+        ):
+            row = conn.execute(
+                f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
+            ).fetchone()
+            if row is not None:
+                return row[0]
+        return None
+
+    def _entity_for(self, conn: sqlite3.Connection, name: str) -> str:
+        """The id of the entity ``name`` means, created (as MemPalace would) if there is none."""
+        return self._find_entity_id(conn, name) or self._ensure_entity(conn, name)
+
     def add_entity(self, name: str, entity_type: str = "unknown", properties: dict | None = None):
         """Insert or replace the entity row (MemPalace's semantics: the row is rewritten)."""
         check_name(name, "name")
@@ -421,7 +456,7 @@ class KnowledgeGraph:
         check_name(predicate, "predicate")
         at = temporal.boundary(at)
         confidence = _confidence(confidence)
-        sub_id, pred, old_id = entity_id(subject), predicate_id(predicate), entity_id(old_obj)
+        pred, old_id = predicate_id(predicate), entity_id(old_obj)
         with self.transaction() as conn:
             sub_id = self._ensure_entity(conn, subject)
             new_id = self._ensure_entity(conn, new_obj)
@@ -430,11 +465,15 @@ class KnowledgeGraph:
                 temporal.check_interval(valid_from, at, to_field="at")
             for triple_id, _ in rows:
                 self._set_valid_to(conn, triple_id, at)
-            existing = self._open_ids(conn, sub_id, pred, new_id)
-            if existing:
-                return existing[0][0]
             prov = (source_closet, source_file, source_drawer_id, adapter_name)
-            return self._insert_fact(conn, sub_id, pred, new_id, at, None, confidence, prov)
+            return self._open_successor(conn, sub_id, pred, new_id, at, confidence, prov)
+
+    def _open_successor(self, conn, sub_id, pred, new_id, at, confidence, prov) -> str:
+        """Open (subject, predicate, new object) from ``at``, unless it is open already."""
+        existing = self._open_ids(conn, sub_id, pred, new_id)
+        if existing:
+            return existing[0][0]
+        return self._insert_fact(conn, sub_id, pred, new_id, at, None, confidence, prov)
 
     # ── Queries (MemPalace surface) ───────────────────────────────────────
 
@@ -706,18 +745,18 @@ class KnowledgeGraph:
     # ── Entities (beyond MemPalace) ───────────────────────────────────────
 
     def get_entity(self, name: str) -> dict | None:
-        """The entity named ``name`` (or with that id), properties decoded; None if absent."""
+        """The entity ``name`` means (see :meth:`_find_entity_id`), properties decoded; or None."""
         with self._lock:
             conn = self._db()
-            row = conn.execute(
-                "SELECT id, name, type, properties, created_at FROM entities WHERE id = ?",
-                (entity_id(name),),
-            ).fetchone()
-            if row is None:
-                row = conn.execute(
+            eid = self._find_entity_id(conn, name) if isinstance(name, str) else None
+            row = (
+                conn.execute(
                     "SELECT id, name, type, properties, created_at FROM entities WHERE id = ?",
-                    (name,),
+                    (eid,),
                 ).fetchone()
+                if eid is not None
+                else None
+            )
         if row is None:
             return None
         eid, ename, etype, props, created = row
@@ -1038,7 +1077,7 @@ class KnowledgeGraph:
         with self.transaction() as conn:
             for field in ("subject", "object"):
                 if field in changes:
-                    values[field] = self._ensure_entity(conn, changes[field])
+                    values[field] = self._entity_for(conn, changes[field])
             merged = {**fact, **values}
             if merged["valid_to"] is None:
                 twin = conn.execute(
@@ -1070,6 +1109,57 @@ class KnowledgeGraph:
             )
         return self.get_fact(rows[0][0]) if rows else None
 
+    def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str:
+        """``add_triple`` for a person at the keyboard: names resolve to existing entities (also
+        by display name), and an identical open fact is refused, not silently returned."""
+        check_name(subject, "subject")
+        check_name(obj, "object")
+        check_name(predicate, "predicate")
+        with self.transaction() as conn:
+            subject = self._find_entity_id(conn, subject) or subject
+            obj = self._find_entity_id(conn, obj) or obj
+            twin = self._open_ids(conn, entity_id(subject), predicate_id(predicate), entity_id(obj))
+            if twin:
+                fact = self.get_fact(twin[0][0])
+                raise DuplicateFact(
+                    f"{fact['subject_name']} {fact['predicate']} {fact['object_name']} is already "
+                    f"an open fact (since {fact['valid_from'] or 'an unknown date'}); end it or "
+                    "edit it instead",
+                    fact["id"],
+                )
+            return self.add_triple(subject, predicate, obj, **fields)
+
+    def supersede_fact(
+        self,
+        triple_id: str,
+        new_object: str,
+        at: str | None = None,
+        confidence: float = 1.0,
+        source_closet: str | None = None,
+        source_file: str | None = None,
+        source_drawer_id: str | None = None,
+        adapter_name: str | None = None,
+    ) -> str:
+        """``supersede`` addressed by the fact's id: end it at ``at`` and open its successor with
+        ``new_object`` at the same instant, in one write. Returns the successor's id."""
+        fact = self.get_fact(triple_id)
+        described = f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
+        if fact["valid_to"] is not None:
+            raise KnowledgeGraphError(f"{described} already ended on {fact['valid_to']}")
+        check_name(new_object, "new object")
+        at = temporal.boundary(at)
+        temporal.check_interval(fact["valid_from"], at, to_field="at")
+        confidence = _confidence(confidence)
+        prov = (source_closet, source_file, source_drawer_id, adapter_name)
+        with self.transaction() as conn:
+            new_id = self._entity_for(conn, new_object)
+            if new_id == fact["object"]:
+                raise KnowledgeGraphError(f"{described} already has {new_object!r} as its object")
+            self._set_valid_to(conn, triple_id, at)
+            return self._open_successor(
+                conn, fact["subject"], fact["predicate"], new_id, at, confidence, prov
+            )
+
     def end_fact(self, triple_id: str, ended: str | None = None) -> dict:
         """End one open fact at ``ended`` (default today), as ``invalidate`` does by triple."""
         fact = self.get_fact(triple_id)
@@ -1095,17 +1185,9 @@ class KnowledgeGraph:
     # ── For the chart (beyond MemPalace) ──────────────────────────────────
 
     def _resolve_id(self, name: str) -> str:
-        """The id a name stands for; an entity's id given as is also works (views hold ids)."""
-        eid = entity_id(name)
+        """The id a name (or an id, or a display name) stands for; MemPalace's rule otherwise."""
         with self._lock:
-            exists = "SELECT 1 FROM entities WHERE id = ?"
-            conn = self._db()
-            if (
-                not conn.execute(exists, (eid,)).fetchone()
-                and conn.execute(exists, (name,)).fetchone()
-            ):
-                return name
-        return eid
+            return self._find_entity_id(self._db(), name) or entity_id(name)
 
     def intervals(self, name: str, start: str | None = None, end: str | None = None) -> list:
         """Every fact of the entity, both directions, meeting ``[start, end)`` if given.
@@ -1285,6 +1367,11 @@ class KnowledgeGraph:
         return [c for c in found if c["a"] in mine or c["b"] in mine]
 
 
+def _write_refused(path: str, exc: sqlite3.Error) -> KnowledgeGraphError:
+    """A write SQLite would not do (locked by another program, read-only, disk full)."""
+    return KnowledgeGraphError(f"{path} could not be written ({exc}); nothing was written")
+
+
 def _rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
     """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
     rows: list[tuple] = []
@@ -1328,6 +1415,7 @@ __all__ = [
     "DEFAULT_KG_PATH",
     "Change",
     "ConflictError",
+    "DuplicateFact",
     "FactNotFound",
     "KnowledgeGraph",
     "KnowledgeGraphError",

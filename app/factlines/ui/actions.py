@@ -13,7 +13,7 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from factlines.core import temporal
-from factlines.core.store import KnowledgeGraph
+from factlines.core.store import DuplicateFact, KnowledgeGraph
 from factlines.ui.commands import run_edit
 from factlines.ui.state import AppState
 
@@ -76,41 +76,31 @@ class FactActions(QObject):
         fact = self._fact(triple_id)
         if fact is None:
             return False
-        if fact["valid_to"] is not None:
-            self.state.message.emit(
-                f"Replace refused: {describe(fact)} already ended on {fact['valid_to']}"
-            )
-            return False
         at = at or self.default_end()
         new_id = self._edit(
             f"Replace {describe(fact)} with {new_object}",
-            lambda kg: kg.supersede(
-                fact["subject_name"],
-                fact["predicate"],
-                fact["object_name"],
-                new_object,
-                at=at,
-                **extra,
-            ),
+            lambda kg: kg.supersede_fact(triple_id, new_object, at=at, **extra),
         )
         if new_id is not None:
             self.state.select_fact(new_id)
         return new_id is not None
 
     def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str | None:
-        kg = self.state.kg
-        twin = kg.find_open_fact(subject, predicate, obj) if kg is not None else None
-        if twin is not None:
-            self.state.message.emit(
-                f"Add refused: {describe(twin)} is already an open fact "
-                f"(since {twin['valid_from'] or 'an unknown date'}); end it or edit it instead"
+        """Add a fact; a duplicate of an open fact is reported and selected, not merged."""
+        text = f"Add {subject} {predicate} {obj}"
+        try:
+            return run_edit(
+                self.state,
+                self.stack,
+                text,
+                lambda kg: kg.add_fact(subject, predicate, obj, **fields),
             )
-            self.state.select_fact(twin["id"])
-            return None
-        return self._edit(
-            f"Add {subject} {predicate} {obj}",
-            lambda kg: kg.add_triple(subject, predicate, obj, **fields),
-        )
+        except DuplicateFact as exc:
+            self.state.message.emit(f"{text} refused: {exc}")
+            self.state.select_fact(exc.fact_id)
+        except ValueError as exc:
+            self.state.message.emit(f"{text} refused: {exc}")
+        return None
 
     def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
         fact = self._fact(triple_id)
