@@ -550,3 +550,19 @@ def test_moving_as_of_queries_nothing(window, demo, monkeypatch):
     assert calls == []
     window.select_entity("Orion")  # a selection does query
     assert "intervals" in calls
+
+
+def test_arrows_from_the_search_field_move_in_the_list(window, qtbot):
+    browser = window.browser
+    view = window.findChild(QAbstractItemView, "entityBrowser")
+    window.focus_search()
+    qtbot.keyClicks(browser.search_field, "a")
+    qtbot.waitUntil(lambda: view.model().rowCount() > 3, timeout=2000)
+    qtbot.keyClick(browser.search_field, Qt.Key.Key_Down)
+    assert view.hasFocus() and view.currentIndex().isValid()
+    first = view.currentIndex().row()
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentIndex().row() == first + 1
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    name = view.model().index(first + 1, 0).data()
+    assert window.state.entity == window.kg.get_entity(name)["id"]

@@ -50,6 +50,23 @@ class EntityTable(QTableView):
         super().keyPressEvent(event)
 
 
+class SearchField(QLineEdit):
+    """The search box: typing filters, and the arrow and page keys move in the list below."""
+
+    NAVIGATION = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
+
+    def __init__(self, browser: EntityBrowser):
+        super().__init__(browser)
+        self._browser = browser
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in self.NAVIGATION:
+            self._browser.view.setFocus()
+            self._browser.view.keyPressEvent(event)
+            return
+        super().keyPressEvent(event)
+
+
 class EntityBrowser(QWidget):
     def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
         super().__init__(parent)
@@ -58,7 +75,7 @@ class EntityBrowser(QWidget):
         self._actions = actions
         self.model = EntityModel(state, self)
 
-        self.search_field = QLineEdit(self)
+        self.search_field = SearchField(self)
         self.search_field.setObjectName("entitySearch")
         self.search_field.setPlaceholderText("Search entities (name or id)…")
         self.search_field.setClearButtonEnabled(True)

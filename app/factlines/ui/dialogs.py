@@ -261,7 +261,8 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
         self.form.addRow("New object", self.new_object)
         self.form.addRow("At", self.at)
         self.form.addRow("Confidence", self.confidence)
-        self._add_provenance(fact)
+        # The successor is new evidence, entered by hand: it does not inherit the old source.
+        self._add_provenance(None)
         self.new_object.setFocus()
 
     def values(self) -> dict:
