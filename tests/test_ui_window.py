@@ -557,7 +557,8 @@ def test_arrows_from_the_search_field_move_in_the_list(window, qtbot):
     view = window.findChild(QAbstractItemView, "entityBrowser")
     window.focus_search()
     qtbot.keyClicks(browser.search_field, "a")
-    qtbot.waitUntil(lambda: view.model().rowCount() > 3, timeout=2000)
+    qtbot.waitUntil(lambda: browser.model.search == "a", timeout=2000)
+    assert view.model().rowCount() > 3
     qtbot.keyClick(browser.search_field, Qt.Key.Key_Down)
     assert view.hasFocus() and view.currentIndex().isValid()
     first = view.currentIndex().row()

@@ -152,6 +152,9 @@ class EntityBrowser(QWidget):
     def apply_filter(self) -> None:
         """Re-query with the current search text, type and as_of toggle (debounced typing)."""
         self._search_timer.stop()
+        kg = self._state.kg
+        if kg is None or kg.closed:  # a debounced search can fire as the window closes
+            return
         entity_type = self.type_filter.currentData()
         valid_at = self._state.as_of if self.valid_only.isChecked() else None
         self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at)

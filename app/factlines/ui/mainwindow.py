@@ -110,10 +110,12 @@ class MainWindow(QMainWindow):
         self.state.message.connect(self._show_message)
         self.state.dataChanged.connect(self._update_stats)
         self.state.graphChanged.connect(self._update_title)
-        self.state.factChanged.connect(lambda _f: self._update_fact_actions())
+        # Bound methods, not lambdas: Qt drops them with the window, while the undo stack (a
+        # child) still signals cleanChanged as it is destroyed.
+        self.state.factChanged.connect(self._update_fact_actions)
         self.state.dataChanged.connect(self._update_fact_actions)
-        self.state.entityChanged.connect(lambda _e: self._update_fact_actions())
-        self.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        self.state.entityChanged.connect(self._update_fact_actions)
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
 
         self._poll = QTimer(self)
         self._poll.setInterval(EXTERNAL_POLL_MS)
@@ -123,7 +125,7 @@ class MainWindow(QMainWindow):
         self._save_timer.setSingleShot(True)
         self._save_timer.setInterval(1000)
         self._save_timer.timeout.connect(self._save_as_of)
-        self.state.asOfChanged.connect(lambda _v: self._save_timer.start())
+        self.state.asOfChanged.connect(self._schedule_save)
 
         self.resize(1500, 950)
         self._docks_sized = self._restore_window()
@@ -504,7 +506,13 @@ class MainWindow(QMainWindow):
 
         return slot
 
-    def _update_fact_actions(self) -> None:
+    def _schedule_save(self, *_as_of) -> None:
+        self._save_timer.start()
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
+    def _update_fact_actions(self, *_changed) -> None:
         has_kg = self.state.kg is not None
         has_entity = has_kg and self.state.entity is not None
         self.action_add_fact.setEnabled(has_kg)
