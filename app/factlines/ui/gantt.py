@@ -950,6 +950,9 @@ class GanttChart(QWidget):
             page.activate()
         self._glw.ci.layout.activate()
         self.plot.layout.activate()
+        # pyqtgraph applies a new view range when it paints; apply it now, or the items it
+        # moves ask for one more paint.
+        self._glw.scene().prepareForPaint()
 
     def _show_empty(self, text: str) -> None:
         self._empty.setText(text)

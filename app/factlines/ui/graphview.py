@@ -6,6 +6,7 @@ dashed and faint. Clicking a neighbour selects it. Moving ``as_of`` only restyle
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 
@@ -75,9 +76,15 @@ class GraphView(QGraphicsView):
             by_neighbour[fact["other"]].append(fact)
             names[fact["other"]] = fact["other_name"]
         by_neighbour.pop(entity["id"], None)  # a self-loop has no neighbour to draw
-        ranked = sorted(by_neighbour, key=lambda n: (-len(by_neighbour[n]), names[n].casefold()))
-        shown = sorted(ranked[:MAX_NEIGHBOURS], key=lambda n: self._angle_key(by_neighbour[n]))
-        hidden = len(ranked) - len(shown)
+        # Only the MAX_NEIGHBOURS most connected are drawn: pick them without sorting the rest
+        # (the same ones and order as sorting all, then taking the first).
+        ranked = heapq.nsmallest(
+            MAX_NEIGHBOURS,
+            by_neighbour,
+            key=lambda n: (-len(by_neighbour[n]), names[n].casefold()),
+        )
+        shown = sorted(ranked, key=lambda n: self._angle_key(by_neighbour[n]))
+        hidden = len(by_neighbour) - len(shown)
         self._note = f"+{hidden} more neighbours not drawn" if hidden else ""
 
         count = max(len(shown), 1)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
@@ -175,8 +176,15 @@ class TripleEditor(QWidget):
         self._entity = kg.get_entity(entity) if kg is not None and entity else None
         self.model.reload()
         self.proxy.refilter()
+        self._settle_layout()
         self._show_fact(self._state.fact)
         self._update_title()
+
+    def _settle_layout(self) -> None:
+        """Lay the rows and scroll bars out now, not from posted events: otherwise the table
+        paints (2,000 rows' worth of model calls) before its scroll bar appears, and again."""
+        self.view.doItemsLayout()
+        QApplication.sendEvent(self.view, QEvent(QEvent.Type.LayoutRequest))
 
     def _as_of_changed(self, _value) -> None:
         self.model.restyle()
