@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QMessageBox
 
 from factlines import KnowledgeGraph
@@ -567,3 +567,60 @@ def test_arrows_from_the_search_field_move_in_the_list(window, qtbot):
     qtbot.keyClick(view, Qt.Key.Key_Return)
     name = view.model().index(first + 1, 0).data()
     assert window.state.entity == window.kg.get_entity(name)["id"]
+
+
+def _tick(names: set[str]):
+    """A dialog filler: tick exactly ``names`` in the single-valued list."""
+
+    def fill(dialog):
+        for row in range(dialog.list.count()):
+            item = dialog.list.item(row)
+            item.setCheckState(
+                Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked
+            )
+
+    return fill
+
+
+def test_marking_a_predicate_single_valued_shows_its_conflicts(window, demo, answer_dialogs):
+    window.select_entity("Kai Moreno")
+    marked = set(demo.single_valued_predicates())
+    assert {"lives_in", "led_by"} <= marked
+    before = dump(demo.db_path)
+    answer_dialogs.append(_tick(marked - {"lives_in", "led_by"}))
+    action = window.findChild(QAction, "actionSingleValued")
+    assert action.isEnabled()
+    action.trigger()
+    stored = file_query(demo.db_path, "SELECT value FROM fl_meta")[0][0]
+    assert "lives_in" not in stored and "works_on" in stored
+    assert window.triple_editor.model.conflict_count == 0
+    assert window.gantt.bars.layout.conflict_row.size == 0
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before
+    assert window.triple_editor.model.conflict_count == 2
+    assert window.gantt.bars.layout.conflict_row.size > 0
+
+
+def test_replace_after_a_rename_keeps_to_the_entity(window, demo, answer_dialogs):
+    window.select_entity("Kai Moreno")
+    answer_dialogs.append(lambda d: d.name.setText("Kai M."))
+    assert window.fact_actions.rename_entity_dialog("kai_moreno")
+    nova = find_fact(demo, "Kai M.", "works_on", "Nova")
+    before = dump(demo.db_path)
+
+    def fill(dialog):
+        dialog.new_object.setText("Helios")
+        dialog.at.setText("2026-06-01")
+
+    answer_dialogs.append(fill)
+    assert window.fact_actions.replace_fact_dialog(nova["id"])
+    assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-06-01T00:00:00Z"
+    successor = file_query(
+        demo.db_path,
+        "SELECT subject, valid_from, source_file FROM triples "
+        "WHERE predicate = 'works_on' AND object = 'helios' AND valid_to IS NULL",
+    )
+    assert ("kai_moreno", "2026-06-01T00:00:00Z", None) in successor
+    assert file_query(demo.db_path, "SELECT 1 FROM entities WHERE id = 'kai_m.'") == []
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before

@@ -277,3 +277,31 @@ class FactActions(QObject):
             self.state.message.emit(f"Merge refused: {dialog.value()!r} is not in the graph")
             return False
         return self.merge_entities(current["id"], target["id"])
+
+    def single_valued_dialog(self) -> bool:
+        """Choose the single-valued predicates; the change is one undoable step."""
+        from factlines.ui.dialogs import SingleValuedDialog
+
+        kg = self.state.kg
+        if kg is None:
+            self.state.message.emit("No knowledge graph is open")
+            return False
+        marked = kg.single_valued_predicates()
+        dialog = SingleValuedDialog(kg.predicates(), marked, self._dialog_parent)
+        if not self._exec(dialog):
+            return False
+        return self.set_single_valued(dialog.values())
+
+    def set_single_valued(self, predicates: list[str]) -> bool:
+        kg = self.state.kg
+        wanted, marked = set(predicates), set(kg.single_valued_predicates())
+        if wanted == marked:
+            return False
+
+        def apply(kg: KnowledgeGraph) -> bool:
+            with kg.transaction():
+                for predicate in sorted(wanted ^ marked):
+                    kg.set_single_valued(predicate, predicate in wanted)
+            return True
+
+        return self._edit("Set single-valued predicates", apply) is not None

@@ -1,4 +1,5 @@
-"""The forms behind the edits: add or edit a fact, replace it, end it, rename or merge an entity.
+"""The forms behind the edits: add, edit, replace or end a fact; rename or merge an entity;
+mark single-valued predicates.
 
 Each dialog only collects and validates values (a bad value keeps the dialog open with the
 reason); applying them through the undo stack is :class:`~factlines.ui.actions.FactActions`' job.
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QMenu,
     QToolButton,
     QVBoxLayout,
@@ -339,3 +342,37 @@ class NameDialog(_FormDialog):
 
     def validate(self) -> str | None:
         return None if self.value() else "A name is required"
+
+
+class SingleValuedDialog(_FormDialog):
+    """Which predicates allow one object per subject at a time: their overlaps are conflicts."""
+
+    def __init__(self, predicates: list[str], marked: list[str], parent=None):
+        super().__init__("Single-valued predicates", parent)
+        self.setObjectName("singleValuedDialog")
+        intro = QLabel(
+            "A subject can have only one object of a single-valued predicate at any instant "
+            "(someone lives in one place, a project has one lead). Two such facts of one "
+            "subject whose windows overlap are shown as a conflict.",
+            self,
+        )
+        intro.setWordWrap(True)
+        self.form.addRow(intro)
+        self.list = QListWidget(self)
+        self.list.setObjectName("singleValuedList")
+        self.list.setMinimumHeight(380)
+        for predicate in sorted(set(predicates) | set(marked)):
+            item = QListWidgetItem(predicate, self.list)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Checked if predicate in marked else Qt.CheckState.Unchecked
+            )
+        self.form.addRow(self.list)
+
+    def values(self) -> list[str]:
+        """The predicates ticked."""
+        return [
+            self.list.item(row).text()
+            for row in range(self.list.count())
+            if self.list.item(row).checkState() == Qt.CheckState.Checked
+        ]

@@ -245,6 +245,12 @@ class MainWindow(QMainWindow):
             self._on_entity("Merge", self.fact_actions.merge_entity_dialog),
             "Ctrl+Shift+M",
         )
+        self.action_single_valued = self._action(
+            "actionSingleValued",
+            "&Single-valued predicates…",
+            self.fact_actions.single_valued_dialog,
+            tip="Mark predicates that allow one object at a time; their overlaps are conflicts",
+        )
         self.action_find = self._action(
             "actionFind", "&Find entity", self.focus_search, QKeySequence.StandardKey.Find
         )
@@ -284,6 +290,8 @@ class MainWindow(QMainWindow):
         )
         edit.addSeparator()
         edit.addActions([self.action_rename, self.action_merge])
+        edit.addSeparator()
+        edit.addAction(self.action_single_valued)
         edit.addSeparator()
         edit.addAction(self.action_find)
         view = bar.addMenu("&View")
@@ -516,6 +524,7 @@ class MainWindow(QMainWindow):
         has_kg = self.state.kg is not None
         has_entity = has_kg and self.state.entity is not None
         self.action_add_fact.setEnabled(has_kg)
+        self.action_single_valued.setEnabled(has_kg)
         self.action_rename.setEnabled(has_entity)
         self.action_merge.setEnabled(has_entity)
         # Fact actions stay enabled: with nothing selected they say so in the status bar.
