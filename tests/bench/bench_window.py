@@ -139,7 +139,7 @@ def main() -> int:
     for name, reload in (
         ("triple editor reload (shared facts cached)", window.triple_editor.reload),
         ("neighbourhood graph rebuild", window.graph_view.rebuild),
-        ("Gantt chart reload (its own kg.intervals + conflicts)", window.gantt.reload),
+        ("Gantt chart reload (shared facts cached)", window.gantt.reload),
     ):
         window.state.entity_facts()
         started = time.perf_counter()

@@ -188,7 +188,9 @@ class TripleEditor(QWidget):
 
     def _as_of_changed(self, _value) -> None:
         self.model.restyle()
-        self.proxy.refilter()
+        if self.proxy.hide_invalid:
+            self.proxy.refilter()
+            self._settle_layout()  # rows came and went: one paint, not two
         self._update_title()
 
     def _set_hide_invalid(self, hide: bool) -> None:
