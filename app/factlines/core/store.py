@@ -74,12 +74,16 @@ def _escape_like(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
+# still readable by id: its names fall back to the ids.
 _FACT_COLUMNS = (
-    "t.id, t.subject, s.name, t.predicate, t.object, o.name, t.valid_from, t.valid_to, "
+    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
+    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
     "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
     "t.extracted_at"
 )
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
+_FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
 _FACT_KEYS = (
     "id",
     "subject",
@@ -1005,21 +1009,9 @@ class KnowledgeGraph:
         with self._lock:
             row = (
                 self._db()
-                .execute(f"SELECT {_FACT_COLUMNS} {_FACT_JOIN} WHERE t.id = ?", (triple_id,))
+                .execute(f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = ?", (triple_id,))
                 .fetchone()
             )
-            if row is None:
-                row = (
-                    self._db()
-                    .execute(
-                        "SELECT t.id, t.subject, t.subject, t.predicate, t.object, t.object, "
-                        "t.valid_from, t.valid_to, t.confidence, t.source_closet, t.source_file, "
-                        "t.source_drawer_id, t.adapter_name, t.extracted_at FROM triples t "
-                        "WHERE t.id = ?",
-                        (triple_id,),
-                    )
-                    .fetchone()
-                )
         if row is None:
             raise FactNotFound(f"no fact with id {triple_id!r}")
         return _fact_dict(row)
