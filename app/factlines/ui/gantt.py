@@ -1146,15 +1146,7 @@ class GanttChart(QWidget):
         self._state.select_fact(layout.ids[i] if 0 <= i < layout.n else None)
 
     def edit_bar(self, i: int) -> None:
-        triple_id = self.bars.layout.ids[i]
-        self._call_dialog("edit_fact_dialog", triple_id, "Edit")
-
-    def _call_dialog(self, name: str, triple_id: str, verb: str) -> None:
-        dialog = getattr(self._actions, name, None)
-        if dialog is None:
-            self._state.message.emit(f"{verb} is not available in this build")
-            return
-        dialog(triple_id)
+        self._actions.edit_fact_dialog(self.bars.layout.ids[i])
 
     def drag_value(self, i: int, side: str, x: float) -> tuple[str, float]:
         """The value dragging bar ``i``'s ``side`` to ``x`` gives, and where it puts that side."""
@@ -1234,16 +1226,11 @@ class GanttChart(QWidget):
         add(
             "ganttReplace",
             "Replace with…",
-            lambda: self._call_dialog("replace_fact_dialog", triple_id, "Replace"),
-            is_open and hasattr(actions, "replace_fact_dialog"),
+            lambda: actions.replace_fact_dialog(triple_id),
+            is_open,
             ended_tip,
         )
-        add(
-            "ganttEdit",
-            "Edit…",
-            lambda: self._call_dialog("edit_fact_dialog", triple_id, "Edit"),
-            hasattr(actions, "edit_fact_dialog"),
-        )
+        add("ganttEdit", "Edit…", lambda: actions.edit_fact_dialog(triple_id))
         add("ganttDelete", "Delete…", lambda: actions.delete_fact(triple_id))
         menu.addSeparator()
         add("ganttZoomFact", "Zoom to this fact", lambda: self.zoom_to_bar(i))

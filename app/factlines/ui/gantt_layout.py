@@ -487,11 +487,6 @@ def pick_handle(
     return None if best is None else (best[1], best[2])
 
 
-def visible_rows(n_rows: int, pixel_height: float, lane_px: float) -> float:
-    """How many rows the view shows: all of them if they fit at ``lane_px``, else a window."""
-    return max(1.0, min(float(n_rows), pixel_height / lane_px)) if n_rows else 1.0
-
-
 __all__ = [
     "PALETTE",
     "Header",

@@ -64,11 +64,6 @@ class AppState(QObject):
             self._as_of = value
             self.asOfChanged.emit(value)
 
-    def is_valid_now(self, valid_from: str | None, valid_to: str | None) -> bool:
-        """Is a fact valid at ``as_of``? In "all time" mode every fact is."""
-        key = self.as_of_key
-        return key is None or temporal.is_valid_at(valid_from, valid_to, key)
-
     # Selection
     @property
     def entity(self) -> str | None:
