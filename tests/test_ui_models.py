@@ -153,11 +153,11 @@ def test_conflicts_are_marked_with_the_overlap(qtbot, state, demo):
     assert model.conflict_count == len(demo.conflicts("Kai Moreno")) >= 1
     # A conflict among facts pointing at Kai (Atlas led_by Kai / Rosa) names the other fact.
     led = find_fact(demo, "Atlas", "led_by", "Kai Moreno")
-    if model.conflicts_of(led["id"]):
-        tip = model.data(
-            model.index(model.row_of(led["id"]), COLUMN["predicate"]), Qt.ItemDataRole.ToolTipRole
-        )
-        assert "Atlas led_by Rosa" in tip
+    assert model.conflicts_of(led["id"])
+    tip = model.data(
+        model.index(model.row_of(led["id"]), COLUMN["predicate"]), Qt.ItemDataRole.ToolTipRole
+    )
+    assert "Atlas led_by Rosa" in tip
     works = find_fact(demo, "Kai Moreno", "works_at", "Lumen Labs")
     assert not model.conflicts_of(works["id"])
 
