@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from factlines import KnowledgeGraph
+from factlines.core import temporal
 from factlines.ui.models import (
     COLUMN,
     FACT_ID_ROLE,
@@ -64,6 +65,32 @@ def test_fact_model_and_proxy_pass_the_model_tester(qtmodeltester, state):
     proxy.set_hide_invalid(True)
     qtmodeltester.check(proxy)
     assert 0 < proxy.rowCount() < model.rowCount()
+
+
+@pytest.mark.parametrize("column", ["valid_from", "other_name", "predicate"])
+def test_hiding_invalid_facts_survives_a_sort_and_a_reload(state, column):
+    state.select_entity("kai_moreno")
+    state.set_as_of("2025-12-01")
+    model = FactModel(state, edit=lambda *a: True)
+    model.reload()
+    proxy = FactFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_hide_invalid(True)
+    expected = sorted(f["id"] for f in state.entity_facts() if state_valid(state, f))
+
+    def shown() -> list[str]:
+        return sorted(proxy.index(r, 0).data(FACT_ID_ROLE) for r in range(proxy.rowCount()))
+
+    assert shown() == expected
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        proxy.sort(COLUMN[column], order)
+        assert shown() == expected
+    model.reload()
+    assert shown() == expected
+
+
+def state_valid(state, fact) -> bool:
+    return temporal.is_valid_at(fact["valid_from"], fact["valid_to"], state.as_of_key)
 
 
 def test_entity_model_is_lazy_and_pages_through_the_store(qtbot, many):

@@ -207,6 +207,7 @@ class FactModel(QAbstractTableModel):
         self._edit = edit
         self._facts: list[dict] = []
         self._valid = np.zeros(0, dtype=bool)
+        self.valid_list: list[bool] = []
         self._starts = np.zeros(0)  # POSIX start keys, -inf for an unknown start
         self._ends = np.zeros(0)  # POSIX end keys, +inf for an open end
         self._predicate_brushes: dict[str, QBrush] = {}
@@ -246,6 +247,8 @@ class FactModel(QAbstractTableModel):
             self._valid = np.ones(len(self._facts), dtype=bool)
         else:
             self._valid = (self._starts <= at) & (self._ends > at)
+        # The same flags as a list, indexed by row, for the hide filter's per-row calls.
+        self.valid_list = self._valid.tolist()
 
     def restyle(self) -> None:
         """``as_of`` moved: recompute which rows are valid, repaint; no store query."""
@@ -260,9 +263,6 @@ class FactModel(QAbstractTableModel):
 
     def is_valid_row(self, row: int) -> bool:
         return bool(self._valid[row]) if 0 <= row < len(self._valid) else False
-
-    def valid_flags(self) -> list[bool]:
-        return self._valid.tolist()
 
     @property
     def valid_count(self) -> int:
@@ -512,14 +512,18 @@ class FactModel(QAbstractTableModel):
 class FactFilterProxy(QSortFilterProxyModel):
     """Hides facts not valid at ``as_of`` when asked; sorting is left to the source model.
 
-    The filter reads a plain list of flags taken from the model's validity array at each
-    refilter, so the per-row Python call stays trivial (2,000 rows per ``as_of`` step).
+    The filter reads the source model's current row flags on every call, never a copy: a
+    sort or a reload of the source reorders rows, and a copy would hide the wrong ones.
     """
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._hide_invalid = False
-        self._keep: list[bool] = []
+        self._source: FactModel | None = None
+
+    def setSourceModel(self, model: FactModel) -> None:
+        self._source = model
+        super().setSourceModel(model)
 
     @property
     def hide_invalid(self) -> bool:
@@ -529,20 +533,18 @@ class FactFilterProxy(QSortFilterProxyModel):
         if hide != self._hide_invalid:
             self.beginFilterChange()
             self._hide_invalid = hide
-            self._keep = self.sourceModel().valid_flags() if hide else []
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def refilter(self) -> None:
         if self._hide_invalid:
             self.beginFilterChange()
-            self._keep = self.sourceModel().valid_flags()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
         if not self._hide_invalid:
             return True
-        keep = self._keep
-        return keep[source_row] if source_row < len(keep) else True
+        flags = self._source.valid_list
+        return flags[source_row] if source_row < len(flags) else True
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self.sourceModel().sort(column, order)

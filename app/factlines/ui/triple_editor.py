@@ -104,7 +104,7 @@ class TripleEditor(QWidget):
         bar.addWidget(self.hide_invalid)
         bar.addStretch(1)
         for key, text, tip, slot in (
-            ("add", "Add…", "Add a fact to this entity (Ctrl+N)", self.add_fact),
+            ("add", "Add…", "Add a fact to this entity (Ctrl+Shift+N)", self.add_fact),
             ("edit", "Edit…", "Edit every field of the selected fact", self.edit_fact),
             ("end", "End", "End the selected fact at as_of (or today)", self.end_fact),
             (
