@@ -305,3 +305,14 @@ class FactActions(QObject):
             return True
 
         return self._edit("Set single-valued predicates", apply) is not None
+
+    def on_selected_fact(self, verb: str, method: Callable[[str], object]):
+        """A slot applying ``method`` to the selected fact, or saying that none is selected."""
+
+        def slot(_checked: bool = False) -> None:
+            if self.state.fact is None:
+                self.state.message.emit(f"{verb}: select a fact first")
+            else:
+                method(self.state.fact)
+
+        return slot

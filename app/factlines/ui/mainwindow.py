@@ -201,32 +201,32 @@ class MainWindow(QMainWindow):
         self.action_edit_fact = self._action(
             "actionEditFact",
             "&Edit fact…",
-            self._on_fact("Edit", self.fact_actions.edit_fact_dialog),
+            self.fact_actions.on_selected_fact("Edit", self.fact_actions.edit_fact_dialog),
             "Ctrl+Return",
         )
         self.action_end_fact = self._action(
             "actionEndFact",
             "E&nd fact",
-            self._on_fact("End fact", self.fact_actions.end_fact),
+            self.fact_actions.on_selected_fact("End fact", self.fact_actions.end_fact),
             "Ctrl+E",
             "End the selected fact at as_of (or today when showing all time)",
         )
         self.action_end_fact_at = self._action(
             "actionEndFactAt",
             "End fact &at…",
-            self._on_fact("End fact", self.fact_actions.end_fact_dialog),
+            self.fact_actions.on_selected_fact("End fact", self.fact_actions.end_fact_dialog),
             "Ctrl+Shift+E",
         )
         self.action_replace_fact = self._action(
             "actionReplaceFact",
             "&Replace with…",
-            self._on_fact("Replace", self.fact_actions.replace_fact_dialog),
+            self.fact_actions.on_selected_fact("Replace", self.fact_actions.replace_fact_dialog),
             "Ctrl+R",
         )
         self.action_delete_fact = self._action(
             "actionDeleteFact",
             "&Delete fact…",
-            self._on_fact("Delete", self.fact_actions.delete_fact),
+            self.fact_actions.on_selected_fact("Delete", self.fact_actions.delete_fact),
             QKeySequence.StandardKey.Delete,
         )
         # Delete is a key many widgets use: it deletes a fact only from the triple editor.
@@ -488,24 +488,10 @@ class MainWindow(QMainWindow):
 
     # ── Edits on the selection ────────────────────────────────────────────
 
-    def _selected_fact(self, verb: str) -> str | None:
-        if self.state.fact is None:
-            self.state.message.emit(f"{verb}: select a fact first")
-        return self.state.fact
-
     def _selected_entity(self, verb: str) -> str | None:
         if self.state.entity is None:
             self.state.message.emit(f"{verb}: select an entity first")
         return self.state.entity
-
-    def _on_fact(self, verb: str, method):
-        """A slot applying ``method`` to the selected fact, or saying that none is selected."""
-
-        def slot(_checked: bool = False) -> None:
-            if fact := self._selected_fact(verb):
-                method(fact)
-
-        return slot
 
     def _on_entity(self, verb: str, method):
         def slot(_checked: bool = False) -> None:

@@ -105,15 +105,30 @@ class TripleEditor(QWidget):
         bar.addStretch(1)
         for key, text, tip, slot in (
             ("add", "Add…", "Add a fact to this entity (Ctrl+Shift+N)", self.add_fact),
-            ("edit", "Edit…", "Edit every field of the selected fact", self.edit_fact),
-            ("end", "End", "End the selected fact at as_of (or today)", self.end_fact),
+            (
+                "edit",
+                "Edit…",
+                "Edit every field of the selected fact",
+                actions.on_selected_fact("Edit", actions.edit_fact_dialog),
+            ),
+            (
+                "end",
+                "End",
+                "End the selected fact at as_of (or today)",
+                actions.on_selected_fact("End fact", actions.end_fact),
+            ),
             (
                 "replace",
                 "Replace…",
                 "Replace the selected fact's object from an instant on",
-                self.replace_fact,
+                actions.on_selected_fact("Replace", actions.replace_fact_dialog),
             ),
-            ("delete", "Delete…", "Delete the selected fact (for mistakes)", self.delete_fact),
+            (
+                "delete",
+                "Delete…",
+                "Delete the selected fact (for mistakes)",
+                actions.on_selected_fact("Delete", actions.delete_fact),
+            ),
         ):
             button = QToolButton(self)
             button.setText(text)
@@ -282,31 +297,8 @@ class TripleEditor(QWidget):
         rect = self.view.visualRect(index) if index.isValid() else self.view.rect()
         QToolTip.showText(self.view.viewport().mapToGlobal(rect.bottomLeft()), reason, self.view)
 
-    def _need_fact(self, verb: str) -> dict | None:
-        fact = self.selected_fact()
-        if fact is None:
-            self._state.message.emit(f"{verb}: select a fact first")
-        return fact
-
     def add_fact(self) -> None:
         self._actions.add_fact_dialog()
-
-    def _on_selected(self, verb: str, method) -> None:
-        fact = self._need_fact(verb)
-        if fact:
-            method(fact["id"])
-
-    def edit_fact(self) -> None:
-        self._on_selected("Edit", self._actions.edit_fact_dialog)
-
-    def end_fact(self) -> None:
-        self._on_selected("End fact", self._actions.end_fact)
-
-    def replace_fact(self) -> None:
-        self._on_selected("Replace", self._actions.replace_fact_dialog)
-
-    def delete_fact(self) -> None:
-        self._on_selected("Delete", self._actions.delete_fact)
 
     def _context_menu(self, pos) -> None:
         index = self.view.indexAt(pos)
