@@ -600,3 +600,16 @@ def test_set_as_of_here_sets_what_its_label_says(h, as_of, clicked, expected):
     else:
         assert not temporal.is_date(value)
         assert abs(temporal.to_posix(value) - temporal.to_posix(clicked)) <= 86400
+
+
+def test_an_end_written_empty_by_mempalace_is_a_lane_without_a_bar(h):
+    orion = h.fact_id("works_on", "Orion")
+    with sqlite3.connect(h.kg.db_path) as other:  # as MemPalace stores invalidate(ended="")
+        other.execute("UPDATE triples SET valid_to = '' WHERE id = ?", (orion,))
+    h.state.notify_data_changed()
+    h.settle()
+    assert "works_on → Orion" in h.chart.lane_labels()
+    assert orion not in {d["id"] for d in h.chart.drawn_intervals()}
+    for as_of in ("2025-12-01", "2026-04-01"):
+        h.state.set_as_of(as_of)
+        assert not h.chart.bars.valid[h.chart.bars.layout.index_of(orion)]

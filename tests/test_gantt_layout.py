@@ -258,3 +258,16 @@ def test_durations_read_well():
     assert gl.describe_duration(3 * DAY) == "3 days"
     assert gl.describe_duration(274 * DAY) == "9.0 months"
     assert gl.describe_duration(math.inf) == "open"
+
+
+def test_an_end_nobody_knows_is_valid_nowhere_and_drawn_as_no_bar():
+    # MemPalace's empty valid_to reaches the chart as end = -inf (see KnowledgeGraph.intervals).
+    facts = [
+        fact("gone", "lives_in", "paris", "2020-01-01"),
+        fact("here", "likes", "tea"),
+    ]
+    facts[0]["end"] = float("-inf")
+    layout = gl.build_layout(facts)
+    for at in ("2019-01-01", "2020-06-01", "2030-01-01"):
+        valid = gl.valid_mask(layout, temporal.to_posix(at))
+        assert not valid[layout.index_of("gone")] and valid[layout.index_of("here")]

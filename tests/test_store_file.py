@@ -165,7 +165,11 @@ def test_values_mempalace_passes_through_do_not_break_reads(kg, kg_path):
             [("t_empty", "", ""), ("t_partial", "2026", None), ("t_words", "1999-ish", None)],
         )
     facts = {fact["id"]: fact for fact in kg.intervals("a")}
-    assert (facts["t_empty"]["start"], facts["t_empty"]["end"]) == (None, None)
+    # An empty end is not "still open": MemPalace counts the fact as ended and no as_of query
+    # returns it, so it ended at an unknown time and is valid nowhere.
+    assert (facts["t_empty"]["start"], facts["t_empty"]["end"]) == (None, float("-inf"))
+    assert facts["t_empty"]["current"] is False
+    assert all(f["id"] != "t_empty" for f in kg.query_entity("a", as_of="2026-01-15"))
     assert facts["t_partial"]["start"] is None
     assert kg.get_fact("t_words")["valid_from"] == "1999-ish"
     assert kg.time_span() == ("2026-01-01T00:00:00Z", "2026-02-01T23:59:59Z")

@@ -9,6 +9,7 @@ covers its whole last day. Intervals are half-open: valid at ``t`` when ``start 
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from datetime import date, datetime, timezone
 from functools import lru_cache
@@ -164,7 +165,13 @@ def start_posix(value: str | None) -> float | None:
 
 @lru_cache(maxsize=1 << 16)
 def end_posix(value: str | None) -> float | None:
-    """POSIX seconds of a stored value's end key (a day ends at its last second)."""
+    """POSIX seconds of a stored value's end key (a day ends at its last second).
+
+    MemPalace stores an empty ``valid_to`` as given: the fact is not current and no as_of
+    query returns it, so it ended at an unknown time: ``-inf``, valid nowhere.
+    """
+    if value == "":
+        return -math.inf
     return to_posix(end_key(value))
 
 

@@ -1354,7 +1354,8 @@ class GanttChart(QWidget):
     # ── What is drawn ────────────────────────────────────────────────────
     def drawn_intervals(self) -> list[dict]:
         """The bars as drawn now: ``{id, start, end, lane, valid_at_as_of}`` from the arrays
-        the painting uses (None for an unknown start or an open end)."""
+        the painting uses (None for an unknown start or an open end). A fact that ended at an
+        unknown time (MemPalace's empty ``valid_to``) has a lane but no bar, so it is left out."""
         layout = self.bars.layout
         valid = self.bars.valid
         lanes = [lane.label for lane in layout.lanes]
@@ -1367,6 +1368,7 @@ class GanttChart(QWidget):
                 "valid_at_as_of": bool(valid[i]),
             }
             for i in range(layout.n)
+            if layout.end[i] != -np.inf
         ]
 
     def lane_labels(self) -> list[str]:

@@ -23,6 +23,8 @@ def show_time(value: str | None, empty: str = "") -> str:
     and says so (``Z``), like the as_of field and the chart's axis, so nothing shifts."""
     if value is None:
         return empty
+    if value == "":  # MemPalace's pass-through of an empty value: a bound nobody knows
+        return "unknown"
     return value if temporal.is_date(value) else show_instant(value)
 
 
