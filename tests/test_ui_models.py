@@ -69,6 +69,18 @@ def test_fact_model_and_proxy_pass_the_model_tester(qtmodeltester, state):
 
 @pytest.mark.parametrize("column", ["valid_from", "other_name", "predicate"])
 def test_hiding_invalid_facts_survives_a_sort_and_a_reload(state, column):
+    model, proxy = hiding_proxy(state)
+    expected = sorted(f["id"] for f in state.entity_facts() if state_valid(state, f))
+    assert shown(proxy) == expected
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        proxy.sort(COLUMN[column], order)
+        assert shown(proxy) == expected
+    model.reload()
+    assert shown(proxy) == expected
+
+
+def hiding_proxy(state) -> tuple[FactModel, FactFilterProxy]:
+    """Kai Moreno's facts at 2025-12-01 behind a proxy that hides the invalid ones."""
     state.select_entity("kai_moreno")
     state.set_as_of("2025-12-01")
     model = FactModel(state, edit=lambda *a: True)
@@ -76,17 +88,11 @@ def test_hiding_invalid_facts_survives_a_sort_and_a_reload(state, column):
     proxy = FactFilterProxy()
     proxy.setSourceModel(model)
     proxy.set_hide_invalid(True)
-    expected = sorted(f["id"] for f in state.entity_facts() if state_valid(state, f))
+    return model, proxy
 
-    def shown() -> list[str]:
-        return sorted(proxy.index(r, 0).data(FACT_ID_ROLE) for r in range(proxy.rowCount()))
 
-    assert shown() == expected
-    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
-        proxy.sort(COLUMN[column], order)
-        assert shown() == expected
-    model.reload()
-    assert shown() == expected
+def shown(proxy) -> list[str]:
+    return sorted(proxy.index(r, 0).data(FACT_ID_ROLE) for r in range(proxy.rowCount()))
 
 
 def state_valid(state, fact) -> bool:
@@ -225,3 +231,24 @@ def test_fact_model_sorts_its_rows(qtbot, state):
     assert dated == sorted(dated)
     model.sort(COLUMN["valid_from"], Qt.SortOrder.DescendingOrder)
     assert model.fact_at(0)["valid_from"] == max(dated)
+
+
+def test_restyle_announces_only_flipped_rows_and_the_proxy_follows(qtmodeltester, state):
+    """An as_of step repaints / re-filters the rows whose validity flipped, nothing else."""
+    model, proxy = hiding_proxy(state)
+    changed = []
+    model.dataChanged.connect(lambda tl, br, _roles: changed.append((tl.row(), br.row())))
+    state.set_as_of("2025-12-02")  # nothing starts or ends that day
+    assert model.restyle() == 0 and changed == []
+    for as_of in ("2026-04-01", "2016-01-01", "2025-12-01"):
+        before = list(model.valid_list)
+        state.set_as_of(as_of)
+        changed.clear()
+        flipped = model.restyle()
+        rows = {r for r, (a, b) in enumerate(zip(before, model.valid_list)) if a != b}
+        assert flipped == len(rows) > 0
+        assert {r for first, last in changed for r in range(first, last + 1)} == rows
+        # No refilter called: the dynamic proxy re-tested the announced rows by itself.
+        expected = sorted(f["id"] for f in state.entity_facts() if state_valid(state, f))
+        assert shown(proxy) == expected
+    qtmodeltester.check(proxy)

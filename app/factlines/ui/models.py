@@ -190,6 +190,8 @@ FACT_COLUMNS = (
 )
 COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
 _FACT_COUNT = len(FACT_COLUMNS)
+# What a restyle changes: the look of a row, and whether it is valid (the hide filter's role).
+_RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE]
 
 
 class FactModel(QAbstractTableModel):
@@ -220,6 +222,11 @@ class FactModel(QAbstractTableModel):
         self._italic.setItalic(True)
         self._link_font = QFont(self._bold)
         self._link_font.setUnderline(True)
+        selectable = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        self._flags = tuple(
+            selectable | Qt.ItemFlag.ItemIsEditable if editable and edit is not None else selectable
+            for _key, _header, editable in FACT_COLUMNS
+        )
 
     # Loading and restyling
     def reload(self) -> None:
@@ -250,16 +257,36 @@ class FactModel(QAbstractTableModel):
         # The same flags as a list, indexed by row, for the hide filter's per-row calls.
         self.valid_list = self._valid.tolist()
 
-    def restyle(self) -> None:
-        """``as_of`` moved: recompute which rows are valid, repaint; no store query."""
+    # Past this many runs of flipped rows, one signal over every row beats one per run.
+    MAX_RUNS = 32
+
+    def restyle(self) -> int:
+        """``as_of`` moved: recompute which rows are valid; no store query.
+
+        Only the rows whose validity flipped are announced (most day steps flip none), so
+        the view repaints just those cells, and a dynamic filter proxy re-tests just those
+        rows. Returns how many rows flipped.
+        """
         before = self._valid
         self._compute_valid()
-        if self._facts and not np.array_equal(before, self._valid):
-            self.dataChanged.emit(
-                self.index(0, 0),
-                self.index(len(self._facts) - 1, len(FACT_COLUMNS) - 1),
-                [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE],
+        if len(before) != len(self._valid):  # never between reloads; be safe
+            flipped = np.arange(len(self._valid))
+        else:
+            flipped = np.flatnonzero(before != self._valid)
+        if not flipped.size:
+            return 0
+        last = len(FACT_COLUMNS) - 1
+        breaks = np.flatnonzero(np.diff(flipped) != 1)
+        if breaks.size >= self.MAX_RUNS:
+            runs = [(int(flipped[0]), int(flipped[-1]))]
+        else:
+            runs = zip(
+                [int(flipped[0]), *flipped[breaks + 1].tolist()],
+                [*flipped[breaks].tolist(), int(flipped[-1])],
             )
+        for first, final in runs:
+            self.dataChanged.emit(self.index(first, 0), self.index(final, last), _RESTYLED)
+        return int(flipped.size)
 
     def is_valid_row(self, row: int) -> bool:
         return bool(self._valid[row]) if 0 <= row < len(self._valid) else False
@@ -355,12 +382,10 @@ class FactModel(QAbstractTableModel):
         return None
 
     def flags(self, index: _Index):
+        # Called per painted cell: the flags are per column, computed once.
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if FACT_COLUMNS[index.column()][2] and self._edit is not None:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+        return self._flags[index.column()]
 
     def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._facts):
@@ -514,12 +539,18 @@ class FactFilterProxy(QSortFilterProxyModel):
 
     The filter reads the source model's current row flags on every call, never a copy: a
     sort or a reload of the source reorders rows, and a copy would hide the wrong ones.
+
+    The filter is dynamic on ``VALID_ROLE``: when ``as_of`` moves, :meth:`FactModel.restyle`
+    announces the rows whose validity flipped, and the proxy re-tests only those, removing or
+    inserting them; no full refilter (2,000 calls and a relayout) on every step.
     """
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._hide_invalid = False
         self._source: FactModel | None = None
+        self.setFilterRole(VALID_ROLE)
+        self.setDynamicSortFilter(True)
 
     def setSourceModel(self, model: FactModel) -> None:
         self._source = model

@@ -84,9 +84,9 @@ class TripleEditor(QWidget):
         self._actions = actions
         self._entity: dict | None = None
         self.model = FactModel(state, self._apply_edit, self)
-        self.proxy = FactFilterProxy(self)
-        self.proxy.setDynamicSortFilter(False)
+        self.proxy = FactFilterProxy(self)  # dynamic: re-tests only the rows a step flips
         self.proxy.setSourceModel(self.model)
+        self._restyling = False
 
         self.title = QLabel(self)
         self.title.setObjectName("tripleTitle")
@@ -189,8 +189,7 @@ class TripleEditor(QWidget):
     def reload(self) -> None:
         kg, entity = self._state.kg, self._state.entity
         self._entity = kg.get_entity(entity) if kg is not None and entity else None
-        self.model.reload()
-        self.proxy.refilter()
+        self.model.reload()  # a reset: the proxy filters the new rows afresh
         self._settle_layout()
         self._show_fact(self._state.fact)
         self._update_title()
@@ -202,11 +201,29 @@ class TripleEditor(QWidget):
         QApplication.sendEvent(self.view, QEvent(QEvent.Type.LayoutRequest))
 
     def _as_of_changed(self, _value) -> None:
-        self.model.restyle()
-        if self.proxy.hide_invalid:
-            self.proxy.refilter()
+        # Only the rows whose validity flipped are repainted, or (hiding) removed / inserted.
+        hiding = self.proxy.hide_invalid
+        current = self.view.currentIndex().data(FACT_ID_ROLE) if hiding else None
+        self._restyling = True
+        try:
+            flipped = self.model.restyle()
+        finally:
+            self._restyling = False
+        if flipped and hiding:
+            self._no_current_row_if_hidden(current)
             self._settle_layout()  # rows came and went: one paint, not two
         self._update_title()
+
+    def _no_current_row_if_hidden(self, before: str | None) -> None:
+        """Removing the current row moves Qt's current index to a neighbour: show no current
+        row instead, as a full refilter would (the fact stays selected in the state)."""
+        current = self.view.currentIndex()
+        if current.isValid() and current.data(FACT_ID_ROLE) != before:
+            selection = self.view.selectionModel()
+            selection.blockSignals(True)
+            selection.clearSelection()
+            selection.setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.NoUpdate)
+            selection.blockSignals(False)
 
     def _set_hide_invalid(self, hide: bool) -> None:
         self.proxy.set_hide_invalid(hide)
@@ -251,7 +268,8 @@ class TripleEditor(QWidget):
         return self.model.fact_at(row) if row >= 0 else None
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
+        # A step that hides the selected row moves Qt's current index: not a user's choice.
+        if current.isValid() and not self._restyling:
             self._state.select_fact(current.data(FACT_ID_ROLE))
 
     def _show_fact(self, triple_id) -> None:
