@@ -613,3 +613,54 @@ def test_an_end_written_empty_by_mempalace_is_a_lane_without_a_bar(h):
     for as_of in ("2025-12-01", "2026-04-01"):
         h.state.set_as_of(as_of)
         assert not h.chart.bars.valid[h.chart.bars.layout.index_of(orion)]
+
+
+def test_a_reload_in_the_middle_of_a_drag_ends_it_without_writing(h):
+    """The once-a-second check for other writers can reload the chart while a bar is dragged;
+    the bar's index may then belong to another fact, so nothing may be written on release."""
+    chart = h.chart
+    orion = h.fact_id("works_on", "Orion")
+    chart.set_x_range(temporal.to_posix("2025-01-01"), temporal.to_posix("2026-12-31"))
+    h.settle()
+    point = chart.view_point(orion, "end")
+    grab = chart.viewport_point(point.x(), point.y())
+    target = chart.viewport_point(temporal.to_posix("2026-06-01"), point.y())
+    vp = chart.canvas.viewport()
+    _send(vp, QEvent.Type.MouseMove, grab, NONE, NONE)
+    h.qtbot.wait(15)
+    _send(vp, QEvent.Type.MouseButtonPress, grab, LEFT, LEFT)
+    for k in range(1, 5):
+        h.qtbot.wait(15)
+        _send(vp, QEvent.Type.MouseMove, (grab + (target - grab) * (k / 4)), NONE, LEFT)
+    assert chart.bars.preview is not None  # the drag is under way
+    before = h.rows()
+    with sqlite3.connect(h.kg.db_path) as other:  # another program adds a fact of Kai's
+        other.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES ('t_other', 'kai_moreno', 'aaa_first', 'orion', '2024-01-01')"
+        )
+    h.state.notify_data_changed()
+    h.settle()
+    _send(vp, QEvent.Type.MouseButtonRelease, target, LEFT, NONE)
+    h.settle()
+    assert [row for row in h.rows()["triples"] if row[1] != "t_other"] == before["triples"]
+    assert h.stack.count() == 0
+
+
+def test_tooltip_confidence_is_the_one_drawn(h):
+    orion = h.fact_id("works_on", "Orion")
+    with sqlite3.connect(h.kg.db_path) as other:
+        other.execute("UPDATE triples SET confidence = NULL WHERE id = ?", (orion,))
+        other.execute(
+            "UPDATE triples SET confidence = 'high' WHERE id = ?", (h.fact_id("works_on", "Nova"),)
+        )
+    h.state.notify_data_changed()
+    h.settle()
+    layout = h.chart.bars.layout
+    for name in ("Orion", "Nova"):
+        assert "Confidence: 1.00" in h.chart.tooltip(layout.index_of(h.fact_id("works_on", name)))
+
+
+def test_a_png_export_that_cannot_be_written_is_an_error(h, tmp_path):
+    with pytest.raises(OSError, match="cannot write"):
+        h.chart.export(tmp_path / "no such folder" / "chart.png")

@@ -125,6 +125,25 @@ def test_play_animates_as_of_and_pauses(window, qtbot):
     assert window.as_of() == stopped and not control.playing
 
 
+def test_all_time_chosen_anywhere_stops_play(window, qtbot):
+    control = window.time_control
+    window.set_as_of("2020-01-01")
+    control.play()
+    window.state.set_as_of(None)  # e.g. the chart's "All time" or an emptied date field
+    qtbot.wait(300)
+    assert window.as_of() is None and not control.playing
+
+
+def test_a_forever_date_does_not_break_the_time_control(window, demo, qtbot):
+    demo.add_triple("Kai Moreno", "is", "mortal", valid_from="0001-01-01", valid_to="9999-12-31")
+    window.state.notify_data_changed()  # raised OverflowError past the slider's range before
+    slider = window.findChild(QAbstractSlider, "asOfSlider")
+    assert slider.minimum() == date.min.toordinal()
+    assert slider.maximum() == date.max.toordinal()
+    window.set_as_of("9999-12-31")
+    assert slider.value() == date.max.toordinal()
+
+
 # ── Browsing ───────────────────────────────────────────────────────────────
 
 

@@ -442,10 +442,14 @@ class BarsItem(pg.GraphicsObject):
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
 
+    def cancel_drag(self) -> None:
+        self._drag = None
+        self.preview = None
+
     def _bar_box(self, layout, i, sx, dx, sy, dy, left_px, right_px) -> QRectF:
         start, end = layout.start[i], layout.end[i]
         s = left_px if not np.isfinite(start) else max(start * sx + dx, left_px - 4)
-        e = right_px if not np.isfinite(end) else min(end * sx + dx, right_px + 4)
+        e = right_px if end == np.inf else min(end * sx + dx, right_px + 4)
         e = max(e, s + MIN_BAR_PX)
         h = BAR_FRACTION * abs(sy)
         yc = layout.row[i] * sy + dy
@@ -551,7 +555,7 @@ class LaneAxis(pg.AxisItem):
         bounds = self.boundingRect()
         origin = self.mapFromScene(vb.mapViewToScene(QPointF(0, 0)))
         key = (
-            id(layout),
+            chart.build_count,  # not id(layout): ids of freed layouts are reused
             tuple(vb.viewRange()[1]),
             int(layout.row[selected]) if 0 <= selected < layout.n else -1,
             bounds.width(),
@@ -914,7 +918,8 @@ class GanttChart(QWidget):
         self.build_count += 1
         self.bars.layout = layout
         self.bars.hovered = -1
-        self.bars.preview = None
+        # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
+        self.bars.cancel_drag()
         self.bars.selected = layout.index_of(state.fact)
         self.bars.valid = gl.valid_mask(layout, state.as_of_posix)
         if kg is None:
@@ -1192,6 +1197,7 @@ class GanttChart(QWidget):
         fact = layout.facts[i]
         triple_id = fact["id"]
         is_open = fact["valid_to"] is None
+        as_of_here = self._as_of_value_at(x)
         menu = QMenu(self)
         menu.setToolTipsVisible(True)
         title = menu.addAction(describe(fact))
@@ -1226,7 +1232,7 @@ class GanttChart(QWidget):
         add(
             "ganttEndAtAsOf",
             at_text,
-            lambda: actions.end_fact(triple_id, self._state.as_of),
+            lambda: actions.end_fact(triple_id, as_of),
             is_open,
             ended_tip,
         )
@@ -1247,15 +1253,16 @@ class GanttChart(QWidget):
         add("ganttEdit", "Edit…", lambda: actions.edit_fact_dialog(triple_id))
         add("ganttDelete", "Delete…", lambda: actions.delete_fact(triple_id))
         menu.addSeparator()
-        add("ganttZoomFact", "Zoom to this fact", lambda: self.zoom_to_bar(i))
+        add("ganttZoomFact", "Zoom to this fact", lambda: self.zoom_to_fact(triple_id))
         add(
             "ganttSetAsOf",
-            f"Set as_of here ({self._as_of_value_at(x)})",
-            lambda: self._state.set_as_of(self._as_of_value_at(x)),
+            f"Set as_of here ({as_of_here})",
+            lambda: self._state.set_as_of(as_of_here),
         )
         return menu
 
     def background_menu(self, x: float) -> QMenu:
+        as_of_here = self._as_of_value_at(x)
         menu = QMenu(self)
 
         def add(name, text, slot, enabled=True):
@@ -1270,8 +1277,8 @@ class GanttChart(QWidget):
         menu.addSeparator()
         add(
             "ganttSetAsOf",
-            f"Set as_of here ({self._as_of_value_at(x)})",
-            lambda: self._state.set_as_of(self._as_of_value_at(x)),
+            f"Set as_of here ({as_of_here})",
+            lambda: self._state.set_as_of(as_of_here),
         )
         add(
             "ganttAllTime",
@@ -1288,12 +1295,17 @@ class GanttChart(QWidget):
         as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
         return gl.day_of(x) if as_day else gl.snap_instant(x, self._seconds_per_px())
 
+    def zoom_to_fact(self, triple_id: str) -> None:
+        i = self.bars.layout.index_of(triple_id)
+        if i >= 0:
+            self.zoom_to_bar(i)
+
     def zoom_to_bar(self, i: int) -> None:
         layout = self.bars.layout
         x0, _x1 = self.x_range()
         start, end = float(layout.start[i]), float(layout.end[i])
         start = start if math.isfinite(start) else min(x0, end if math.isfinite(end) else x0)
-        end = end if math.isfinite(end) else max(time.time(), start + gl.DAY)
+        end = end if math.isfinite(end) else max(time.time() if end > 0 else start, start + gl.DAY)
         width = max(end - start, gl.DAY)
         self.set_x_range(start - width * 0.15, end + width * 0.15)
         self.ensure_row_visible(int(layout.row[i]))
@@ -1306,12 +1318,16 @@ class GanttChart(QWidget):
         frm = fact["valid_from"] or "unknown start"
         if fact["valid_to"] is None:
             to = "open (still true)"
+        elif end == -math.inf:
+            to = "ended, date unknown"
         elif temporal.is_date(fact["valid_to"]):
             to = f"{fact['valid_to']} (through that whole day)"
         else:
             to = fact["valid_to"]
         if math.isfinite(start) and math.isfinite(end):
             duration = gl.describe_duration(end - start + (1 if layout.to_is_date[i] else 0))
+        elif end == -math.inf:
+            duration = "unknown"
         elif math.isfinite(start):
             duration = f"{gl.describe_duration(time.time() - start)} so far"
         else:
@@ -1320,7 +1336,7 @@ class GanttChart(QWidget):
             f"<b>{html.escape(describe(fact))}</b>",
             f"{html.escape(frm)} → {html.escape(to)}",
             f"Duration: {duration}",
-            f"Confidence: {float(fact.get('confidence') or 0):.2f}",
+            f"Confidence: {gl.confidence_of(fact.get('confidence')):.2f}",
         ]
         sources = [
             f"{label}: {html.escape(str(fact[key]))}"
@@ -1382,14 +1398,14 @@ class GanttChart(QWidget):
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".png":
-            exporter = exporters.ImageExporter(self._glw.ci)
+            # ImageExporter reports a failed save by returning False, not by raising.
+            if exporters.ImageExporter(self._glw.ci).export(str(path)) is False:
+                raise OSError(f"cannot write {path}")
         elif suffix == ".svg":
             with _svg_paths_without_z():
                 exporters.SVGExporter(self._glw.ci).export(str(path))
-            return path
         else:
             raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
-        exporter.export(str(path))
         return path
 
     def export_dialog(self) -> None:

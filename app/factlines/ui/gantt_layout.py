@@ -269,7 +269,7 @@ def _confidence_levels(values: list) -> np.ndarray:
     try:
         confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
     except (TypeError, ValueError):
-        confidence = np.asarray([_confidence(v) for v in values], dtype=np.float64).reshape(-1)
+        confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)
     confidence = np.where(np.isfinite(confidence), np.clip(confidence, 0.0, 1.0), 1.0)
     return np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32)
 
@@ -281,7 +281,8 @@ def _other_name(fact: dict, direction: str) -> str:
     return fact.get("object_name" if direction == OUTGOING else "subject_name") or "?"
 
 
-def _confidence(value) -> float:
+def confidence_of(value) -> float:
+    """A stored confidence as drawn: missing or unreadable means 1, clamped to [0, 1]."""
     try:
         value = float(value)
     except (TypeError, ValueError):

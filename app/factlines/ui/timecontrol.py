@@ -163,11 +163,12 @@ class TimeControl(QWidget):
             first, last = today - timedelta(days=365 * 20), today
         else:
             first, last = day_of(self._span[0]), max(day_of(self._span[1]), today)
-        first -= timedelta(days=MARGIN_DAYS)
-        last += timedelta(days=MARGIN_DAYS)
+        # Ordinals, clamped: a "forever" date such as 9999-12-31 has no day after it.
+        low = max(first.toordinal() - MARGIN_DAYS, date.min.toordinal())
+        high = min(last.toordinal() + MARGIN_DAYS, date.max.toordinal())
         with QSignalBlocker(self.slider):
-            self.slider.setRange(first.toordinal(), last.toordinal())
-        self.span_label.setText(f"{first.year}–{last.year}")
+            self.slider.setRange(low, high)
+        self.span_label.setText(f"{date.fromordinal(low).year}–{date.fromordinal(high).year}")
         self._show(self._state.as_of)
 
     def slider_day(self) -> date:
@@ -241,12 +242,15 @@ class TimeControl(QWidget):
         return self._timer.isActive()
 
     def _tick(self) -> None:
+        if self._state.as_of is None:  # all time was chosen elsewhere (the chart, the field)
+            self.pause()
+            return
         self._carry += self.speed.currentData() * PLAY_TICK_MS / 1000.0
         whole = int(self._carry)
         if whole < 1:
             return
         self._carry -= whole
-        day = (day_of(self._state.as_of) or self.slider_day()).toordinal() + whole
+        day = day_of(self._state.as_of).toordinal() + whole
         if day >= self.slider.maximum():
             day = self.slider.maximum()
             self.pause()
