@@ -78,7 +78,7 @@ def test_file_screenshot_and_refusals(tmp_path):
     not_kg.write_text("not a database")
     for args, says in (
         ([str(tmp_path / "missing.sqlite3")], "does not exist"),
-        ([str(not_kg)], "not"),
+        ([str(not_kg)], "not a SQLite database"),
         ([str(path), "--entity", "Nobody"], "no entity named"),
         ([str(path), "--as-of", "2026-02-30"], "no such calendar day"),
     ):

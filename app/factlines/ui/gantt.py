@@ -712,7 +712,6 @@ class GanttChart(QWidget):
         self._state = state
         self._actions = actions
         self._top = 0.0  # the first row shown
-        self._syncing_cursor = False
         self._entity_name: str | None = None
         self.build_count = 0  # how many times the bars were rebuilt (tests check restyles)
 
@@ -1033,15 +1032,9 @@ class GanttChart(QWidget):
         self.cursor.show()
         self.cursor.label.setFormat(f"as of {self._state.as_of}")
         if self.cursor.value() != at:
-            self._syncing_cursor = True
-            try:
-                self.cursor.setValue(at)
-            finally:
-                self._syncing_cursor = False
+            self.cursor.setValue(at)  # emits sigPositionChanged only: no loop back to the state
 
     def _cursor_dragged(self, line=None) -> None:
-        if self._syncing_cursor:
-            return
         as_day = temporal.is_date(self._state.as_of)
         value = gl.start_value(self.cursor.value(), as_day, self._seconds_per_px())
         try:

@@ -164,16 +164,12 @@ def empty_layout() -> Layout:
 
 
 def _posix_start(fact: dict) -> float:
-    value = fact.get("start")
-    if value is None and fact.get("valid_from") is not None:
-        value = temporal.to_posix(temporal.start_key(fact["valid_from"]))
+    value = fact["start"]  # KnowledgeGraph.intervals: POSIX start key, None when unknown
     return -math.inf if value is None else float(value)
 
 
 def _posix_end(fact: dict) -> float:
-    value = fact.get("end")
-    if value is None and fact.get("valid_to") is not None:
-        value = temporal.to_posix(temporal.end_key(fact["valid_to"]))
+    value = fact["end"]  # None when open; -inf for an end nobody knows
     return math.inf if value is None else float(value)
 
 
