@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--screenshot",
         metavar="PNG",
-        help="render the window (offscreen when no display is set) to PNG and exit",
+        help="render the window to PNG and exit (offscreen unless QT_QPA_PLATFORM says otherwise)",
     )
     parser.add_argument("--entity", metavar="NAME", help="select this entity at start")
     parser.add_argument(

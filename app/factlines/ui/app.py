@@ -113,7 +113,7 @@ def screenshot(args) -> int:
             app.processEvents()
         image = window.grab()
         target = Path(args.screenshot)
-        if target.parent and not target.parent.exists():
+        if not target.parent.exists():
             return _fail(f"the folder {target.parent} does not exist")
         if not image.save(str(target), "PNG"):
             return _fail(f"cannot write {target}")
