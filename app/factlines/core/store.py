@@ -84,22 +84,6 @@ _FACT_COLUMNS = (
 )
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 _FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
-_FACT_KEYS = (
-    "id",
-    "subject",
-    "subject_name",
-    "predicate",
-    "object",
-    "object_name",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-    "extracted_at",
-)
 
 
 _ENTITY_FACT_COUNT = (
@@ -131,11 +115,45 @@ _ENTITY_ROW_KEYS = ("id", "name", "type", "current", "ended")
 
 
 def _fact_dict(row: tuple) -> dict:
-    fact = dict(zip(_FACT_KEYS, row))
-    fact["current"] = fact["valid_to"] is None
-    fact["start"] = temporal.start_posix(fact["valid_from"])
-    fact["end"] = temporal.end_posix(fact["valid_to"])
-    return fact
+    """A fact row of _FACT_COLUMNS as a dict, with ``current`` and POSIX ``start``/``end``.
+
+    One dict literal per row: a busy entity has 2,000 rows, so the per-row cost is the cost.
+    """
+    (
+        tid,
+        subject,
+        subject_name,
+        predicate,
+        obj,
+        object_name,
+        valid_from,
+        valid_to,
+        confidence,
+        source_closet,
+        source_file,
+        source_drawer_id,
+        adapter_name,
+        extracted_at,
+    ) = row
+    return {
+        "id": tid,
+        "subject": subject,
+        "subject_name": subject_name,
+        "predicate": predicate,
+        "object": obj,
+        "object_name": object_name,
+        "valid_from": valid_from,
+        "valid_to": valid_to,
+        "confidence": confidence,
+        "source_closet": source_closet,
+        "source_file": source_file,
+        "source_drawer_id": source_drawer_id,
+        "adapter_name": adapter_name,
+        "extracted_at": extracted_at,
+        "current": valid_to is None,
+        "start": temporal.start_posix(valid_from),
+        "end": temporal.end_posix(valid_to),
+    }
 
 
 class KnowledgeGraph:
@@ -1206,52 +1224,12 @@ class KnowledgeGraph:
                 f"WHERE t.object = ? AND t.subject != ?{where}",
                 [eid, *params, eid, eid, *params],
             ).fetchall()
-        # One dict literal per row (2,000 rows on a busy entity: the per-row cost is the cost);
-        # the same keys, in the same order, as _fact_dict plus the direction.
-        start_posix, end_posix = temporal.start_posix, temporal.end_posix
-        facts = []
-        append = facts.append
-        for (
-            tid,
-            subject,
-            subject_name,
-            predicate,
-            obj,
-            object_name,
-            valid_from,
-            valid_to,
-            confidence,
-            source_closet,
-            source_file,
-            source_drawer_id,
-            adapter_name,
-            extracted_at,
-        ) in rows:
-            outgoing = subject == eid
-            append(
-                {
-                    "id": tid,
-                    "subject": subject,
-                    "subject_name": subject_name,
-                    "predicate": predicate,
-                    "object": obj,
-                    "object_name": object_name,
-                    "valid_from": valid_from,
-                    "valid_to": valid_to,
-                    "confidence": confidence,
-                    "source_closet": source_closet,
-                    "source_file": source_file,
-                    "source_drawer_id": source_drawer_id,
-                    "adapter_name": adapter_name,
-                    "extracted_at": extracted_at,
-                    "current": valid_to is None,
-                    "start": start_posix(valid_from),
-                    "end": end_posix(valid_to),
-                    "direction": "outgoing" if outgoing else "incoming",
-                    "other": obj if outgoing else subject,
-                    "other_name": object_name if outgoing else subject_name,
-                }
-            )
+        facts = [_fact_dict(row) for row in rows]
+        for fact in facts:
+            outgoing = fact["subject"] == eid
+            fact["direction"] = "outgoing" if outgoing else "incoming"
+            fact["other"] = fact["object"] if outgoing else fact["subject"]
+            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
         return facts
 
     def time_span(self) -> tuple[str, str] | None:
