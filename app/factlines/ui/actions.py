@@ -272,11 +272,7 @@ class FactActions(QObject):
         )
         if not self._exec(dialog):
             return False
-        target = self.state.kg.get_entity(dialog.value())
-        if target is None:
-            self.state.message.emit(f"Merge refused: {dialog.value()!r} is not in the graph")
-            return False
-        return self.merge_entities(current["id"], target["id"])
+        return self.merge_entities(current["id"], dialog.value())
 
     def single_valued_dialog(self) -> bool:
         """Choose the single-valued predicates; the change is one undoable step."""
