@@ -5,9 +5,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from factlines import KnowledgeGraphError
 from factlines.core.names import entity_id
+from factlines.core.search import EntitySearchIndex
 from store_helpers import dump, oracle_valid
 
 PEOPLE = [
@@ -314,3 +317,46 @@ def test_search_with_valid_at_keeps_prefix_matches_first(people):
     assert names == ["alice cooper", "Alice Smith"]
     names = [e["name"] for e in people.list_entities("ali", valid_at="2022-06-01")]
     assert names == ["Alice Smith", "Malice"]
+
+
+_NAMES = ["Ann", "anna b", "Bänna", "Hauptstraße", "Strass", "x'y", "X Y", "ßa", "nan"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet="anbsxy 'ßSÄ", max_size=4),
+            st.sampled_from([None, "person", "place"]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_narrowing_search_matches_a_fresh_one(queries):
+    # Typing reuses the last scan when the query grows; any sequence must give what a fresh
+    # index gives for each query alone.
+    rows = [(entity_id(n), n, ("person", "place")[i % 2]) for i, n in enumerate(_NAMES)]
+    rows.append(("ß_only", "Q", "place"))  # an id unlike its name, as after a rename
+    rows.sort(key=lambda row: (row[1].casefold(), row[0]))
+    typed = EntitySearchIndex(rows)
+    for text, entity_type in queries:
+        assert typed.matches(text, entity_type) == EntitySearchIndex(rows).matches(
+            text, entity_type
+        )
+
+
+def test_prepare_search_builds_the_index_once_and_writes_nothing(people):
+    before = dump(people.db_path)
+    people.prepare_search()
+    built = people._search_index
+    assert built is not None
+    people.prepare_search()
+    assert people.count_entities("ali") == 3  # Alice Smith, alice cooper, Malice
+    assert people._search_index is built  # neither call rebuilt it
+    assert dump(people.db_path) == before
+    with sqlite3.connect(people.db_path) as other:
+        other.execute("INSERT INTO entities (id, name) VALUES ('alibi', 'Alibi')")
+    people.prepare_search()
+    assert people._search_index is not built
+    assert people.count_entities("ali") == 4

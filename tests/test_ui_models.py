@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, Qt
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
@@ -40,6 +40,44 @@ def many(tmp_path):
         )
     yield kg
     kg.close()
+
+
+# The roles a view's delegate asks per painted cell, and the models' own roles.
+PAINTED_ROLES = [int(role.value) for role in Qt.ItemDataRole if role.value < 32] + [
+    FACT_ID_ROLE,
+    VALID_ROLE,
+]
+
+
+def assert_multi_data_is_data(model) -> None:
+    """multiData answers each role as data() does, clearing what the span held before."""
+    checked = 0
+    for row in range(model.rowCount()):
+        for column in range(model.columnCount()):
+            index = model.index(row, column)
+            for role in PAINTED_ROLES:
+                asked = QModelRoleData(role)
+                asked.setData("left over from the previous cell")
+                model.multiData(index, QModelRoleDataSpan(asked))
+                assert asked.data() == index.data(role), (row, column, role)
+                checked += 1
+    assert checked > 0
+
+
+def test_multi_data_answers_as_data_does(state):
+    entities = EntityModel(state)
+    entities.refresh()
+    assert_multi_data_is_data(entities)
+    state.select_entity("kai_moreno")  # conflicts, links, dimmed rows: every kind of cell
+    state.set_as_of("2025-12-01")
+    facts = FactModel(state, edit=lambda *a: True)
+    facts.reload()
+    assert_multi_data_is_data(facts)
+    proxy = FactFilterProxy()
+    proxy.setSourceModel(facts)
+    proxy.set_hide_invalid(True)
+    assert 0 < proxy.rowCount() < facts.rowCount()
+    assert_multi_data_is_data(proxy)
 
 
 def test_entity_model_passes_the_model_tester(qtmodeltester, state):

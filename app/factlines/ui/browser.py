@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
+from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -58,6 +58,10 @@ class SearchField(QLineEdit):
     def __init__(self, browser: EntityBrowser):
         super().__init__(browser)
         self._browser = browser
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self._browser.prepare_search()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in self.NAVIGATION:
@@ -175,8 +179,18 @@ class EntityBrowser(QWidget):
         if self.valid_only.isChecked():
             self._search_timer.start()
 
+    def prepare_search(self) -> None:
+        """Have the store's search index ready before the first keystroke needs it."""
+        kg = self._state.kg
+        if kg is not None and not kg.closed:
+            kg.prepare_search()
+
     def _graph_changed(self) -> None:
-        """Another file: start from a clean filter (the data signal that follows re-queries)."""
+        """Another file: start from a clean filter (the data signal that follows re-queries).
+
+        The search index of the new file is built once the window is idle.
+        """
+        QTimer.singleShot(0, self.prepare_search)
         self.search_field.blockSignals(True)
         self.search_field.clear()
         self.search_field.blockSignals(False)

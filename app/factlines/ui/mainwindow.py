@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -66,6 +66,11 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
+        # Shaping Latin text only adds kerning and ligatures, and it is most of the cost of
+        # painting a table cell; scripts that need shaping still get it.
+        font = self.font()
+        font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
+        self.setFont(font)
         self.settings = app_settings.open_settings(settings)
         self.quiet = quiet  # errors go to the status bar and ``errors``, not to dialogs
         self.errors: list[str] = []
