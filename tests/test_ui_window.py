@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QMessageBox
 
@@ -634,3 +634,35 @@ def test_marking_a_predicate_single_valued_shows_its_conflicts(window, demo, ans
     assert dump(demo.db_path) == before
     assert window.triple_editor.model.conflict_count == 2
     assert window.gantt.bars.layout.conflict_row.size > 0
+
+
+class PaintCounter(QObject):
+    """Counts paint events of the widgets it watches."""
+
+    def __init__(self, widgets):
+        super().__init__()
+        self.counts = {name: 0 for name in widgets}
+        self._names = {widget: name for name, widget in widgets.items()}
+        for widget in widgets.values():
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and watched in self._names:
+            self.counts[self._names[watched]] += 1
+        return False
+
+
+def test_a_selection_paints_each_view_once(window, qtbot):
+    window.select_entity("Kai Moreno")
+    qtbot.wait(50)
+    counter = PaintCounter(
+        {
+            "chart": window.gantt._glw.viewport(),
+            "graph": window.graph_view.viewport(),
+            "table": window.triple_editor.view.viewport(),
+        }
+    )
+    window.select_entity("Mira Chen")
+    qtbot.waitUntil(lambda: all(counter.counts.values()), timeout=2000)
+    qtbot.wait(50)
+    assert counter.counts == {"chart": 1, "graph": 1, "table": 1}

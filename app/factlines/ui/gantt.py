@@ -58,6 +58,7 @@ from factlines.core import temporal
 from factlines.ui import gantt_layout as gl
 from factlines.ui import style
 from factlines.ui.actions import FactActions, describe
+from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 
 BAR_FRACTION = 0.62  # a bar's height, in rows
@@ -721,6 +722,7 @@ class GanttChart(QWidget):
         self.build_count = 0  # how many times the bars were rebuilt (tests check restyles)
 
         self._glw = pg.GraphicsLayoutWidget()
+        paint_with_the_window(self._glw.scene())
         self._glw.setBackground("w")
         self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._glw.installEventFilter(self)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.ui import style
+from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 
 MAX_NEIGHBOURS = 40
@@ -37,6 +38,7 @@ class GraphView(QGraphicsView):
         self.setObjectName("graphView")
         self._state = state
         self._scene = QGraphicsScene(self)
+        paint_with_the_window(self._scene)
         self.setScene(self._scene)
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
