@@ -95,3 +95,16 @@ def test_no_arguments_opens_a_new_graph_in_the_data_folder(tmp_path):
     assert result.returncode == 0, result.stderr
     created = list((tmp_path / "data").rglob("knowledge_graph.sqlite3"))
     assert len(created) == 1
+
+
+def test_start_up_leaves_its_objects_out_of_the_collectors_scans():
+    import gc
+
+    from factlines.ui.app import settle_after_startup
+
+    assert gc.get_freeze_count() == 0
+    try:
+        settle_after_startup()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

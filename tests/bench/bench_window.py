@@ -96,6 +96,7 @@ def main() -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from factlines.ui import MainWindow
+    from factlines.ui.app import settle_after_startup
 
     kg = KnowledgeGraph(path)
     stats = kg.stats()
@@ -109,6 +110,7 @@ def main() -> int:
     window.repaint()
     shown = ms(time.perf_counter() - started)
     assert window.browser.model.rowCount() > 0
+    settle_after_startup()  # as `factlines` does once its window is up
 
     keystrokes, queries = [], []
     for text in ("e", "en", "ent", "enti", "entity 0", "entity 01", "entity 012", "12", "hub", ""):
