@@ -666,3 +666,16 @@ def test_a_selection_paints_each_view_once(window, qtbot):
     qtbot.waitUntil(lambda: all(counter.counts.values()), timeout=2000)
     qtbot.wait(50)
     assert counter.counts == {"chart": 1, "graph": 1, "table": 1}
+
+
+def test_a_keystroke_paints_the_entity_list_once(window, qtbot):
+    # Short enough that all 31 demo entities need a scroll bar, and one match does not.
+    window.resize(1500, 600)
+    window.browser.set_search("kai")
+    qtbot.wait(50)
+    counter = PaintCounter({"list": window.browser.view.viewport()})
+    window.browser.set_search("")
+    qtbot.waitUntil(lambda: counter.counts["list"] > 0, timeout=2000)
+    qtbot.wait(50)
+    assert window.browser.model.rowCount() == 31
+    assert counter.counts == {"list": 1}

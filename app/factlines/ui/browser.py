@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from factlines.ui.actions import FactActions
 from factlines.ui.models import ENTITY_ID_ROLE, EntityModel
+from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
 
 SEARCH_DEBOUNCE_MS = 150
@@ -107,6 +108,9 @@ class EntityBrowser(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.setWordWrap(False)
+        # A scroll bar that came and went with the number of matches would resize the stretched
+        # name column while typing, and the list would paint twice per keystroke.
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
@@ -138,6 +142,7 @@ class EntityBrowser(QWidget):
         self.view.clicked.connect(self._clicked)
         self.view.activated.connect(self._clicked)
         self.view.customContextMenuRequested.connect(self._context_menu)
+        self.model.modelReset.connect(lambda: lay_out_now(self.view))
         self.model.modelReset.connect(self._show_selection)
         self.model.modelReset.connect(self._update_count)
         self.model.rowsInserted.connect(lambda *_: self._update_count())

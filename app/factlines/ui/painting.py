@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QGraphicsScene
 
 
 def paint_with_the_window(scene: QGraphicsScene) -> None:
@@ -18,3 +19,13 @@ def paint_with_the_window(scene: QGraphicsScene) -> None:
 
 def _changed_rects_are_painted_by_the_window(_rects) -> None:
     pass
+
+
+def lay_out_now(view: QAbstractItemView) -> None:
+    """Lay out ``view``'s rows and scroll bars now, after its model changed.
+
+    Left to Qt's delayed layout, the view paints its cells, then a scroll bar appears or goes,
+    the viewport changes width, and every cell is painted again.
+    """
+    view.doItemsLayout()
+    QApplication.sendEvent(view, QEvent(QEvent.Type.LayoutRequest))

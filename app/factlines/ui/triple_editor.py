@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
@@ -32,6 +31,7 @@ from factlines.ui.models import (
     FactFilterProxy,
     FactModel,
 )
+from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
 
 COLUMN_WIDTHS = {
@@ -190,15 +190,9 @@ class TripleEditor(QWidget):
         kg, entity = self._state.kg, self._state.entity
         self._entity = kg.get_entity(entity) if kg is not None and entity else None
         self.model.reload()  # a reset: the proxy filters the new rows afresh
-        self._settle_layout()
+        lay_out_now(self.view)
         self._show_fact(self._state.fact)
         self._update_title()
-
-    def _settle_layout(self) -> None:
-        """Lay the rows and scroll bars out now, not from posted events: otherwise the table
-        paints (2,000 rows' worth of model calls) before its scroll bar appears, and again."""
-        self.view.doItemsLayout()
-        QApplication.sendEvent(self.view, QEvent(QEvent.Type.LayoutRequest))
 
     def _as_of_changed(self, _value) -> None:
         # Only the rows whose validity flipped are repainted, or (hiding) removed / inserted.
@@ -211,7 +205,7 @@ class TripleEditor(QWidget):
             self._restyling = False
         if flipped and hiding:
             self._no_current_row_if_hidden(current)
-            self._settle_layout()  # rows came and went: one paint, not two
+            lay_out_now(self.view)  # rows came and went: one paint, not two
         self._update_title()
 
     def _no_current_row_if_hidden(self, before: str | None) -> None:
