@@ -679,3 +679,21 @@ def test_a_keystroke_paints_the_entity_list_once(window, qtbot):
     qtbot.wait(50)
     assert window.browser.model.rowCount() == 31
     assert counter.counts == {"list": 1}
+
+
+def test_a_hidden_graph_is_drawn_when_shown_not_on_every_selection(window, qtbot):
+    window.select_entity("Kai Moreno")
+    graph_dock = window.graph_view.parentWidget()
+    graph_dock.hide()
+    builds = []
+    original = window.graph_view._node
+    window.graph_view._node = lambda *args: builds.append(args) or original(*args)
+    window.select_entity("Orion")
+    window.set_as_of("2026-04-01")
+    assert builds == []  # nothing drawn while hidden
+    graph_dock.show()
+    qtbot.waitUntil(lambda: bool(builds), timeout=2000)
+    neighbours = {n["id"]: n for n in window.graph_view.drawn_neighbours()}
+    assert "kai_moreno" in neighbours  # Orion's, not Kai's
+    assert "lisbon" not in neighbours
+    assert neighbours["kai_moreno"]["valid_at_as_of"] is False  # restyled at the new as_of

@@ -11,7 +11,7 @@ import math
 from collections import defaultdict
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QShowEvent
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsPathItem,
@@ -52,6 +52,7 @@ class GraphView(QGraphicsView):
         self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list]] = []
         self._legend: list[tuple[str, QColor]] = []
         self._note = ""
+        self._stale = False  # the state changed while the view was hidden
         state.entityChanged.connect(lambda _e: self.rebuild())
         state.dataChanged.connect(self.rebuild)
         state.asOfChanged.connect(lambda _v: self.restyle())
@@ -62,6 +63,12 @@ class GraphView(QGraphicsView):
 
     # Building
     def rebuild(self) -> None:
+        """Draw the selected entity's neighbourhood; deferred to showing while hidden (a closed
+        or tabbed-away dock costs a selection nothing)."""
+        if not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         self._scene.clear()
         self._edges, self._nodes, self._legend = [], [], []
         kg, entity_id = self._state.kg, self._state.entity
@@ -184,8 +191,15 @@ class GraphView(QGraphicsView):
         self._scene.addItem(label)
         return label
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.rebuild()
+
     # Restyling at as_of
     def restyle(self) -> None:
+        if self._stale:
+            return  # rebuilt, restyled, when shown
         key = self._state.as_of_key
 
         def valid(spans) -> bool:
