@@ -697,3 +697,22 @@ def test_a_hidden_graph_is_drawn_when_shown_not_on_every_selection(window, qtbot
     assert "kai_moreno" in neighbours  # Orion's, not Kai's
     assert "lisbon" not in neighbours
     assert neighbours["kai_moreno"]["valid_at_as_of"] is False  # restyled at the new as_of
+
+
+def test_hiding_rows_at_a_step_paints_the_table_once(window, qtbot):
+    # Short enough that Kai's 14 facts need a scroll bar and the 6 valid ones do not.
+    window.resizeDocks([window.facts_dock], [260], Qt.Orientation.Vertical)
+    window.select_entity("Kai Moreno")
+    window.triple_editor.hide_invalid.setChecked(True)
+    window.set_as_of(None)
+    qtbot.wait(50)
+    table = window.triple_editor.view
+    assert table.model().rowCount() == 14
+    assert table.verticalScrollBar().isVisible()
+    counter = PaintCounter({"table": table.viewport()})
+    window.set_as_of("2025-12-01")
+    qtbot.waitUntil(lambda: counter.counts["table"] > 0, timeout=2000)
+    qtbot.wait(50)
+    assert table.model().rowCount() == 6
+    assert not table.verticalScrollBar().isVisible()
+    assert counter.counts == {"table": 1}
