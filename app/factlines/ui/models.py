@@ -232,7 +232,6 @@ class FactModel(QAbstractTableModel):
         self._edit = edit
         self._facts: list[dict] = []
         self._valid = np.zeros(0, dtype=bool)
-        self.valid_list: list[bool] = []
         self._starts = np.zeros(0)  # POSIX start keys, -inf for an unknown start
         self._ends = np.zeros(0)  # POSIX end keys, +inf for an open end
         self._predicate_brushes: dict[str, QBrush] = {}
@@ -277,8 +276,6 @@ class FactModel(QAbstractTableModel):
             self._valid = np.ones(len(self._facts), dtype=bool)
         else:
             self._valid = (self._starts <= at) & (self._ends > at)
-        # The same flags as a list, indexed by row, for the hide filter's per-row calls.
-        self.valid_list = self._valid.tolist()
 
     # Past this many runs of flipped rows, one signal over every row beats one per run.
     MAX_RUNS = 32
