@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QMouseEvent, QUndoStack
+from PySide6.QtGui import QFont, QFontMetrics, QMouseEvent, QUndoStack
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from factlines.core import temporal
@@ -664,3 +664,19 @@ def test_tooltip_confidence_is_the_one_drawn(h):
 def test_a_png_export_that_cannot_be_written_is_an_error(h, tmp_path):
     with pytest.raises(OSError, match="cannot write"):
         h.chart.export(tmp_path / "no such folder" / "chart.png")
+
+
+def test_a_group_header_with_many_lanes_is_not_cut(h, demo):
+    # 120 short lanes under a long predicate: the header's count is wider than any lane label.
+    for n in range(120):
+        demo.add_triple("Kai Moreno", "collaborates_with", f"P{n}", "2020-01-01")
+    h.state.notify_data_changed()
+    h.settle()
+    chart = h.chart
+    header = next(x for x in chart.bars.layout.headers if x.predicate == "collaborates_with")
+    assert header.label == "collaborates_with  (120)"
+    bold = QFont(chart.font())
+    bold.setPointSizeF(9.0)
+    bold.setBold(True)
+    # The header is drawn from x=22 and elided at the column width minus 28.
+    assert QFontMetrics(bold).horizontalAdvance(header.label) <= chart.lane_axis.width() - 28

@@ -615,7 +615,7 @@ class LaneAxis(pg.AxisItem):
                 p.setFont(bold)
                 p.setPen(QColor(TEXT_COLOR))
                 text = bold_metrics.elidedText(
-                    f"{header.predicate}  ({header.lanes})",
+                    header.label,
                     Qt.TextElideMode.ElideRight,
                     int(width - 28),
                 )
@@ -982,8 +982,7 @@ class GanttChart(QWidget):
         longest = heapq.nlargest(LABELS_MEASURED, (lane.short for lane in layout.lanes), key=len)
         widest = max((metrics.horizontalAdvance(text) + 40 for text in longest), default=120)
         widest = max(
-            [widest]
-            + [bold_metrics.horizontalAdvance(f"{h.predicate}  (99)") + 30 for h in layout.headers]
+            [widest] + [bold_metrics.horizontalAdvance(h.label) + 30 for h in layout.headers]
         )
         self.lane_axis.setWidth(int(min(260, max(120, widest))))
 

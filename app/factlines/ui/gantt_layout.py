@@ -100,6 +100,11 @@ class Header:
     color: str
     lanes: int
 
+    @property
+    def label(self) -> str:
+        """What the lane axis shows on the group's row: ``works_on  (12)``."""
+        return f"{self.predicate}  ({self.lanes})"
+
 
 @dataclass
 class Layout:
