@@ -100,11 +100,14 @@ def test_no_arguments_opens_a_new_graph_in_the_data_folder(tmp_path):
 def test_start_up_leaves_its_objects_out_of_the_collectors_scans():
     import gc
 
-    from factlines.ui.app import settle_after_startup
+    from factlines.ui.app import YOUNG_COLLECTION_THRESHOLD, settle_after_startup
 
     assert gc.get_freeze_count() == 0
+    threshold = gc.get_threshold()
     try:
         settle_after_startup()
         assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, *threshold[1:])
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
