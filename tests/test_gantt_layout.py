@@ -78,8 +78,8 @@ def test_arrays_follow_the_contract_keys():
     assert layout.end[i] == temporal.to_posix("2026-03-01T23:59:59Z")
     nova = layout.index_of("nova")
     assert math.isinf(layout.end[nova]) and layout.end[nova] > 0
-    assert layout.to_is_date[i] and layout.from_is_date[i]
-    assert not layout.from_is_date[layout.index_of("orion2")]
+    assert layout.in_days(i, "valid_to") and layout.in_days(i, "valid_from")
+    assert not layout.in_days(layout.index_of("orion2"), "valid_from")
     unknown = gl.build_layout([fact("u", "uses", "rust", None, "2020-01-01")])
     assert unknown.start[0] == -math.inf
 

@@ -979,8 +979,11 @@ class GanttChart(QWidget):
         bold_metrics = QFontMetrics(bold)
         # Shaping 2,000 labels costs ~15 ms a selection; the widest label is among the longest
         # ones, and the column only needs its width to within its padding (clamped anyway).
-        longest = heapq.nlargest(LABELS_MEASURED, (lane.short for lane in layout.lanes), key=len)
-        widest = max((metrics.horizontalAdvance(text) + 40 for text in longest), default=120)
+        # (A lane's label is its arrow, a space and the other entity's name.)
+        longest = heapq.nlargest(
+            LABELS_MEASURED, layout.lanes, key=lambda lane: len(lane.other_name)
+        )
+        widest = max((metrics.horizontalAdvance(lane.short) + 40 for lane in longest), default=120)
         widest = max(
             [widest] + [bold_metrics.horizontalAdvance(h.label) + 30 for h in layout.headers]
         )
@@ -1314,7 +1317,7 @@ class GanttChart(QWidget):
         else:
             to = fact["valid_to"]
         if math.isfinite(start) and math.isfinite(end):
-            duration = gl.describe_duration(end - start + (1 if layout.to_is_date[i] else 0))
+            duration = gl.describe_duration(end - start + layout.in_days(i, "valid_to"))
         elif end == -math.inf:
             duration = "unknown"
         elif math.isfinite(start):

@@ -116,8 +116,6 @@ class Layout:
     lane: np.ndarray  # int32: index into ``lanes``
     color: np.ndarray  # int32: palette index
     conf_level: np.ndarray  # int32: 0..CONFIDENCE_LEVELS
-    from_is_date: np.ndarray  # bool: valid_from is a calendar day
-    to_is_date: np.ndarray  # bool: valid_to is a calendar day
     lanes: list[Lane]
     headers: list[Header]
     n_rows: int
@@ -143,6 +141,13 @@ class Layout:
             return self._index.get(triple_id, -1)
         except KeyError:
             return -1
+
+    def in_days(self, i: int, field: str) -> bool:
+        """Whether bar ``i``'s ``valid_from`` or ``valid_to`` is a calendar day, not an instant.
+
+        Asked of one bar at a time (a drag, a tooltip): not worth an array built on every
+        selection."""
+        return temporal.is_date(self.facts[i].get(field))
 
     def lane_label(self, i: int) -> str:
         return self.lanes[int(self.lane[i])].label
@@ -238,7 +243,6 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
             row += 1
 
     colors = {predicate: palette_index(predicate) for predicate in by_predicate}
-    is_date = temporal.is_date
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
     facts = [facts[i] for i in order]
     idx = np.asarray(order, dtype=np.int64)
@@ -253,8 +257,6 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
         lane=np.asarray(bar_lane, dtype=np.int32),
         color=np.asarray([colors[f["predicate"]] for f in facts], dtype=np.int32),
         conf_level=_confidence_levels([f.get("confidence") for f in facts]),
-        from_is_date=np.asarray([is_date(f.get("valid_from")) for f in facts], bool),
-        to_is_date=np.asarray([is_date(f.get("valid_to")) for f in facts], bool),
         lanes=lanes,
         headers=headers,
         n_rows=row,
@@ -377,13 +379,13 @@ def drag_value(
     """
     fact = layout.facts[i]
     if side == "end":
-        as_day = bool(layout.to_is_date[i])
+        as_day = layout.in_days(i, "valid_to")
         value = end_value(x, as_day, seconds_per_px)
         other, bound = fact.get("valid_from"), float(layout.start[i])
         inverted = other is not None and temporal.end_key(value) < temporal.start_key(other)
         key = temporal.end_key
     else:
-        as_day = bool(layout.from_is_date[i])
+        as_day = layout.in_days(i, "valid_from")
         value = start_value(x, as_day, seconds_per_px)
         other, bound = fact.get("valid_to"), float(layout.end[i])
         inverted = other is not None and temporal.end_key(other) < temporal.start_key(value)
