@@ -62,6 +62,10 @@ def assert_multi_data_is_data(model) -> None:
                 assert asked.data() == index.data(role), (row, column, role)
                 checked += 1
     assert checked > 0
+    asked = QModelRoleData(int(Qt.ItemDataRole.DisplayRole.value))
+    asked.setData("left over from the previous cell")
+    model.multiData(model.index(model.rowCount(), 0), QModelRoleDataSpan(asked))  # no such cell
+    assert asked.data() is None
 
 
 def test_multi_data_answers_as_data_does(state):

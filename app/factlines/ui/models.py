@@ -61,6 +61,12 @@ def _fill(roles, value, item, column: int) -> None:
             asked.setData(answer)
 
 
+def _clear(roles) -> None:
+    """No such cell: no answer to any role (the span may hold the previous cell's)."""
+    for i in range(len(roles)):
+        roles[i].clearData()
+
+
 class EntityModel(QAbstractTableModel):
     """Entities with their current and ended fact counts, fetched a page at a time."""
 
@@ -169,6 +175,7 @@ class EntityModel(QAbstractTableModel):
         # The view's delegate asks seven roles per painted cell in one call: answering them
         # here is one call into Python per cell instead of seven.
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            _clear(roles)
             return
         _fill(roles, self._value, self._rows[index.row()], index.column())
 
@@ -415,6 +422,7 @@ class FactModel(QAbstractTableModel):
     def multiData(self, index: _Index, roles) -> None:
         # One call into Python per painted cell instead of one per role (see EntityModel).
         if not index.isValid() or not 0 <= index.row() < len(self._facts):
+            _clear(roles)
             return
         _fill(roles, self._value, index.row(), index.column())
 
@@ -594,9 +602,7 @@ class FactFilterProxy(QSortFilterProxyModel):
 
     def multiData(self, index: _Index, roles) -> None:
         # QSortFilterProxyModel answers a span role by role through data(): forward it whole.
-        source = self.mapToSource(index)
-        if source.isValid():
-            self._source.multiData(source, roles)
+        self._source.multiData(self.mapToSource(index), roles)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self.sourceModel().sort(column, order)
