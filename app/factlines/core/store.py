@@ -156,6 +156,11 @@ def _fact_dict(row: tuple) -> dict:
     }
 
 
+def describe(fact: dict) -> str:
+    """A fact row in words, by its entities' names: ``Kai Moreno works_on Orion``."""
+    return f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
+
+
 class KnowledgeGraph:
     """A temporal knowledge graph in one SQLite file, readable and writable by MemPalace too."""
 
@@ -1144,9 +1149,8 @@ class KnowledgeGraph:
             if twin:
                 fact = self.get_fact(twin[0][0])
                 raise DuplicateFact(
-                    f"{fact['subject_name']} {fact['predicate']} {fact['object_name']} is already "
-                    f"an open fact (since {fact['valid_from'] or 'an unknown date'}); end it or "
-                    "edit it instead",
+                    f"{describe(fact)} is already an open fact (since "
+                    f"{fact['valid_from'] or 'an unknown date'}); end it or edit it instead",
                     fact["id"],
                 )
             return self.add_triple(subject, predicate, obj, **fields)
@@ -1165,7 +1169,7 @@ class KnowledgeGraph:
         """``supersede`` addressed by the fact's id: end it at ``at`` and open its successor with
         ``new_object`` at the same instant, in one write. Returns the successor's id."""
         fact = self.get_fact(triple_id)
-        described = f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
+        described = describe(fact)
         if fact["valid_to"] is not None:
             raise KnowledgeGraphError(f"{described} already ended on {fact['valid_to']}")
         check_name(new_object, "new object")
@@ -1187,8 +1191,7 @@ class KnowledgeGraph:
         fact = self.get_fact(triple_id)
         if fact["valid_to"] is not None:
             raise KnowledgeGraphError(
-                f"the fact {fact['subject_name']} {fact['predicate']} {fact['object_name']} "
-                f"already ended on {fact['valid_to']}"
+                f"the fact {describe(fact)} already ended on {fact['valid_to']}"
             )
         ended = temporal.parse(ended, "ended") or temporal.today()
         temporal.check_interval(fact["valid_from"], ended, to_field="ended")

@@ -13,13 +13,9 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from factlines.core import temporal
-from factlines.core.store import DuplicateFact, KnowledgeGraph
+from factlines.core.store import DuplicateFact, KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
 from factlines.ui.state import AppState
-
-
-def describe(fact: dict) -> str:
-    return f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
 
 
 class FactActions(QObject):

@@ -55,9 +55,10 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
+from factlines.core.store import describe
 from factlines.ui import gantt_layout as gl
 from factlines.ui import style
-from factlines.ui.actions import FactActions, describe
+from factlines.ui.actions import FactActions
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 

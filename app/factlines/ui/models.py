@@ -20,6 +20,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QFont
 
 from factlines.core import temporal
+from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.state import AppState
 
@@ -491,7 +492,7 @@ class FactModel(QAbstractTableModel):
 
     def _tooltip(self, fact: dict, key: str, row: int) -> str:
         lines = [
-            f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}",
+            describe(fact),
             f"{style.show_time(fact['valid_from'], 'unknown start')} → "
             f"{style.show_time(fact['valid_to'], 'still open')}",
         ]
@@ -520,7 +521,7 @@ class FactModel(QAbstractTableModel):
                 fact = self._state.kg.get_fact(triple_id)
             except ValueError:
                 return triple_id
-        return f"{fact['subject_name']} {fact['predicate']} {fact['object_name']}"
+        return describe(fact)
 
     def setData(self, index: _Index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or self._edit is None:
