@@ -298,13 +298,25 @@ class FactActions(QObject):
 
         return self._edit("Set single-valued predicates", apply) is not None
 
-    def on_selected_fact(self, verb: str, method: Callable[[str], object]):
-        """A slot applying ``method`` to the selected fact, or saying that none is selected."""
+    # The selected fact's commands, one slot each for the menus, keys and buttons
+    def edit_selected(self, _checked: bool = False) -> None:
+        self._on_selected("Edit", self.edit_fact_dialog)
 
-        def slot(_checked: bool = False) -> None:
-            if self.state.fact is None:
-                self.state.message.emit(f"{verb}: select a fact first")
-            else:
-                method(self.state.fact)
+    def end_selected(self, _checked: bool = False) -> None:
+        self._on_selected("End fact", self.end_fact)
 
-        return slot
+    def end_selected_at(self, _checked: bool = False) -> None:
+        self._on_selected("End fact", self.end_fact_dialog)
+
+    def replace_selected(self, _checked: bool = False) -> None:
+        self._on_selected("Replace", self.replace_fact_dialog)
+
+    def delete_selected(self, _checked: bool = False) -> None:
+        self._on_selected("Delete", self.delete_fact)
+
+    def _on_selected(self, verb: str, method: Callable[[str], object]) -> None:
+        """Apply ``method`` to the selected fact, or say that none is selected."""
+        if self.state.fact is None:
+            self.state.message.emit(f"{verb}: select a fact first")
+        else:
+            method(self.state.fact)

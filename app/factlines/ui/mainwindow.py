@@ -206,32 +206,32 @@ class MainWindow(QMainWindow):
         self.action_edit_fact = self._action(
             "actionEditFact",
             "&Edit fact…",
-            self.fact_actions.on_selected_fact("Edit", self.fact_actions.edit_fact_dialog),
+            self.fact_actions.edit_selected,
             "Ctrl+Return",
         )
         self.action_end_fact = self._action(
             "actionEndFact",
             "E&nd fact",
-            self.fact_actions.on_selected_fact("End fact", self.fact_actions.end_fact),
+            self.fact_actions.end_selected,
             "Ctrl+E",
             "End the selected fact at as_of (or today when showing all time)",
         )
         self.action_end_fact_at = self._action(
             "actionEndFactAt",
             "End fact &at…",
-            self.fact_actions.on_selected_fact("End fact", self.fact_actions.end_fact_dialog),
+            self.fact_actions.end_selected_at,
             "Ctrl+Shift+E",
         )
         self.action_replace_fact = self._action(
             "actionReplaceFact",
             "&Replace with…",
-            self.fact_actions.on_selected_fact("Replace", self.fact_actions.replace_fact_dialog),
+            self.fact_actions.replace_selected,
             "Ctrl+R",
         )
         self.action_delete_fact = self._action(
             "actionDeleteFact",
             "&Delete fact…",
-            self.fact_actions.on_selected_fact("Delete", self.fact_actions.delete_fact),
+            self.fact_actions.delete_selected,
             QKeySequence.StandardKey.Delete,
         )
         # Delete is a key many widgets use: it deletes a fact only from the triple editor.

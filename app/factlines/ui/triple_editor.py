@@ -105,29 +105,19 @@ class TripleEditor(QWidget):
         bar.addStretch(1)
         for key, text, tip, slot in (
             ("add", "Add…", "Add a fact to this entity (Ctrl+Shift+N)", self.add_fact),
-            (
-                "edit",
-                "Edit…",
-                "Edit every field of the selected fact",
-                actions.on_selected_fact("Edit", actions.edit_fact_dialog),
-            ),
-            (
-                "end",
-                "End",
-                "End the selected fact at as_of (or today)",
-                actions.on_selected_fact("End fact", actions.end_fact),
-            ),
+            ("edit", "Edit…", "Edit every field of the selected fact", actions.edit_selected),
+            ("end", "End", "End the selected fact at as_of (or today)", actions.end_selected),
             (
                 "replace",
                 "Replace…",
                 "Replace the selected fact's object from an instant on",
-                actions.on_selected_fact("Replace", actions.replace_fact_dialog),
+                actions.replace_selected,
             ),
             (
                 "delete",
                 "Delete…",
                 "Delete the selected fact (for mistakes)",
-                actions.on_selected_fact("Delete", actions.delete_fact),
+                actions.delete_selected,
             ),
         ):
             button = QToolButton(self)
