@@ -25,8 +25,8 @@ class AppState(QObject):
         self._as_of: str | None = None
         self._entity: str | None = None
         self._fact: str | None = None
-        self._facts_cache: tuple[str, list[dict]] | None = None
-        self._conflicts_cache: tuple[str, list[dict]] | None = None
+        # What was read of the selected entity, by reader: (entity, rows)
+        self._read: dict[str, tuple[str, list[dict]]] = {}
 
     # The graph
     @property
@@ -100,24 +100,24 @@ class AppState(QObject):
 
     # The selected entity's facts, read once per selection or write and shared by every view
     def _forget_facts(self) -> None:
-        self._facts_cache = None
-        self._conflicts_cache = None
+        self._read.clear()
 
     def entity_facts(self) -> list[dict]:
         """Every fact of the selected entity, both directions (``kg.intervals`` rows)."""
-        if self._kg is None or self._entity is None:
-            return []
-        if self._facts_cache is None or self._facts_cache[0] != self._entity:
-            self._facts_cache = (self._entity, self._kg.intervals(self._entity))
-        return self._facts_cache[1]
+        return self._read_once("intervals")
 
     def entity_conflicts(self) -> list[dict]:
         """The conflicts that involve one of the selected entity's facts (``kg.conflicts``)."""
+        return self._read_once("conflicts")
+
+    def _read_once(self, reader: str) -> list[dict]:
+        """``kg.<reader>(entity)`` for the selected entity, read once per selection or write."""
         if self._kg is None or self._entity is None:
             return []
-        if self._conflicts_cache is None or self._conflicts_cache[0] != self._entity:
-            self._conflicts_cache = (self._entity, self._kg.conflicts(self._entity))
-        return self._conflicts_cache[1]
+        read = self._read.get(reader)
+        if read is None or read[0] != self._entity:
+            read = self._read[reader] = (self._entity, getattr(self._kg, reader)(self._entity))
+        return read[1]
 
     def conflicts_by_fact(self) -> dict[str, list[dict]]:
         """The same conflicts by triple id, each with ``other``: the fact it clashes with."""
