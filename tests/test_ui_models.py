@@ -206,8 +206,8 @@ def test_fact_model_restyles_on_as_of_without_querying(qtbot, state, demo, monke
     ):
         state.set_as_of(as_of)
         model.restyle()
-        assert model.is_valid_row(model.row_of(orion["id"])) is orion_valid
-        assert model.is_valid_row(model.row_of(nova["id"])) is nova_valid
+        assert model.index(model.row_of(orion["id"]), 0).data(VALID_ROLE) is orion_valid
+        assert model.index(model.row_of(nova["id"]), 0).data(VALID_ROLE) is nova_valid
     assert calls == []
     assert changed, "restyling repaints the rows"
     index = model.index(model.row_of(nova["id"]), COLUMN["predicate"])
@@ -283,11 +283,11 @@ def test_restyle_announces_only_flipped_rows_and_the_proxy_follows(qtmodeltester
     state.set_as_of("2025-12-02")  # nothing starts or ends that day
     assert model.restyle() == 0 and changed == []
     for as_of in ("2026-04-01", "2016-01-01", "2025-12-01"):
-        before = [model.is_valid_row(r) for r in range(model.rowCount())]
+        before = [model.index(r, 0).data(VALID_ROLE) for r in range(model.rowCount())]
         state.set_as_of(as_of)
         changed.clear()
         flipped = model.restyle()
-        after = [model.is_valid_row(r) for r in range(model.rowCount())]
+        after = [model.index(r, 0).data(VALID_ROLE) for r in range(model.rowCount())]
         rows = {r for r, (a, b) in enumerate(zip(before, after)) if a != b}
         assert flipped == len(rows) > 0
         assert {r for first, last in changed for r in range(first, last + 1)} == rows

@@ -316,9 +316,6 @@ class FactModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(first, 0), self.index(final, last), _RESTYLED)
         return int(flipped.size)
 
-    def is_valid_row(self, row: int) -> bool:
-        return bool(self._valid[row]) if 0 <= row < len(self._valid) else False
-
     @property
     def valid_count(self) -> int:
         return int(np.count_nonzero(self._valid))
@@ -585,13 +582,8 @@ class FactFilterProxy(QSortFilterProxyModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._source: FactModel | None = None
         self.setFilterRole(VALID_ROLE)
         self.setDynamicSortFilter(True)
-
-    def setSourceModel(self, model: FactModel) -> None:
-        self._source = model
-        super().setSourceModel(model)
 
     @property
     def hide_invalid(self) -> bool:
@@ -603,7 +595,7 @@ class FactFilterProxy(QSortFilterProxyModel):
 
     def multiData(self, index: _Index, roles) -> None:
         # QSortFilterProxyModel answers a span role by role through data(): forward it whole.
-        self._source.multiData(self.mapToSource(index), roles)
+        self.sourceModel().multiData(self.mapToSource(index), roles)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self.sourceModel().sort(column, order)
