@@ -344,9 +344,6 @@ class KnowledgeGraph:
 
     # ── Entities (MemPalace surface) ──────────────────────────────────────
 
-    def _entity_id(self, name: str) -> str:
-        return entity_id(name)
-
     def _ensure_entity(self, conn: sqlite3.Connection, name: str) -> str:
         eid = entity_id(name)
         if conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone() is None:
