@@ -17,6 +17,7 @@ if str(APP) not in sys.path:
 import pytest  # noqa: E402
 
 from factlines import KnowledgeGraph  # noqa: E402
+from factlines.core.demo import create_demo  # noqa: E402
 
 
 @pytest.fixture
@@ -29,3 +30,11 @@ def kg(kg_path):
     graph = KnowledgeGraph(kg_path)
     yield graph
     graph.close()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    """The demo graph, written into a temporary file."""
+    kg = create_demo(str(tmp_path))
+    yield kg
+    kg.close()

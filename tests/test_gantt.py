@@ -13,7 +13,6 @@ from PySide6.QtGui import QFont, QFontMetrics, QMouseEvent, QUndoStack
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from factlines.core import temporal
-from factlines.core.demo import create_demo
 from factlines.ui.actions import FactActions
 from factlines.ui.gantt import GanttChart
 from factlines.ui.state import AppState
@@ -61,13 +60,6 @@ class Harness:
 
     def settle(self):
         QApplication.processEvents()
-
-
-@pytest.fixture
-def demo(tmp_path):
-    kg = create_demo(str(tmp_path))
-    yield kg
-    kg.close()
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from factlines.core.demo import create_demo
-
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path, monkeypatch) -> Path:
@@ -42,13 +40,6 @@ def no_modal_dialogs(monkeypatch):
     for name in ("warning", "question", "information", "critical", "about"):
         monkeypatch.setattr(QMessageBox, name, unexpected(f"QMessageBox.{name}"))
     monkeypatch.setattr(FactActions, "_exec", unexpected("form"))
-
-
-@pytest.fixture
-def demo(tmp_path):
-    kg = create_demo(str(tmp_path))
-    yield kg
-    kg.close()
 
 
 @pytest.fixture
