@@ -716,3 +716,17 @@ def test_hiding_rows_at_a_step_paints_the_table_once(window, qtbot):
     assert table.model().rowCount() == 6
     assert not table.verticalScrollBar().isVisible()
     assert counter.counts == {"table": 1}
+
+
+def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypatch):
+    calls = []
+    for name in ("get_entity", "intervals", "conflicts"):
+        original = getattr(demo, name)
+        monkeypatch.setattr(
+            demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
+        )
+    window.select_entity("Orion")
+    window.repaint()
+    # The name is resolved once; the chart, the table and the graph share one record,
+    # one intervals read and one conflicts read.
+    assert sorted(calls) == ["conflicts", "get_entity", "get_entity", "intervals"]

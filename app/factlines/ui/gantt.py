@@ -914,12 +914,11 @@ class GanttChart(QWidget):
         facts: list[dict] = []
         conflicts: list[dict] = []
         name = None
-        if kg is not None and entity is not None:
-            record = kg.get_entity(entity)
-            if record is not None:
-                name = record["name"]
-                facts = state.entity_facts()
-                conflicts = state.entity_conflicts()
+        record = state.entity_record()
+        if record is not None:
+            name = record["name"]
+            facts = state.entity_facts()
+            conflicts = state.entity_conflicts()
         self._entity_name = name
         layout = gl.build_layout(facts, conflicts)
         self.build_count += 1

@@ -71,8 +71,7 @@ class GraphView(QGraphicsView):
         self._stale = False
         self._scene.clear()
         self._edges, self._nodes, self._legend = [], [], []
-        kg, entity_id = self._state.kg, self._state.entity
-        entity = kg.get_entity(entity_id) if kg is not None and entity_id else None
+        entity = self._state.entity_record()
         if entity is None:
             self._note = "Select an entity to see its neighbours"
             self._scene.setSceneRect(QRectF(-150, -100, 300, 200))

@@ -26,7 +26,7 @@ class AppState(QObject):
         self._entity: str | None = None
         self._fact: str | None = None
         # What was read of the selected entity, by reader: (entity, rows)
-        self._read: dict[str, tuple[str, list[dict]]] = {}
+        self._read: dict[str, tuple[str, object]] = {}
 
     # The graph
     @property
@@ -102,18 +102,23 @@ class AppState(QObject):
     def _forget_facts(self) -> None:
         self._read.clear()
 
+    def entity_record(self) -> dict | None:
+        """The selected entity's row (``kg.get_entity``), None if it is not in the graph."""
+        return self._read_once("get_entity", None)
+
     def entity_facts(self) -> list[dict]:
         """Every fact of the selected entity, both directions (``kg.intervals`` rows)."""
-        return self._read_once("intervals")
+        return self._read_once("intervals", [])
 
     def entity_conflicts(self) -> list[dict]:
         """The conflicts that involve one of the selected entity's facts (``kg.conflicts``)."""
-        return self._read_once("conflicts")
+        return self._read_once("conflicts", [])
 
-    def _read_once(self, reader: str) -> list[dict]:
-        """``kg.<reader>(entity)`` for the selected entity, read once per selection or write."""
+    def _read_once(self, reader: str, nothing):
+        """``kg.<reader>(entity)`` for the selected entity, read once per selection or write;
+        ``nothing`` while no entity is selected."""
         if self._kg is None or self._entity is None:
-            return []
+            return nothing
         read = self._read.get(reader)
         if read is None or read[0] != self._entity:
             read = self._read[reader] = (self._entity, getattr(self._kg, reader)(self._entity))

@@ -177,8 +177,7 @@ class TripleEditor(QWidget):
 
     # Loading and restyling
     def reload(self) -> None:
-        kg, entity = self._state.kg, self._state.entity
-        self._entity = kg.get_entity(entity) if kg is not None and entity else None
+        self._entity = self._state.entity_record()
         self.model.reload()  # a reset: the proxy filters the new rows afresh
         lay_out_now(self.view)
         self._show_fact(self._state.fact)
