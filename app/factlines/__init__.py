@@ -5,6 +5,15 @@
 
 __version__ = "0.1.0"
 
-from factlines.core.store import KnowledgeGraph, KnowledgeGraphError, NotAKnowledgeGraph
+from factlines.core.errors import KnowledgeGraphError, NotAKnowledgeGraph, Refused, Unavailable
+from factlines.core.store import KnowledgeGraph, open_graph
 
-__all__ = ["KnowledgeGraph", "KnowledgeGraphError", "NotAKnowledgeGraph", "__version__"]
+__all__ = [
+    "KnowledgeGraph",
+    "KnowledgeGraphError",
+    "NotAKnowledgeGraph",
+    "Refused",
+    "Unavailable",
+    "__version__",
+    "open_graph",
+]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import secrets
 
+from factlines.core.errors import Refused
+
 
 def entity_id(name: str) -> str:
     return name.lower().replace(" ", "_").replace("'", "")
@@ -20,9 +22,7 @@ def new_triple_id(subject_id: str, predicate: str, object_id: str) -> str:
 def check_name(value: object, field: str) -> str:
     """A name must be a non-empty string whose id is not empty either."""
     if not isinstance(value, str):
-        raise ValueError(f"{field} must be a string, not {type(value).__name__}")
+        raise Refused(f"{field} must be a string, not {type(value).__name__}")
     if not value.strip() or not entity_id(value).strip("_"):
-        raise ValueError(
-            f"{field}={value!r} has nothing left once spaces and apostrophes are dropped"
-        )
+        raise Refused(f"{field}={value!r} has nothing left once spaces and apostrophes are dropped")
     return value

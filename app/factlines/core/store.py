@@ -18,10 +18,17 @@ from pathlib import Path
 
 from factlines.core import temporal
 from factlines.core.analysis import find_conflicts
+from factlines.core.errors import (
+    ConflictError,
+    DuplicateFact,
+    FactNotFound,
+    KnowledgeGraphError,
+    NotAKnowledgeGraph,
+    TimeValueError,
+)
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.schema import open_connection
 from factlines.core.search import EntitySearchIndex
-from factlines.core.temporal import TimeValueError
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 _MIN_ENTITY_CANDIDATE_LEN = 3
@@ -30,31 +37,6 @@ PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name"
 ENTITY_ORDERS = ("name", "type", "current", "ended")
 _KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
-
-
-class KnowledgeGraphError(ValueError):
-    """A refused action; the message says what was wrong. Nothing was written."""
-
-
-class NotAKnowledgeGraph(KnowledgeGraphError):
-    """The file is not a knowledge graph; it was not touched."""
-
-
-class FactNotFound(KnowledgeGraphError, KeyError):
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "fact not found"
-
-
-class DuplicateFact(KnowledgeGraphError):
-    """An identical open fact exists; ``fact_id`` names it."""
-
-    def __init__(self, message: str, fact_id: str):
-        super().__init__(message)
-        self.fact_id = fact_id
-
-
-class ConflictError(KnowledgeGraphError):
-    """The rows changed since a recorded change, so it cannot be undone or redone blindly."""
 
 
 class Change:
@@ -1349,6 +1331,19 @@ class KnowledgeGraph:
         return [c for c in found if c["a"] in mine or c["b"] in mine]
 
 
+def open_graph(location: str | os.PathLike, *, create: bool = True) -> KnowledgeGraph:
+    """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
+
+    With ``create=False`` a location where no graph exists yet is refused instead of created.
+    """
+    path = Path(location).expanduser()
+    if not create and not path.exists():
+        raise KnowledgeGraphError(f"{path} does not exist")
+    if path.exists() and not path.is_file():
+        raise NotAKnowledgeGraph(f"{path} is not a file")
+    return KnowledgeGraph(path)
+
+
 def _write_refused(path: str, exc: sqlite3.Error) -> KnowledgeGraphError:
     """A write SQLite would not do (locked by another program, read-only, disk full)."""
     return KnowledgeGraphError(f"{path} could not be written ({exc}); nothing was written")
@@ -1403,4 +1398,5 @@ __all__ = [
     "KnowledgeGraphError",
     "NotAKnowledgeGraph",
     "TimeValueError",
+    "open_graph",
 ]

@@ -14,6 +14,8 @@ import re
 from datetime import date, datetime, timezone
 from functools import lru_cache
 
+from factlines.core.errors import TimeValueError
+
 EXPECTED_FORMS = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC; +00:00 is accepted as Z)"
 
 DAY_START_SUFFIX = "T00:00:00Z"
@@ -26,10 +28,6 @@ _INSTANT_RE = re.compile(
 
 
 _KEY_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-
-
-class TimeValueError(ValueError):
-    """A time value that is not one of the accepted forms, or an inverted interval."""
 
 
 def parse(value: object, field: str) -> str | None:
