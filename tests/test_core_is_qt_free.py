@@ -23,13 +23,21 @@ print(json.dumps(sorted(sys.modules)))
 
 
 def test_core_modules_are_all_listed():
-    names = [m.name for m in pkgutil.iter_modules(factlines.core.__path__)]
-    assert {"store", "temporal", "names", "schema", "analysis"} <= set(names)
+    names = {m.name for m in pkgutil.walk_packages(factlines.core.__path__, "factlines.core.")}
+    assert {
+        "factlines.core.store",
+        "factlines.core.store.sqlite",
+        "factlines.core.store.sqlite.schema",
+        "factlines.core.temporal",
+        "factlines.core.names",
+        "factlines.core.analysis",
+        "factlines.core.errors",
+    } <= names
 
 
 def test_importing_core_imports_no_qt():
     modules = ["factlines", "factlines.core"] + [
-        f"factlines.core.{m.name}" for m in pkgutil.iter_modules(factlines.core.__path__)
+        m.name for m in pkgutil.walk_packages(factlines.core.__path__, "factlines.core.")
     ]
     env = {**os.environ, "PYTHONPATH": APP + os.pathsep + os.environ.get("PYTHONPATH", "")}
     result = subprocess.run(

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
+from factlines.core.store.sqlite import timesql
 from store_helpers import boundary_instants, instant, oracle_end, oracle_start, oracle_valid
 
 FIRST_DAY = date(2026, 2, 27)  # spans a month end
@@ -92,7 +93,8 @@ def shared_kg(tmp_path_factory):
 @given(rows=facts, direction=st.sampled_from(["outgoing", "incoming", "both"]))
 def test_query_entity_as_of_matches_the_oracle(shared_kg, rows, direction):
     kg = shared_kg
-    with kg.transaction() as conn:
+    with kg.transaction():
+        conn = kg._conn()
         conn.execute("DELETE FROM triples")
         conn.execute("DELETE FROM entities")
     written = []
@@ -141,13 +143,13 @@ def test_sql_filter_equals_the_key_rule(probe_db, valid_from, valid_to, at):
     probe_db.execute("DELETE FROM t")
     probe_db.execute("INSERT INTO t VALUES (?, ?)", (valid_from, valid_to))
     ours = probe_db.execute(
-        f"SELECT COUNT(*) FROM t WHERE {temporal.sql_valid_at('t')}",
-        temporal.valid_at_params(key),
+        f"SELECT COUNT(*) FROM t WHERE {timesql.valid_at('t')}",
+        timesql.valid_at_params(key),
     ).fetchone()[0]
     by_keys = probe_db.execute(
         "SELECT COUNT(*) FROM t WHERE (t.valid_from IS NULL OR "
-        f"{temporal.sql_start_key('t.valid_from')} <= ?) AND (t.valid_to IS NULL OR "
-        f"{temporal.sql_end_key('t.valid_to')} > ?)",
+        f"{timesql.start_key('t.valid_from')} <= ?) AND (t.valid_to IS NULL OR "
+        f"{timesql.end_key('t.valid_to')} > ?)",
         (key, key),
     ).fetchone()[0]
     assert ours == by_keys
@@ -169,7 +171,7 @@ def test_time_span_matches_the_oracle(tmp_path_factory, windows, stray):
                     valid_to = None
             kg.add_triple("a", "p", f"o{n}", valid_from=valid_from, valid_to=valid_to)
         for n, text in enumerate(stray):  # what MemPalace may have stored: never a bound
-            kg._db().execute(
+            kg._conn().execute(
                 "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
                 "VALUES (?, 'a', 'p', 'x', ?, ?)",
                 (f"stray{n}", text, text),
@@ -185,5 +187,5 @@ def test_time_span_matches_the_oracle(tmp_path_factory, windows, stray):
 
 
 def kg_windows(kg):
-    rows = kg._db().execute("SELECT valid_from, valid_to FROM triples WHERE id NOT LIKE 'stray%'")
+    rows = kg._conn().execute("SELECT valid_from, valid_to FROM triples WHERE id NOT LIKE 'stray%'")
     return rows.fetchall()

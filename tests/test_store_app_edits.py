@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from factlines import KnowledgeGraph, KnowledgeGraphError
+from factlines.core.errors import Unavailable
 from factlines.core.store import DuplicateFact
 from store_helpers import dump
 
@@ -101,16 +102,18 @@ def test_renamed_entities_are_found_and_merged_by_their_new_names(renamed):
     assert [f["other"] for f in kg.intervals("Kai M.")] == ["orion"]
 
 
-def test_a_locked_file_is_a_refusal_that_writes_nothing(kg):
+def test_a_locked_file_is_unavailable_not_a_refusal_and_writes_nothing(kg):
+    """docs/store-contract.md, errors: a lock is the environment's "not now", not a refusal."""
     fact = kg.add_triple("a", "p", "b", valid_from="2026-01-01")
     before = dump(kg.db_path)
     blocker = sqlite3.connect(kg.db_path, timeout=0)
     blocker.execute("BEGIN IMMEDIATE")
     try:
-        kg._db().execute("PRAGMA busy_timeout = 50")  # do not wait 10 s in a test
-        with pytest.raises(KnowledgeGraphError, match=r"could not be written.*nothing was written"):
+        kg._conn().execute("PRAGMA busy_timeout = 50")  # do not wait 10 s in a test
+        with pytest.raises(Unavailable, match=r"could not be written.*nothing was written") as exc:
             kg.end_fact(fact, "2026-02-01")
-        with kg.recording() as change, pytest.raises(KnowledgeGraphError, match="locked"):
+        assert not isinstance(exc.value, ValueError)
+        with kg.recording() as change, pytest.raises(Unavailable, match="locked"):
             kg.add_triple("c", "p", "d")
         assert not change
     finally:

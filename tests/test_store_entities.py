@@ -268,7 +268,8 @@ def test_merge_repoints_every_fact(twins):
 
 def test_merge_is_one_transaction(twins, monkeypatch):
     before = dump(twins.db_path)
-    original, calls = twins._touch, []
+    connection = twins._store._db  # the SQLite engine's connection, which every write touches
+    original, calls = connection.touch, []
 
     def failing_touch(conn, table, row_id):
         calls.append(row_id)
@@ -276,7 +277,7 @@ def test_merge_is_one_transaction(twins, monkeypatch):
             raise RuntimeError("disk on fire")
         return original(conn, table, row_id)
 
-    monkeypatch.setattr(twins, "_touch", failing_touch)
+    monkeypatch.setattr(connection, "touch", failing_touch)
     with pytest.raises(RuntimeError):
         twins.merge_entities("Bob", "Robert")
     assert len(calls) == 4
@@ -371,14 +372,14 @@ def test_search_follows_its_rule_whatever_was_typed_before(find_share, rows, que
 def test_prepare_search_builds_the_index_once_and_writes_nothing(people):
     before = dump(people.db_path)
     people.prepare_search()
-    built = people._search_index
+    built = people._store.entities._search_index
     assert built is not None
     people.prepare_search()
     assert people.count_entities("ali") == 3  # Alice Smith, alice cooper, Malice
-    assert people._search_index is built  # neither call rebuilt it
+    assert people._store.entities._search_index is built  # neither call rebuilt it
     assert dump(people.db_path) == before
     with sqlite3.connect(people.db_path) as other:
         other.execute("INSERT INTO entities (id, name) VALUES ('alibi', 'Alibi')")
     people.prepare_search()
-    assert people._search_index is not built
+    assert people._store.entities._search_index is not built
     assert people.count_entities("ali") == 4

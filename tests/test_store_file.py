@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from factlines import KnowledgeGraph, KnowledgeGraphError
-from factlines.core.schema import NEWER_TRIPLE_COLUMNS
+from factlines.core.store.sqlite.schema import NEWER_TRIPLE_COLUMNS
 from store_helpers import dump, make_old_mempalace_file
 
 ENTITY_COLUMNS = ["id", "name", "type", "properties", "created_at"]
@@ -75,7 +75,7 @@ def test_everything_we_add_is_prefixed(kg_path):
 def test_wal_and_busy_timeout(kg, kg_path):
     with sqlite3.connect(str(kg_path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert kg._db().execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert kg._conn().execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
 
 
 def test_old_file_gains_the_newer_columns_and_nothing_else_changes(tmp_path):

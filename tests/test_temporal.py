@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 import pytest
 
 from factlines.core import temporal
+from factlines.core.store.sqlite import timesql
 from factlines.core.temporal import TimeValueError
 from store_helpers import dump
 
@@ -131,9 +132,7 @@ def test_sql_keys_are_the_python_keys(value, start, end):
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (v TEXT)")
     conn.execute("INSERT INTO t VALUES (?)", (value,))
-    row = conn.execute(
-        f"SELECT {temporal.sql_start_key('v')}, {temporal.sql_end_key('v')} FROM t"
-    ).fetchone()
+    row = conn.execute(f"SELECT {timesql.start_key('v')}, {timesql.end_key('v')} FROM t").fetchone()
     assert row == (start, end)
 
 

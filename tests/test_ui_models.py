@@ -28,7 +28,8 @@ def state(qtbot, demo):
 @pytest.fixture
 def many(tmp_path):
     kg = KnowledgeGraph(tmp_path / "many.sqlite3")
-    with kg.transaction() as conn:
+    with kg.transaction():
+        conn = kg._conn()
         conn.executemany(
             "INSERT INTO entities (id, name, type) VALUES (?, ?, ?)",
             [(f"e{i:05d}", f"E{i:05d}", "thing" if i % 2 else "other") for i in range(1000)],

@@ -149,12 +149,12 @@ def test_a_forever_date_does_not_break_the_time_control(window, demo, qtbot):
 
 def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot):
     # Built once the window is idle after opening, and again on focus after a write.
-    qtbot.waitUntil(lambda: window.kg._search_index is not None, timeout=2000)
-    stale = window.kg._search_index
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=2000)
+    stale = window.kg._store.entities._search_index
     window.kg.add_entity("Zora Quill", "person")
     window.focus_search()
     qtbot.waitUntil(lambda: window.browser.search_field.hasFocus(), timeout=2000)
-    assert window.kg._search_index is not stale
+    assert window.kg._store.entities._search_index is not stale
 
 
 def test_search_as_you_type_and_enter_selects(window, qtbot):

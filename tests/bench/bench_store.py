@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "app"))
 
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core.names import entity_id  # noqa: E402
-from factlines.core.schema import MEMPALACE_SCHEMA  # noqa: E402
+from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA  # noqa: E402
 
 FIRST = ["Alice", "Bob", "Chen", "Dana", "Emil", "Farah", "Goro", "Hana", "Ivan", "Jun", "Kira",
          "Lena", "Milo", "Nia", "Omar", "Pia", "Quinn", "Rosa", "Sven", "Tara", "Uma", "Vik",

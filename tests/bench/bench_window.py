@@ -63,7 +63,8 @@ def build(path: Path) -> None:
         a = entities[1 + rng.randrange(ENTITIES - 1)][0]
         b = entities[1 + rng.randrange(ENTITIES - 1)][0]
         rows.append(fact(n, a, b))
-    with kg.transaction() as conn:
+    with kg.transaction():
+        conn = kg._conn()
         conn.executemany("INSERT INTO entities (id, name, type) VALUES (?, ?, ?)", entities)
         conn.executemany(
             "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to, "

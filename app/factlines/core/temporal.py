@@ -1,4 +1,4 @@
-"""The time rules, in one place: both the Python paths and the SQL the store runs come from here.
+"""The time rules, in one place (the SQL form of them is the SQLite engine's ``timesql``).
 
 A stored value is a calendar day (``2026-03-01``) or a UTC instant to the second
 (``2026-03-01T14:30:00Z``). As a start (``valid_from``, ``as_of``, a supersede instant) a day
@@ -196,66 +196,3 @@ def _posix_of_key(key: str) -> float:
 def from_posix(seconds: float) -> str:
     """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
     return datetime.fromtimestamp(int(seconds // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# SQL: the same tests and keys, as expressions over a column, so that SQLite filters with
-# exactly the rule above.
-def sql_start_key(column: str) -> str:
-    return (
-        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_START_SUFFIX}' "
-        f"ELSE {column} END)"
-    )
-
-
-def sql_end_key(column: str) -> str:
-    return (
-        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_END_SUFFIX}' "
-        f"ELSE {column} END)"
-    )
-
-
-def sql_well_formed(column: str) -> str:
-    """True when the column holds a date or an instant (not MemPalace's ``""`` pass-through)."""
-    return (
-        f"(length({column}) IN (10, 20) AND {column} GLOB "
-        "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*')"
-    )
-
-
-def sql_valid_at(alias: str = "t") -> str:
-    """A WHERE fragment of the validity rule; its three ``?`` are :func:`valid_at_params`.
-
-    It is the rule over the comparison keys, written over the raw columns so that SQLite
-    compares plain text (and can use an index) instead of building a key per row. For a
-    well-formed instant key ``K`` and any stored text ``v`` the two are the same test:
-
-    - ``start_key(v) <= K``  iff  ``v <= K``: a date ``D`` is a prefix of ``D + "T00:00:00Z"``,
-      and no instant of day ``D`` sorts before ``D + "T00:00:00Z"``;
-    - ``end_key(v) > K``  iff  ``v > K`` or ``v = K[:10]`` while ``K`` is before that day's
-      last second: the only values whose key is above ``K`` but whose text is not are the
-      date of ``K``'s own day, whose key is ``K[:10] + "T23:59:59Z"``.
-    """
-    return (
-        f"({alias}.valid_from IS NULL OR {alias}.valid_from <= ?) "
-        f"AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.valid_to = ?)"
-    )
-
-
-def valid_at_params(key: str) -> list:
-    """The parameters of :func:`sql_valid_at` for an instant key (a :func:`start_key`)."""
-    day = key[:10] if key[10:] < DAY_END_SUFFIX else None
-    return [key, key, day]
-
-
-def sql_overlaps(alias: str = "t") -> str:
-    """A WHERE fragment: the fact's interval meets ``[range_start, range_end)``.
-
-    Parameters, in order: range end key (or NULL for open), the same again, range start key
-    (or NULL), the same again.
-    """
-    return (
-        f"(? IS NULL OR {alias}.valid_from IS NULL OR {sql_start_key(alias + '.valid_from')} < ?) "
-        f"AND (? IS NULL OR {alias}.valid_to IS NULL OR {sql_end_key(alias + '.valid_to')} > ?)"
-    )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from factlines.core.errors import NotAKnowledgeGraph
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
 SCHEMA_VERSION = 1
@@ -74,32 +76,32 @@ REQUIRED_COLUMNS = {
 NEWER_TRIPLE_COLUMNS = ("source_drawer_id", "adapter_name")
 
 
-def inspect(path: str, refuse: type[Exception]) -> bool:
+def inspect(path: str) -> bool:
     """Check, without writing, that ``path`` can be opened as a knowledge graph.
 
     Returns True when the file exists and already holds the graph's tables, False when it is
-    absent or empty (it will be created). Raises ``refuse`` naming what is wrong otherwise.
+    absent or empty (it will be created). Raises NotAKnowledgeGraph naming what is wrong.
     """
     if os.path.isdir(path):
-        raise refuse(f"{path} is a folder, not a knowledge graph file")
+        raise NotAKnowledgeGraph(f"{path} is a folder, not a knowledge graph file")
     if not os.path.exists(path):
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise refuse(f"cannot create {path}: the folder {parent} does not exist")
+            raise NotAKnowledgeGraph(f"cannot create {path}: the folder {parent} does not exist")
         return False
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_MAGIC))
     except OSError as exc:
-        raise refuse(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise NotAKnowledgeGraph(f"cannot read {path}: {exc.strerror or exc}") from None
     if header == b"":
         return False
     if header != SQLITE_MAGIC:
-        raise refuse(f"{path} is not a SQLite database, so it is not a knowledge graph")
+        raise NotAKnowledgeGraph(f"{path} is not a SQLite database, so it is not a knowledge graph")
     try:
         probe = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
-        raise refuse(f"cannot open {path}: {exc}") from None
+        raise NotAKnowledgeGraph(f"cannot open {path}: {exc}") from None
     try:
         tables = {
             name: {col[1] for col in probe.execute(f"PRAGMA table_info({name})")}
@@ -108,7 +110,7 @@ def inspect(path: str, refuse: type[Exception]) -> bool:
             )
         }
     except sqlite3.DatabaseError as exc:
-        raise refuse(f"{path} is a damaged or encrypted SQLite file ({exc})") from None
+        raise NotAKnowledgeGraph(f"{path} is a damaged or encrypted SQLite file ({exc})") from None
     finally:
         probe.close()
     if not tables:
@@ -121,7 +123,7 @@ def inspect(path: str, refuse: type[Exception]) -> bool:
         if table not in tables or not cols <= tables[table]
     ]
     if missing:
-        raise refuse(
+        raise NotAKnowledgeGraph(
             f"{path} is a SQLite database of another application, not a knowledge graph "
             f"(missing: {'; '.join(missing)}); it was left untouched"
         )
@@ -132,9 +134,11 @@ def _uri_path(path: str) -> str:
     return os.path.abspath(path).replace("?", "%3f").replace("#", "%23")
 
 
-def open_connection(path: str, refuse: type[Exception]) -> sqlite3.Connection:
-    """The one long-lived connection: WAL, a busy timeout, schema created or upgraded."""
-    inspect(path, refuse)
+def open_connection(path: str) -> sqlite3.Connection:
+    """The one long-lived connection: WAL, a busy timeout, schema created or upgraded.
+
+    SQLite's own errors propagate for the caller to sort into unavailable and bugs."""
+    inspect(path)
     # Autocommit mode: the store issues BEGIN IMMEDIATE / COMMIT itself, one per write.
     conn = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -167,7 +171,7 @@ def open_connection(path: str, refuse: type[Exception]) -> sqlite3.Connection:
             conn.execute("COMMIT")
     except sqlite3.Error as exc:
         conn.close()
-        raise refuse(f"cannot open {path} as a knowledge graph: {exc}") from None
+        raise NotAKnowledgeGraph(f"cannot open {path} as a knowledge graph: {exc}") from None
     except BaseException:
         conn.close()
         raise

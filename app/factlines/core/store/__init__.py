@@ -1,0 +1,33 @@
+"""The store: a narrow interface addressed by ids (:mod:`.protocol`), engines behind it
+(:mod:`.sqlite`), and the MemPalace-compatible façade ``KnowledgeGraph`` over them."""
+
+from factlines.core.errors import (
+    ConflictError,
+    DuplicateFact,
+    FactNotFound,
+    KnowledgeGraphError,
+    NotAKnowledgeGraph,
+    TimeValueError,
+)
+from factlines.core.store.changes import Change, Touched
+from factlines.core.store.facade import DEFAULT_KG_PATH, KnowledgeGraph, open_graph
+from factlines.core.store.mempalace import DIRECTIONS
+from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
+
+__all__ = [
+    "DEFAULT_KG_PATH",
+    "DIRECTIONS",
+    "ENTITY_ORDERS",
+    "PROVENANCE",
+    "Change",
+    "ConflictError",
+    "DuplicateFact",
+    "FactNotFound",
+    "KnowledgeGraph",
+    "KnowledgeGraphError",
+    "NotAKnowledgeGraph",
+    "TimeValueError",
+    "Touched",
+    "describe",
+    "open_graph",
+]

@@ -1,0 +1,63 @@
+"""What a write changed: the ids it touched (for views) and row images (for undo and redo).
+
+An engine fills these in; callers read ids and hand a :class:`Change` back to the engine to
+revert or reapply it. Where an engine keeps a row at a physical position (SQLite's rowid, which
+MemPalace's replication pages by), the image carries it as an opaque ``position`` that only
+that engine reads; it never takes part in comparing images.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
+
+
+@dataclass(frozen=True)
+class RowImage:
+    """One row's columns as stored, and where the engine kept it."""
+
+    values: dict
+    position: object = field(default=None, compare=False)
+
+
+@dataclass
+class Touched:
+    """The ids of the rows one write (or one external change) touched, by kind."""
+
+    facts: set[str] = field(default_factory=set)
+    entities: set[str] = field(default_factory=set)
+    settings: set[str] = field(default_factory=set)
+    everything: bool = False  # another program wrote the file: which rows is not known
+
+    def add(self, table: str, row_id: str) -> None:
+        {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)
+
+    def __bool__(self) -> bool:
+        return self.everything or bool(self.facts or self.entities or self.settings)
+
+    @classmethod
+    def all_rows(cls) -> Touched:
+        return cls(everything=True)
+
+
+class Change:
+    """Row images of one recorded write: ``{(table, id): [before, after]}``, each a
+    :class:`RowImage` or None (no such row)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], list] = {}
+
+    def __bool__(self) -> bool:
+        return any(before != after for before, after in self.rows.values())
+
+    def touched(self) -> Touched:
+        """The ids this change wrote (the same for undoing and redoing it)."""
+        touched = Touched()
+        for (table, row_id), (before, after) in self.rows.items():
+            if before != after:
+                touched.add(table, row_id)
+        return touched
+
+    def __repr__(self) -> str:
+        return f"Change({len(self.rows)} rows)"

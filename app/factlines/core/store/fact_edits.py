@@ -1,0 +1,206 @@
+"""What the app adds for facts: address one by id, correct it, end or replace it; an entity's
+intervals ready to draw; the graph's span; contradictions."""
+
+from __future__ import annotations
+
+from factlines.core import temporal
+from factlines.core.analysis import find_conflicts
+from factlines.core.errors import DuplicateFact, FactNotFound, Refused
+from factlines.core.names import check_name, entity_id, predicate_id
+from factlines.core.store.mempalace import confidence_value
+from factlines.core.store.protocol import GraphStore
+from factlines.core.store.rows import PROVENANCE, describe
+
+_EDITABLE = {"subject", "predicate", "object", "valid_from", "valid_to", "confidence", *PROVENANCE}
+
+
+class FactEdits:
+    _store: GraphStore
+
+    # Also uses, from the façade's other parts: resolve_entity and _resolve_id (EntityEdits),
+    # add_triple and _open_successor (MemPalaceSurface), single_valued_predicates (GraphSettings).
+
+    # ── One fact by id ────────────────────────────────────────────────────
+
+    def get_fact(self, triple_id: str) -> dict:
+        """One fact with every column, the entities' display names and POSIX start/end."""
+        fact = self._store.facts.get(triple_id)
+        if fact is None:
+            raise FactNotFound(f"no fact with id {triple_id!r}")
+        return fact
+
+    def has_fact(self, triple_id: str) -> bool:
+        return self._store.facts.exists(triple_id)
+
+    def update_fact(self, triple_id: str, **changes) -> dict:
+        """Correct any field of one fact; the result is validated as a new fact would be.
+
+        Fields: subject, predicate, object (names; a missing entity is created), valid_from,
+        valid_to, confidence and the provenance columns. Returns the fact as stored.
+        """
+        unknown = sorted(set(changes) - _EDITABLE)
+        if unknown:
+            raise Refused(
+                f"cannot set {', '.join(unknown)} on a fact; "
+                f"the fields are {', '.join(sorted(_EDITABLE))}"
+            )
+        fact = self.get_fact(triple_id)
+        values: dict = {}
+        for field in ("valid_from", "valid_to"):
+            if field in changes:
+                values[field] = temporal.parse(changes[field], field)
+        if "confidence" in changes:
+            values["confidence"] = confidence_value(changes["confidence"])
+        for field in PROVENANCE:
+            if field in changes:
+                value = changes[field]
+                if value is not None and not isinstance(value, str):
+                    raise Refused(f"{field} must be text or empty")
+                values[field] = value or None
+        if "predicate" in changes:
+            check_name(changes["predicate"], "predicate")
+            values["predicate"] = predicate_id(changes["predicate"])
+        for field in ("subject", "object"):
+            if field in changes:
+                check_name(changes[field], field)
+        temporal.check_interval(
+            values.get("valid_from", fact["valid_from"]), values.get("valid_to", fact["valid_to"])
+        )
+        with self._store.transaction():
+            for field in ("subject", "object"):
+                if field in changes:
+                    values[field] = self._entity_for(changes[field])
+            merged = {**fact, **values}
+            if merged["valid_to"] is None:
+                twins = self._store.facts.open_ids(
+                    merged["subject"], merged["predicate"], merged["object"]
+                )
+                twin = next((tid for tid, _ in twins if tid != triple_id), None)
+                if twin is not None:
+                    raise Refused(
+                        f"an open fact {merged['subject']} {merged['predicate']} "
+                        f"{merged['object']} already exists ({twin}); end one of them first"
+                    )
+            self._store.facts.update(triple_id, values)
+        return self.get_fact(triple_id)
+
+    def _entity_for(self, name: str) -> str:
+        """The id of the entity ``name`` means, created (as MemPalace would) if there is none."""
+        eid = self.resolve_entity(name)
+        if eid is None:
+            eid = entity_id(name)
+            self._store.entities.ensure(eid, name)
+        return eid
+
+    def find_open_fact(self, subject: str, predicate: str, obj: str) -> dict | None:
+        """The open fact (subject, predicate, object), the one ``add_triple`` would return."""
+        if not all(isinstance(v, str) for v in (subject, predicate, obj)):
+            return None
+        rows = self._store.facts.open_ids(
+            entity_id(subject), predicate_id(predicate), entity_id(obj)
+        )
+        return self.get_fact(rows[0][0]) if rows else None
+
+    def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str:
+        """``add_triple`` for a person at the keyboard: names resolve to existing entities (also
+        by display name), and an identical open fact is refused, not silently returned."""
+        check_name(subject, "subject")
+        check_name(obj, "object")
+        check_name(predicate, "predicate")
+        with self._store.transaction():
+            subject = self.resolve_entity(subject) or subject
+            obj = self.resolve_entity(obj) or obj
+            twin = self._store.facts.open_ids(
+                entity_id(subject), predicate_id(predicate), entity_id(obj)
+            )
+            if twin:
+                fact = self.get_fact(twin[0][0])
+                raise DuplicateFact(
+                    f"{describe(fact)} is already an open fact (since "
+                    f"{fact['valid_from'] or 'an unknown date'}); end it or edit it instead",
+                    fact["id"],
+                )
+            return self.add_triple(subject, predicate, obj, **fields)
+
+    def supersede_fact(
+        self,
+        triple_id: str,
+        new_object: str,
+        at: str | None = None,
+        confidence: float = 1.0,
+        source_closet: str | None = None,
+        source_file: str | None = None,
+        source_drawer_id: str | None = None,
+        adapter_name: str | None = None,
+    ) -> str:
+        """``supersede`` addressed by the fact's id: end it at ``at`` and open its successor with
+        ``new_object`` at the same instant, in one write. Returns the successor's id."""
+        fact = self.get_fact(triple_id)
+        described = describe(fact)
+        if fact["valid_to"] is not None:
+            raise Refused(f"{described} already ended on {fact['valid_to']}")
+        check_name(new_object, "new object")
+        at = temporal.boundary(at)
+        temporal.check_interval(fact["valid_from"], at, to_field="at")
+        confidence = confidence_value(confidence)
+        prov = (source_closet, source_file, source_drawer_id, adapter_name)
+        with self._store.transaction():
+            new_id = self._entity_for(new_object)
+            if new_id == fact["object"]:
+                raise Refused(f"{described} already has {new_object!r} as its object")
+            self._store.facts.update(triple_id, {"valid_to": at})
+            return self._open_successor(
+                fact["subject"], fact["predicate"], new_id, at, confidence, prov
+            )
+
+    def end_fact(self, triple_id: str, ended: str | None = None) -> dict:
+        """End one open fact at ``ended`` (default today), as ``invalidate`` does by triple."""
+        fact = self.get_fact(triple_id)
+        if fact["valid_to"] is not None:
+            raise Refused(f"the fact {describe(fact)} already ended on {fact['valid_to']}")
+        ended = temporal.parse(ended, "ended") or temporal.today()
+        temporal.check_interval(fact["valid_from"], ended, to_field="ended")
+        self._store.facts.update(triple_id, {"valid_to": ended})
+        return self.get_fact(triple_id)
+
+    def delete_fact(self, triple_id: str) -> dict:
+        """Remove one fact (for mistakes; a fact that stopped being true is ended instead)."""
+        fact = self.get_fact(triple_id)
+        self._store.facts.delete(triple_id)
+        return fact
+
+    # ── For the chart ─────────────────────────────────────────────────────
+
+    def intervals(self, ref: str, start: str | None = None, end: str | None = None) -> list:
+        """Every fact of the entity, both directions, meeting ``[start, end)`` if given.
+
+        Each row has the fact's columns, ``direction``, ``other`` / ``other_name`` (the entity at
+        the other end), and ``start`` / ``end`` in POSIX seconds (None for an unknown start or
+        an open end), the end being the end key of ``valid_to``.
+        """
+        start_key = temporal.start_key(temporal.parse(start, "start"))
+        end_key = temporal.start_key(temporal.parse(end, "end"))
+        return self._store.facts.of_entity(self._resolve_id(ref), start_key, end_key)
+
+    def time_span(self) -> tuple[str, str] | None:
+        """The earliest and latest comparison keys of any dated fact, or None if none is dated."""
+        return self._store.facts.time_span()
+
+    # ── Contradictions (contract section 6) ───────────────────────────────
+
+    def conflicts(self, ref: str | None = None) -> list[dict]:
+        """Overlapping facts of single-valued predicates (see :mod:`factlines.core.analysis`).
+
+        With ``ref``, the conflicts that involve one of that entity's facts, in either
+        direction (Kai's view shows "Atlas led_by Kai" clashing with "Atlas led_by Rosa").
+        """
+        marked = self.single_valued_predicates()
+        if not marked:
+            return []
+        eid = self._resolve_id(ref) if ref is not None else None
+        facts = self._store.facts.of_predicates(marked, eid)
+        found = find_conflicts(facts, marked)
+        if eid is None:
+            return found
+        mine = {f["id"] for f in facts if eid in (f["subject"], f["object"])}
+        return [c for c in found if c["a"] in mine or c["b"] in mine]

@@ -1,0 +1,221 @@
+"""The one long-lived SQLite connection: transactions, recording for undo, and errors.
+
+SQLite's errors are split here, once: what the environment causes (locked, read-only, disk
+full, gone, damaged) becomes :class:`Unavailable`; anything else (a wrong column, a bad
+statement) is a bug and propagates as it is. Every write is one ``BEGIN IMMEDIATE``
+transaction; writes inside it join it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from factlines.core.errors import Refused, Unavailable
+from factlines.core.store.changes import Change, RowImage, Touched
+from factlines.core.store.sqlite.schema import open_connection
+
+_KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
+_ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
+
+# SQLite's primary result codes that mean "the environment says no", with the person's words.
+_UNAVAILABLE = {
+    sqlite3.SQLITE_BUSY: "it is locked by another program",
+    sqlite3.SQLITE_LOCKED: "it is locked by another program",
+    sqlite3.SQLITE_NOMEM: "the computer ran out of memory",
+    sqlite3.SQLITE_READONLY: "it cannot be written (read-only)",
+    sqlite3.SQLITE_IOERR: "reading or writing the disk failed",
+    sqlite3.SQLITE_CORRUPT: "the file is damaged",
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_CANTOPEN: "the file cannot be opened (moved, deleted, or no permission)",
+    sqlite3.SQLITE_PROTOCOL: "it is locked by another program",
+    sqlite3.SQLITE_PERM: "permission was denied",
+    sqlite3.SQLITE_AUTH: "permission was denied",
+    sqlite3.SQLITE_NOTADB: "the file is not a database any more",
+}
+
+
+def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None:
+    """The :class:`Unavailable` an environment error means, or None for a bug."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return None
+    reason = _UNAVAILABLE.get(code & 0xFF)
+    if reason is None:
+        return None
+    return Unavailable(f"{path} could not be {doing}: {reason}; nothing was written ({exc})")
+
+
+class Connection:
+    """The connection, its lock, the open transaction's depth and the active recordings."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lock = threading.RLock()
+        self._depth = 0
+        self._recorders: list[Change] = []
+        self._touched = Touched()
+        self.listeners: list[Callable[[Touched], None]] = []
+        try:
+            self._conn: sqlite3.Connection | None = open_connection(path)
+        except sqlite3.Error as exc:
+            raise unavailable(path, exc, "opened") or exc from None
+
+    def close(self) -> None:
+        with self.lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    def raw(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise Refused(f"the knowledge graph {self.path} is closed")
+        return self._conn
+
+    # ── Reading ───────────────────────────────────────────────────────────
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """The connection for a read, under the lock; environment errors become Unavailable."""
+        with self.lock:
+            conn = self.raw()
+            try:
+                yield conn
+            except sqlite3.Error as exc:
+                raise unavailable(self.path, exc, "read") or exc from None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads in one read transaction (inside a write, the write's own)."""
+        with self.read() as conn:
+            if conn.in_transaction:
+                yield conn
+                return
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        with self.read() as conn:
+            return conn.execute("PRAGMA data_version").fetchone()[0]
+
+    # ── Writing ───────────────────────────────────────────────────────────
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; writes inside it join it: all or nothing."""
+        with self.lock:
+            conn = self.raw()
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield conn
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise unavailable(self.path, exc, "written") or exc from None
+            self._depth = 1
+            try:
+                yield conn
+                for change in self._recorders:
+                    self._fill_after_images(conn, change)
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                self._forget_uncommitted()
+                self._touched = Touched()
+                if isinstance(exc, sqlite3.Error):
+                    raise unavailable(self.path, exc, "written") or exc from None
+                raise
+            finally:
+                self._depth = 0
+            touched, self._touched = self._touched, Touched()
+        if touched:
+            for listener in list(self.listeners):
+                listener(touched)
+
+    def touch(self, conn: sqlite3.Connection, table: str, row_id: str) -> None:
+        """Note a row about to be written: its id for the listeners, its image for recordings."""
+        self._touched.add(table, row_id)
+        image = None
+        for change in self._recorders:
+            if (table, row_id) not in change.rows:
+                if image is None:
+                    image = [self._row_image(conn, table, row_id)]
+                change.rows[(table, row_id)] = [image[0], None, True]
+
+    @contextmanager
+    def recording(self) -> Iterator[Change]:
+        """Record the row images of every write inside the block, for :meth:`replay`."""
+        change = Change()
+        with self.lock:
+            self._recorders.append(change)
+            try:
+                yield change
+            finally:
+                self._recorders.remove(change)
+
+    def _forget_uncommitted(self) -> None:
+        for change in self._recorders:
+            for key in [k for k, v in change.rows.items() if len(v) == 3]:
+                del change.rows[key]
+
+    def _fill_after_images(self, conn: sqlite3.Connection, change: Change) -> None:
+        for (table, row_id), images in change.rows.items():
+            if len(images) == 3:
+                change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
+
+    @staticmethod
+    def _row_image(conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
+        cursor = conn.execute(
+            f"SELECT rowid, * FROM {table} WHERE {_KEY_COLUMN[table]} = ?", (row_id,)
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        names = [d[0] for d in cursor.description[1:]]
+        return RowImage(dict(zip(names, row[1:])), position=row[0])
+
+    def replay(self, change: Change, to_before: bool, conflict: type[Refused]) -> None:
+        """Put back the rows' images from before (undo) or after (redo) the change.
+
+        Refused with ``conflict`` when a row is no longer as the change left it.
+        """
+        with self.transaction() as conn:
+            for (table, row_id), (before, after) in change.rows.items():
+                expected, wanted = (after, before) if to_before else (before, after)
+                if self._row_image(conn, table, row_id) != expected:
+                    raise conflict(
+                        f"{_ROW_LABEL[table]} {row_id!r} was changed by someone else since "
+                        "this edit; reload to see the file as it is"
+                    )
+                self.touch(conn, table, row_id)
+                self._put_row(conn, table, row_id, wanted)
+
+    @staticmethod
+    def _put_row(conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None):
+        conn.execute(f"DELETE FROM {table} WHERE {_KEY_COLUMN[table]} = ?", (row_id,))
+        if image is None:
+            return
+        columns, values = list(image.values), list(image.values.values())
+        # Back at its old rowid when that is free, so rowid order (MemPalace pages its
+        # replication by it) is as it was.
+        taken = conn.execute(f"SELECT 1 FROM {table} WHERE rowid = ?", (image.position,))
+        if image.position is not None and taken.fetchone() is None:
+            columns, values = ["rowid", *columns], [image.position, *values]
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            values,
+        )

@@ -1,0 +1,257 @@
+"""The entities table in SQLite: rows by id, name resolution, listing and searching."""
+
+from __future__ import annotations
+
+import json
+
+from factlines.core.names import entity_id
+from factlines.core.search import EntitySearchIndex
+from factlines.core.store.rows import ENTITY_ROW_KEYS
+from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.connection import Connection
+
+_MIN_CANDIDATE_LEN = 3
+
+_COUNTS = (
+    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NULL) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id AND valid_to IS NULL)",
+    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NOT NULL) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id "
+    "AND valid_to IS NOT NULL)",
+)
+
+
+def escape_like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
+    """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
+    rows: list[tuple] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows += conn.execute(f"{select_where_in} ({', '.join('?' * len(chunk))})", chunk)
+    return rows
+
+
+class SQLiteEntities:
+    def __init__(self, db: Connection):
+        self._db = db
+        self._search_index: EntitySearchIndex | None = None
+        self._search_index_version = -1
+
+    # ── One row ───────────────────────────────────────────────────────────
+
+    def get(self, eid: str) -> dict | None:
+        """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT id, name, type, properties, created_at FROM entities WHERE id = ?", (eid,)
+            ).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("id", "name", "type", "properties", "created_at"), row))
+
+    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
+        """The id of the entity ``ref`` names: the id itself, MemPalace's id of the name, or a
+        display name (a renamed entity keeps its old id). ``rule_first`` asks MemPalace's rule
+        before the literal id, as MemPalace's own name lookups do. None when nothing matches."""
+        steps = [("id = ?", ref), ("id = ?", entity_id(ref))]
+        if rule_first:
+            steps.reverse()
+        steps.append(("name = ? COLLATE NOCASE", ref.strip()))
+        with self._db.read() as conn:
+            for where, value in steps:
+                row = conn.execute(
+                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
+                ).fetchone()
+                if row is not None:
+                    return row[0]
+        return None
+
+    def candidates(self, name: str) -> list[dict]:
+        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
+        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
+            return []
+        eid = entity_id(name)
+        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, name FROM entities WHERE id = ? OR name = ? OR "
+                "name LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR "
+                "id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' LIMIT 5",
+                (
+                    eid,
+                    name,
+                    f"{name_esc} %",
+                    f"% {name_esc}",
+                    f"% {name_esc} %",
+                    f"{id_esc}\\_%",
+                    f"%\\_{id_esc}",
+                    f"%\\_{id_esc}\\_%",
+                ),
+            ).fetchall()
+        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
+
+    # ── Writes (inside the caller's transaction) ──────────────────────────
+
+    def ensure(self, eid: str, name: str) -> None:
+        """Create the entity ``eid`` named ``name`` unless it exists."""
+        with self._db.transaction() as conn:
+            if conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone() is None:
+                self._db.touch(conn, "entities", eid)
+                conn.execute("INSERT INTO entities (id, name) VALUES (?, ?)", (eid, name))
+
+    def put(self, eid: str, name: str, entity_type: str, properties: str) -> None:
+        """Insert or replace the whole row (MemPalace's ``add_entity``)."""
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "entities", eid)
+            conn.execute(
+                "INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
+                (eid, name, entity_type, properties),
+            )
+
+    def update(self, eid: str, **values) -> None:
+        """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
+        unknown = set(values) - {"name", "type", "properties"}
+        if unknown:
+            raise TypeError(f"not entity columns: {sorted(unknown)}")
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "entities", eid)
+            assignments = ", ".join(f"{column} = ?" for column in values)
+            conn.execute(f"UPDATE entities SET {assignments} WHERE id = ?", [*values.values(), eid])
+
+    def delete(self, eid: str) -> None:
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "entities", eid)
+            conn.execute("DELETE FROM entities WHERE id = ?", (eid,))
+
+    # ── Lists ─────────────────────────────────────────────────────────────
+
+    def page(
+        self,
+        search: str,
+        entity_type: str | None,
+        valid_at_key: str | None,
+        order: str,
+        descending: bool,
+        limit: int,
+        offset: int,
+    ) -> list[dict]:
+        """A page of entities with their current and ended fact counts (see the façade)."""
+        direction = "DESC" if descending else "ASC"
+        with self._db.snapshot() as conn:
+            if search and order == "name":
+                index = self._index(conn)
+                hits = index.matches(search, entity_type)
+                if valid_at_key is not None:
+                    ids = [index.ids[i] for i in hits]
+                    where, params = self._filter(ids, None, valid_at_key)
+                    valid = {
+                        r[0] for r in conn.execute(f"SELECT e.id FROM entities e {where}", params)
+                    }
+                    hits = [i for i, eid in zip(hits, ids) if eid in valid]
+                if descending:
+                    hits = hits[::-1]
+                page = [index.ids[i] for i in hits[offset : offset + limit]]
+                found = {
+                    row[0]: row
+                    for row in rows_for_ids(
+                        conn, "SELECT id, name, type FROM entities WHERE id IN", page
+                    )
+                }
+                rows = [found[i] for i in page if i in found]
+            else:
+                ids = self._search_ids(conn, search) if search else None
+                where, params = self._filter(ids, entity_type, valid_at_key)
+                if order in ("current", "ended"):
+                    # Ordered by a count: every match's counts are needed before the page is known.
+                    rows = conn.execute(
+                        f"SELECT e.id, e.name, e.type, {_COUNTS[0]} AS current, "
+                        f"{_COUNTS[1]} AS ended FROM entities e {where} "
+                        f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id "
+                        "LIMIT ? OFFSET ?",
+                        [*params, limit, offset],
+                    ).fetchall()
+                    return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
+                if order == "type":
+                    sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
+                else:
+                    sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
+                rows = conn.execute(
+                    f"SELECT e.id, e.name, e.type FROM entities e {where} "
+                    f"ORDER BY {sort} LIMIT ? OFFSET ?",
+                    [*params, limit, offset],
+                ).fetchall()
+            counts = {
+                eid: (cur, end)
+                for eid, cur, end in rows_for_ids(
+                    conn,
+                    f"SELECT e.id, {_COUNTS[0]}, {_COUNTS[1]} FROM entities e WHERE e.id IN",
+                    [row[0] for row in rows],
+                )
+            }
+        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in rows]
+
+    def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int:
+        with self._db.snapshot() as conn:
+            if search and valid_at_key is None:
+                return len(self._index(conn).matches(search, entity_type))
+            ids = self._search_ids(conn, search, entity_type) if search else None
+            where, params = self._filter(ids, entity_type, valid_at_key)
+            return conn.execute(f"SELECT COUNT(*) FROM entities e {where}", params).fetchone()[0]
+
+    def prepare_search(self) -> None:
+        with self._db.snapshot() as conn:
+            self._index(conn)
+
+    def _search_ids(self, conn, text: str, entity_type: str | None = None) -> list[str]:
+        """Ids matching a search, prefix matches first, each part in name order."""
+        index = self._index(conn)
+        return [index.ids[i] for i in index.matches(text, entity_type)]
+
+    def _index(self, conn) -> EntitySearchIndex:
+        """The in-memory search index, rebuilt when the file changed since it was built."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._search_index is None or self._search_index_version != version:
+            rows = conn.execute(
+                "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"
+            ).fetchall()
+            self._search_index = EntitySearchIndex(rows)
+            self._search_index_version = version
+        return self._search_index
+
+    def forget_index(self) -> None:
+        """Our own commit does not change ``data_version``: drop the index after a write."""
+        self._search_index = None
+
+    @staticmethod
+    def _filter(ids: list[str] | None, entity_type: str | None, valid_at_key: str | None):
+        """A WHERE clause over ``entities e``: among ``ids`` (a search's), of a type, valid then."""
+        clauses, params = [], []
+        if ids is not None:
+            clauses.append("e.id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(ids))
+        if entity_type is not None:
+            clauses.append("e.type IS ?")
+            params.append(entity_type)
+        if valid_at_key is not None:
+            valid = timesql.valid_at("t")
+            clauses.append(
+                f"(EXISTS (SELECT 1 FROM triples t WHERE t.subject = e.id AND {valid}) OR "
+                f"EXISTS (SELECT 1 FROM triples t WHERE t.object = e.id AND {valid}))"
+            )
+            params += timesql.valid_at_params(valid_at_key) * 2
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def types(self) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT type FROM entities WHERE type IS NOT NULL ORDER BY type"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def names(self) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT name FROM entities ORDER BY name COLLATE NOCASE")
+            return [r[0] for r in rows]

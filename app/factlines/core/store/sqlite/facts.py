@@ -1,0 +1,309 @@
+"""The triples table in SQLite: facts by id, by entity, by predicate, in time order."""
+
+from __future__ import annotations
+
+from factlines.core import temporal
+from factlines.core.store.rows import fact_dict
+from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.connection import Connection
+
+# A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
+# still readable by id: its names fall back to the ids.
+_FACT_COLUMNS = (
+    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
+    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
+    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
+    "t.extracted_at"
+)
+_FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
+_FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
+_WRITABLE = {
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source_closet",
+    "source_file",
+    "source_drawer_id",
+    "adapter_name",
+}
+
+_ENTITY_FACT_COUNT = (
+    "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
+    "(SELECT COUNT(*) FROM triples WHERE object = ?1)"
+)
+_TIMELINE_SELECT = (
+    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
+    "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+)
+# For a hub, the page is chosen from the per-entity indexes and only its rows are read.
+_ENTITY_TIMELINE = (
+    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM ("
+    "SELECT x.rowid AS r, x.valid_from AS vf, x.id AS tid FROM triples x WHERE x.subject = ?1 "
+    "AND EXISTS (SELECT 1 FROM entities e WHERE e.id = x.object) "
+    "UNION ALL SELECT y.rowid, y.valid_from, y.id FROM triples y "
+    "WHERE y.object = ?1 AND y.subject != ?1 "
+    "AND EXISTS (SELECT 1 FROM entities e WHERE e.id = y.subject) "
+    "ORDER BY 2 ASC NULLS LAST, 3 ASC LIMIT ?2 OFFSET ?3) p "
+    "JOIN triples t ON t.rowid = p.r JOIN entities s ON t.subject = s.id "
+    "JOIN entities o ON t.object = o.id WHERE EXISTS (SELECT 1 FROM entities WHERE id = ?1) "
+    "ORDER BY p.vf ASC NULLS LAST, p.tid ASC"
+)
+
+
+class SQLiteFacts:
+    def __init__(self, db: Connection):
+        self._db = db
+
+    # ── One fact ──────────────────────────────────────────────────────────
+
+    def get(self, tid: str) -> dict | None:
+        """One fact with every column, the entities' display names and POSIX start/end."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = ?", (tid,)
+            ).fetchone()
+        return fact_dict(row) if row is not None else None
+
+    def exists(self, tid: str) -> bool:
+        with self._db.read() as conn:
+            return conn.execute("SELECT 1 FROM triples WHERE id = ?", (tid,)).fetchone() is not None
+
+    def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
+        """(id, valid_from) of the open facts (subject, predicate, object)."""
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT id, valid_from FROM triples "
+                "WHERE subject = ? AND predicate = ? AND object = ? AND valid_to IS NULL",
+                (sid, pred, oid),
+            ).fetchall()
+
+    # ── Writes (inside the caller's transaction) ──────────────────────────
+
+    def insert(self, tid: str, values: dict) -> None:
+        """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""
+        self._check(values)
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            columns = ["id", *values]
+            conn.execute(
+                f"INSERT INTO triples ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})",
+                [tid, *values.values()],
+            )
+
+    def update(self, tid: str, values: dict) -> None:
+        self._check(values)
+        if not values:
+            return
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            assignments = ", ".join(f"{column} = ?" for column in values)
+            conn.execute(f"UPDATE triples SET {assignments} WHERE id = ?", [*values.values(), tid])
+
+    def delete(self, tid: str) -> None:
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            conn.execute("DELETE FROM triples WHERE id = ?", (tid,))
+
+    @staticmethod
+    def _check(values: dict) -> None:
+        unknown = set(values) - _WRITABLE
+        if unknown:
+            raise TypeError(f"not fact columns: {sorted(unknown)}")
+
+    # ── An entity's facts ─────────────────────────────────────────────────
+
+    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
+        """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
+        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
+        where, params = "", []
+        if start_key is not None or end_key is not None:
+            where = " AND " + timesql.overlaps("t")
+            params = [end_key, end_key, start_key, start_key]
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_FACT_COLUMNS} {_FACT_JOIN} WHERE t.subject = ?{where} "
+                f"UNION ALL SELECT {_FACT_COLUMNS} {_FACT_JOIN} "
+                f"WHERE t.object = ? AND t.subject != ?{where}",
+                [eid, *params, eid, eid, *params],
+            ).fetchall()
+        facts = [fact_dict(row) for row in rows]
+        for fact in facts:
+            outgoing = fact["subject"] == eid
+            fact["direction"] = "outgoing" if outgoing else "incoming"
+            fact["other"] = fact["object"] if outgoing else fact["subject"]
+            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
+        return facts
+
+    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
+        """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
+        ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
+        where, params = "", []
+        if as_of_key is not None:
+            where, params = " AND " + timesql.valid_at("t"), timesql.valid_at_params(as_of_key)
+        this, other = ("object", "subject") if incoming else ("subject", "object")
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
+                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
+                f"WHERE t.{this} = ?" + where,
+                [eid, *params],
+            ).fetchall()
+
+    def touching(self, eid: str) -> list[tuple]:
+        """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
+                "WHERE subject = ? OR object = ?",
+                (eid, eid),
+            ).fetchall()
+
+    # ── Across the graph ──────────────────────────────────────────────────
+
+    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
+        """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
+        sql = (
+            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
+            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+            "WHERE t.predicate = ?"
+        )
+        params = [predicate]
+        if as_of_key is not None:
+            sql += " AND " + timesql.valid_at("t")
+            params += timesql.valid_at_params(as_of_key)
+        with self._db.read() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def of_predicates(self, predicates: list[str], eid: str | None) -> list[dict]:
+        """The facts of ``predicates`` (for conflicts); with ``eid``, those whose subject is
+        ``eid`` or the subject of one of them pointing at ``eid``."""
+        in_marked = f"predicate IN ({', '.join('?' * len(predicates))})"
+        sql = (
+            "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
+            f"WHERE {in_marked}"
+        )
+        params: list = list(predicates)
+        if eid is not None:
+            sql += (
+                f" AND subject IN (SELECT ? UNION SELECT subject FROM triples "
+                f"WHERE object = ? AND {in_marked})"
+            )
+            params += [eid, eid, *predicates]
+        keys = ("id", "subject", "predicate", "object", "valid_from", "valid_to")
+        with self._db.read() as conn:
+            return [dict(zip(keys, row)) for row in conn.execute(sql, params)]
+
+    def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+        """(id, subject name, predicate, object name, valid_from, valid_to) by valid_from
+        ascending, unknown starts last, then id; a fact is listed when both entities exist."""
+        with self._db.snapshot() as conn:
+            if eid is not None:
+                facts = conn.execute(_ENTITY_FACT_COUNT, (eid,)).fetchone()[0]
+                if facts > 4 * (limit + offset):
+                    return conn.execute(_ENTITY_TIMELINE, (eid, limit, offset)).fetchall()
+                return conn.execute(
+                    _TIMELINE_SELECT + "WHERE t.subject = ? OR t.object = ? "
+                    "ORDER BY t.valid_from ASC NULLS LAST, t.id ASC LIMIT ? OFFSET ?",
+                    (eid, eid, limit, offset),
+                ).fetchall()
+            # Dated facts walk the (valid_from, id) index; undated ones follow them.
+            rows = conn.execute(
+                _TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
+                "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+            if len(rows) < limit:
+                undated_offset = 0
+                if not rows and offset:
+                    # The page starts past the dated facts: skip as many as the join lists.
+                    dated = conn.execute(
+                        "SELECT COUNT(*) FROM triples t JOIN entities s ON t.subject = s.id "
+                        "JOIN entities o ON t.object = o.id WHERE t.valid_from IS NOT NULL"
+                    ).fetchone()[0]
+                    undated_offset = max(0, offset - dated)
+                rows += conn.execute(
+                    _TIMELINE_SELECT + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
+                    (limit - len(rows), undated_offset),
+                ).fetchall()
+            return rows
+
+    def count(self, eid: str | None = None) -> int:
+        with self._db.read() as conn:
+            if eid is not None:
+                return conn.execute(
+                    "SELECT COUNT(*) FROM triples WHERE subject = ? OR object = ?", (eid, eid)
+                ).fetchone()[0]
+            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+
+    def counts(self) -> tuple[int, int, int, list[str]]:
+        """(entities, facts, ended facts, predicates), read in one snapshot so they add up."""
+        with self._db.snapshot() as conn:
+            entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+            triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+            ended = conn.execute(
+                "SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL"
+            ).fetchone()[0]
+            return entities, triples, ended, self._predicates(conn)
+
+    def predicates(self) -> list[str]:
+        with self._db.read() as conn:
+            return self._predicates(conn)
+
+    @staticmethod
+    def _predicates(conn) -> list[str]:
+        # A skip-scan over the predicate index: one seek per distinct predicate.
+        rows = conn.execute(
+            "WITH RECURSIVE p(x) AS (SELECT MIN(predicate) FROM triples UNION ALL "
+            "SELECT (SELECT MIN(predicate) FROM triples WHERE predicate > p.x) FROM p "
+            "WHERE p.x IS NOT NULL) SELECT x FROM p WHERE x IS NOT NULL"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def time_span(self) -> tuple[str, str] | None:
+        """The earliest and latest comparison keys of any dated fact, or None if none is.
+
+        Read off the ends of the valid_from and valid_to indexes, not by scanning: for starts
+        the text order is the key order; for ends only the day of the extreme value can hold
+        a date whose key (its last second) beats an instant, or the other way round.
+        """
+        with self._db.snapshot() as conn:
+            first_from = self._extreme(conn, "valid_from", "ASC")
+            last_from = self._extreme(conn, "valid_from", "DESC")
+            first_to = self._extreme(conn, "valid_to", "ASC")
+            if first_to is not None and temporal.is_date(first_to):
+                first_to = self._extreme(conn, "valid_to", "ASC", within_day=first_to) or first_to
+            last_to = self._extreme(conn, "valid_to", "DESC")
+            if last_to is not None and not temporal.is_date(last_to):
+                day = last_to[:10]
+                if conn.execute("SELECT 1 FROM triples WHERE valid_to = ?", (day,)).fetchone():
+                    last_to = day
+        keys = [
+            key
+            for key in (
+                temporal.start_key(first_from),
+                temporal.start_key(last_from),
+                temporal.end_key(first_to),
+                temporal.end_key(last_to),
+            )
+            if key is not None
+        ]
+        return (min(keys), max(keys)) if keys else None
+
+    @staticmethod
+    def _extreme(conn, column: str, order: str, within_day: str | None = None) -> str | None:
+        """The first well-formed value of ``column`` in index order (an instant of a day)."""
+        where = f"{column} >= '0'"
+        params: list = []
+        if within_day is not None:
+            where = f"{column} > ? AND {column} < ?"
+            params = [within_day, within_day + "U"]
+        row = conn.execute(
+            f"SELECT {column} FROM triples WHERE {where} AND {timesql.well_formed(column)} "
+            f"ORDER BY {column} {order} LIMIT 1",
+            params,
+        ).fetchone()
+        return row[0] if row else None

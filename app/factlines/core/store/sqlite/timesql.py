@@ -1,0 +1,70 @@
+"""The time rules of :mod:`factlines.core.temporal` as SQL over SQLite's text columns.
+
+Each expression is the Python rule written for the engine, so SQLite filters with exactly the
+keys and the validity rule the rest of the app computes in Python.
+"""
+
+from __future__ import annotations
+
+from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
+
+
+def start_key(column: str) -> str:
+    return (
+        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
+        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_START_SUFFIX}' "
+        f"ELSE {column} END)"
+    )
+
+
+def end_key(column: str) -> str:
+    return (
+        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
+        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_END_SUFFIX}' "
+        f"ELSE {column} END)"
+    )
+
+
+def well_formed(column: str) -> str:
+    """True when the column holds a date or an instant (not MemPalace's ``""`` pass-through)."""
+    return (
+        f"(length({column}) IN (10, 20) AND {column} GLOB "
+        "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*')"
+    )
+
+
+def valid_at(alias: str = "t") -> str:
+    """A WHERE fragment of the validity rule; its three ``?`` are :func:`valid_at_params`.
+
+    It is the rule over the comparison keys, written over the raw columns so that SQLite
+    compares plain text (and can use an index) instead of building a key per row. For a
+    well-formed instant key ``K`` and any stored text ``v`` the two are the same test:
+
+    - ``start_key(v) <= K``  iff  ``v <= K``: a date ``D`` is a prefix of ``D + "T00:00:00Z"``,
+      and no instant of day ``D`` sorts before ``D + "T00:00:00Z"``;
+    - ``end_key(v) > K``  iff  ``v > K`` or ``v = K[:10]`` while ``K`` is before that day's
+      last second: the only values whose key is above ``K`` but whose text is not are the
+      date of ``K``'s own day, whose key is ``K[:10] + "T23:59:59Z"``.
+    """
+    return (
+        f"({alias}.valid_from IS NULL OR {alias}.valid_from <= ?) "
+        f"AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.valid_to = ?)"
+    )
+
+
+def valid_at_params(key: str) -> list:
+    """The parameters of :func:`valid_at` for an instant key (a :func:`start_key`)."""
+    day = key[:10] if key[10:] < DAY_END_SUFFIX else None
+    return [key, key, day]
+
+
+def overlaps(alias: str = "t") -> str:
+    """A WHERE fragment: the fact's interval meets ``[range_start, range_end)``.
+
+    Parameters, in order: range end key (or NULL for open), the same again, range start key
+    (or NULL), the same again.
+    """
+    return (
+        f"(? IS NULL OR {alias}.valid_from IS NULL OR {start_key(alias + '.valid_from')} < ?) "
+        f"AND (? IS NULL OR {alias}.valid_to IS NULL OR {end_key(alias + '.valid_to')} > ?)"
+    )
