@@ -1,11 +1,12 @@
 """Factlines: browse and hand-edit a temporal knowledge graph.
 
-``from factlines import KnowledgeGraph`` is the public store; it never imports Qt.
+``from factlines import KnowledgeGraph, open_graph`` is the public store; it never imports Qt.
 """
 
 __version__ = "0.1.0"
 
 from factlines.core.errors import KnowledgeGraphError, NotAKnowledgeGraph, Refused, Unavailable
+from factlines.core.mempalace_paths import mempalace_graphs
 from factlines.core.store import KnowledgeGraph, open_graph
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "Refused",
     "Unavailable",
     "__version__",
+    "mempalace_graphs",
     "open_graph",
 ]
