@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGING = ROOT / "packaging"
 
 
 def run(args, **kwargs):
@@ -25,7 +26,9 @@ def wheel(tmp_path_factory):
     shutil.copytree(
         ROOT,
         src,
-        ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "shots"),
+        ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", "*.egg-info", "build", "dist", "shots"
+        ),
     )
     result = run(
         [
@@ -105,3 +108,11 @@ def test_tree_is_clean_under_ruff():
     assert check.returncode == 0, check.stdout
     fmt = run([ruff, "format", "--check", "app", "tests"], cwd=ROOT)
     assert fmt.returncode == 0, fmt.stdout
+
+
+def test_bundle_spec_and_build_script_parse():
+    """Building the bundle takes minutes (packaging/build-bundle.sh); this only reads them."""
+    compile((PACKAGING / "factlines.spec").read_text(encoding="utf-8"), "factlines.spec", "exec")
+    script = PACKAGING / "build-bundle.sh"
+    assert os.access(script, os.X_OK)
+    assert run(["bash", "-n", str(script)]).returncode == 0
