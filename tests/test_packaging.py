@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from factlines import APP_ID
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
 
@@ -51,6 +53,7 @@ def wheel(tmp_path_factory):
 def test_wheel_ships_the_resources(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "factlines/resources/demo.json" in names
+    assert "factlines/resources/factlines.svg" in names, "the window icon"
     assert not any(name.startswith("tests/") for name in names)
     assert not any("readme" in name for name in names), "the README's pictures are not shipped"
 
@@ -108,6 +111,26 @@ def test_tree_is_clean_under_ruff():
     assert check.returncode == 0, check.stdout
     fmt = run([ruff, "format", "--check", "app", "tests"], cwd=ROOT)
     assert fmt.returncode == 0, fmt.stdout
+
+
+def test_app_names_its_desktop_file_and_has_an_icon(tmp_path):
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": str(ROOT / "app"),
+    }
+    probe = run(
+        [
+            sys.executable,
+            "-c",
+            "from factlines.ui.app import _application; app = _application(); "
+            "print(app.desktopFileName()); print(app.windowIcon().pixmap(32).isNull())",
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.split() == [APP_ID, "False"]
 
 
 def test_bundle_spec_and_build_script_parse():
