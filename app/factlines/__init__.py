@@ -9,7 +9,11 @@ from factlines.core.errors import KnowledgeGraphError, NotAKnowledgeGraph, Refus
 from factlines.core.mempalace_paths import mempalace_graphs
 from factlines.core.store import KnowledgeGraph, open_graph
 
+# The reverse-DNS id of the desktop file, its icon and the AppStream metainfo (packaging/).
+APP_ID = "io.github.factlines.Factlines"
+
 __all__ = [
+    "APP_ID",
     "KnowledgeGraph",
     "KnowledgeGraphError",
     "NotAKnowledgeGraph",

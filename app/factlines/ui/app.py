@@ -35,7 +35,11 @@ def _quiet_platform_notes() -> None:
 
 
 def _application():
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
+
+    from factlines import APP_ID
+    from factlines.core.resources import resource_path
 
     app = QApplication.instance()
     if app is None:
@@ -43,6 +47,8 @@ def _application():
         app.setApplicationName("Factlines")
         app.setOrganizationName("Factlines")
         app.setApplicationDisplayName("Factlines")
+        app.setDesktopFileName(APP_ID)  # the desktop shell finds the .desktop file and icon
+        app.setWindowIcon(QIcon(str(resource_path("factlines.svg"))))
     return app
 
 
