@@ -61,6 +61,7 @@ from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
+from factlines.ui.style import PALETTE
 
 BAR_FRACTION = 0.62  # a bar's height, in rows
 FADE_PX = 36.0  # the fade-in of an unknown start
@@ -161,7 +162,7 @@ class BarsItem(pg.GraphicsObject):
         if style is None:
             conf = (key % (gl.CONFIDENCE_LEVELS + 1)) / gl.CONFIDENCE_LEVELS
             valid = (key // (gl.CONFIDENCE_LEVELS + 1)) % 2 == 1
-            color = QColor(gl.PALETTE[key // (2 * (gl.CONFIDENCE_LEVELS + 1))])
+            color = QColor(PALETTE[key // (2 * (gl.CONFIDENCE_LEVELS + 1))])
             if valid:
                 fill = _mix(color, 0.30 + 0.70 * conf)
                 pen = QPen(color.darker(135))
