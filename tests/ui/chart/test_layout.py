@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factlines.core import temporal
-from factlines.ui import gantt_layout as gl
+from factlines.ui.chart import layout as gl
 
 DAY = gl.DAY
 

@@ -6,7 +6,7 @@ day); the ``as_of`` cursor bound both ways to :class:`AppState`; the chart is an
 end, context menu, double-click).
 
 Drawing is batched: every bar is painted by one :class:`BarsItem` from the numpy arrays of
-:mod:`factlines.ui.gantt_layout`, one ``drawRects`` per style group (colour x valid at as_of x
+:mod:`factlines.ui.chart.layout`, one ``drawRects`` per style group (colour x valid at as_of x
 confidence step), in device pixels so that an instant stays visible and the open-end arrows and
 unknown-start fades keep their size at every zoom. An ``as_of`` change recomputes one boolean
 array and repaints; it never rebuilds anything. Picking is an array search, not Qt hit-testing.
@@ -56,9 +56,9 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.store import describe
-from factlines.ui import gantt_layout as gl
 from factlines.ui import style
 from factlines.ui.actions import FactActions
+from factlines.ui.chart import layout as gl
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 from factlines.ui.style import PALETTE

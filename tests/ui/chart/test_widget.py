@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from factlines.core import temporal
 from factlines.ui.actions import FactActions
-from factlines.ui.gantt import GanttChart
+from factlines.ui.chart import GanttChart
 from factlines.ui.state import AppState
 
 KAI = "kai_moreno"
