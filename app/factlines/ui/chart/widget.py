@@ -59,28 +59,13 @@ from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.chart import layout as gl
+from factlines.ui.chart import look
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 from factlines.ui.style import PALETTE
 
-BAR_FRACTION = 0.62  # a bar's height, in rows
-FADE_PX = 36.0  # the fade-in of an unknown start
-ARROW_PX = 11.0  # the arrowhead of an open end
-MIN_BAR_PX = 2.0  # an instant (or a very short fact) is still a visible tick
-HANDLE_PX = 6.0  # how near an end the pointer must be to drag it
-OUTLINE_LIMIT = 600  # with more bars in view than this, bars are drawn without outlines
-LANE_PX_MIN = 22.0  # rows shrink to this before the chart scrolls vertically
-LANE_PX_MAX = 34.0  # and never grow beyond this
-CURSOR_COLOR = "#d62728"
-CONFLICT_COLOR = QColor(214, 39, 40)
-TEXT_COLOR = "#2b2f36"
-MUTED_TEXT = "#5b6270"
 X_MIN = temporal.to_posix("1800-01-01")
 X_MAX = temporal.to_posix("2200-01-01")
-
-
-# How many of the longest lane labels are measured to size the label column.
-LABELS_MEASURED = 24
 
 
 def _mix(color: QColor, alpha: float) -> QColor:
@@ -240,9 +225,9 @@ class BarsItem(pg.GraphicsObject):
         lo, hi = min(y0, y1), max(y0, y1)
         r0 = max(0, math.floor(lo))
         r1 = min(layout.n_rows - 1, math.ceil(hi))
-        stripe = QColor("#f3f5f8")
-        header = QColor("#e9edf2")
-        line = QPen(QColor("#d3d9e1"))
+        stripe = look.ROW_STRIPE
+        header = look.HEADER_ROW
+        line = QPen(look.GROUP_LINE)
         line.setCosmetic(True)
         selected_row = int(layout.row[self.selected]) if 0 <= self.selected < layout.n else -1
         p.setPen(Qt.PenStyle.NoPen)
@@ -251,7 +236,7 @@ class BarsItem(pg.GraphicsObject):
             height = sy
             band = QRectF(left_px, top, right_px - left_px, height).normalized()
             if r == selected_row:
-                p.fillRect(band, QColor("#e3edfb"))
+                p.fillRect(band, look.SELECTED_ROW)
             elif layout.row_kind[r] == 0:
                 p.fillRect(band, header)
             elif layout.row_lane[r] % 2 == 1:
@@ -269,12 +254,12 @@ class BarsItem(pg.GraphicsObject):
         with np.errstate(invalid="ignore"):
             s = np.where(unknown, left_px, np.maximum(start * sx + dx, left_px - 4))
             e = np.where(open_, right_px, np.minimum(end * sx + dx, right_px + 4))
-        e = np.maximum(e, s + MIN_BAR_PX)
+        e = np.maximum(e, s + look.MIN_BAR_PX)
         yc = layout.row[idx] * sy + dy
-        h = BAR_FRACTION * abs(sy)
+        h = look.BAR_FRACTION * abs(sy)
         top = yc - h / 2
-        main_s = np.where(unknown, np.minimum(s + FADE_PX, e), s)
-        arrow_s = np.where(open_, np.maximum(main_s, right_px - ARROW_PX), e)
+        main_s = np.where(unknown, np.minimum(s + look.FADE_PX, e), s)
+        arrow_s = np.where(open_, np.maximum(main_s, right_px - look.ARROW_PX), e)
         main_e = np.where(open_, arrow_s, e)
         return {
             "s": s,
@@ -326,7 +311,7 @@ class BarsItem(pg.GraphicsObject):
         starts = np.concatenate(([0], bounds))
         ends = np.concatenate((bounds, [order.size]))
         h = g["h"]
-        outline = order.size <= OUTLINE_LIMIT
+        outline = order.size <= look.OUTLINE_LIMIT
         ms, me, top = g["main_s"][order], g["main_e"][order], g["top"][order]
         rects = np.empty((order.size, 4))
         rects[:, 0] = ms
@@ -343,7 +328,7 @@ class BarsItem(pg.GraphicsObject):
             self._draw_slice(p, rects, a, b)
             if n_fades:
                 fades = order[a:b][unknown[a:b]]
-                gradient = QLinearGradient(left_px, 0, left_px + FADE_PX, 0)
+                gradient = QLinearGradient(left_px, 0, left_px + look.FADE_PX, 0)
                 gradient.setColorAt(0.0, _mix(fill, 0.0))
                 gradient.setColorAt(1.0, fill)
                 p.setBrush(QBrush(gradient))
@@ -388,11 +373,11 @@ class BarsItem(pg.GraphicsObject):
             e = np.minimum(
                 np.nan_to_num(layout.conflict_end[show] * sx + dx, posinf=right_px), right_px
             )
-        e = np.maximum(e, s + MIN_BAR_PX)
-        h = 0.86 * abs(sy)
+        e = np.maximum(e, s + look.MIN_BAR_PX)
+        h = look.CONFLICT_FRACTION * abs(sy)
         top = layout.conflict_row[show] * sy + dy - h / 2
-        p.setBrush(QBrush(_mix(CONFLICT_COLOR, 0.85), Qt.BrushStyle.BDiagPattern))
-        pen = QPen(_mix(CONFLICT_COLOR, 0.9))
+        p.setBrush(QBrush(_mix(look.CONFLICT_COLOR, 0.85), Qt.BrushStyle.BDiagPattern))
+        pen = QPen(_mix(look.CONFLICT_COLOR, 0.9))
         pen.setCosmetic(True)
         p.setPen(pen)
         self._draw_rects(p, s, top, e - s, h)
@@ -400,9 +385,12 @@ class BarsItem(pg.GraphicsObject):
     def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
         """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""
         font = QFont(p.font())
-        font.setPointSizeF(8.0)
+        font.setPointSizeF(look.MARK_POINT_SIZE)
         p.setFont(font)
-        for i, color, width in ((self.hovered, "#3b4250", 1.0), (self.selected, "#11151c", 2.0)):
+        for i, color, width in (
+            (self.hovered, look.HOVER_OUTLINE, 1.0),
+            (self.selected, look.SELECTED_OUTLINE, 2.0),
+        ):
             if not 0 <= i < layout.n:
                 continue
             box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
@@ -421,14 +409,14 @@ class BarsItem(pg.GraphicsObject):
             box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
             x = posix * sx + dx
             if side == "end":
-                box.setRight(max(x, box.left() + MIN_BAR_PX))
+                box.setRight(max(x, box.left() + look.MIN_BAR_PX))
             else:
-                box.setLeft(min(x, box.right() - MIN_BAR_PX))
-            pen = QPen(QColor("#11151c"))
+                box.setLeft(min(x, box.right() - look.MIN_BAR_PX))
+            pen = QPen(QColor(look.SELECTED_OUTLINE))
             pen.setStyle(Qt.PenStyle.DashLine)
             pen.setCosmetic(True)
             p.setPen(pen)
-            p.setBrush(QBrush(QColor(17, 21, 28, 40)))
+            p.setBrush(QBrush(look.PREVIEW_FILL))
             p.drawRect(box)
             fact = layout.facts[i]
             start = value if side == "start" else fact["valid_from"]
@@ -437,7 +425,7 @@ class BarsItem(pg.GraphicsObject):
 
     def _label_ends(self, p, box: QRectF, start, end, left_px, right_px) -> None:
         metrics = QFontMetrics(p.font())
-        p.setPen(QColor(TEXT_COLOR))
+        p.setPen(QColor(look.TEXT_COLOR))
         y = box.center().y() - box.height() / 2 - 3
         if box.right() < left_px or box.left() > right_px:
             return
@@ -458,8 +446,8 @@ class BarsItem(pg.GraphicsObject):
         start, end = layout.start[i], layout.end[i]
         s = left_px if not np.isfinite(start) else max(start * sx + dx, left_px - 4)
         e = right_px if end == np.inf else min(end * sx + dx, right_px + 4)
-        e = max(e, s + MIN_BAR_PX)
-        h = BAR_FRACTION * abs(sy)
+        e = max(e, s + look.MIN_BAR_PX)
+        h = look.BAR_FRACTION * abs(sy)
         yc = layout.row[i] * sy + dy
         return QRectF(s, yc - h / 2, e - s, h)
 
@@ -543,7 +531,7 @@ class LaneAxis(pg.AxisItem):
     def __init__(self, chart: GanttChart):
         super().__init__("left")
         self._chart = chart
-        self.setWidth(170)
+        self.setWidth(look.LANE_AXIS_WIDTH)
         self.setStyle(showValues=False)
         self._cache: QPicture | None = None
         self._cache_key: tuple | None = None
@@ -597,7 +585,7 @@ class LaneAxis(pg.AxisItem):
         p.save()
         p.setClipRect(QRectF(0, min(top_y, bottom_y), width, abs(bottom_y - top_y)))
         base = QFont(p.font())
-        base.setPointSizeF(9.0)
+        base.setPointSizeF(look.LABEL_POINT_SIZE)
         bold = QFont(base)
         bold.setBold(True)
         plain_metrics, bold_metrics = QFontMetrics(base), QFontMetrics(bold)
@@ -609,13 +597,13 @@ class LaneAxis(pg.AxisItem):
             y_top, y_bottom = row_y(r - 0.5), row_y(r + 0.5)
             band = QRectF(0, min(y_top, y_bottom), width, abs(y_bottom - y_top))
             if r == selected_row:
-                p.fillRect(band, QColor("#e3edfb"))
+                p.fillRect(band, look.SELECTED_ROW)
             if layout.row_kind[r] == 0:
                 header = next(h for h in layout.headers if h.row == r)
-                p.fillRect(band, QColor("#e9edf2"))
+                p.fillRect(band, look.HEADER_ROW)
                 p.fillRect(QRectF(6, band.center().y() - 5, 10, 10), QColor(header.color))
                 p.setFont(bold)
-                p.setPen(QColor(TEXT_COLOR))
+                p.setPen(QColor(look.TEXT_COLOR))
                 text = bold_metrics.elidedText(
                     header.label,
                     Qt.TextElideMode.ElideRight,
@@ -629,7 +617,9 @@ class LaneAxis(pg.AxisItem):
             else:
                 lane = layout.lanes[int(layout.row_lane[r])]
                 p.setFont(base)
-                p.setPen(QColor(TEXT_COLOR if lane.direction == gl.OUTGOING else MUTED_TEXT))
+                p.setPen(
+                    QColor(look.TEXT_COLOR if lane.direction == gl.OUTGOING else look.MUTED_TEXT)
+                )
                 marker = 10 if r in conflict_rows else 0
                 text = plain_metrics.elidedText(
                     lane.short, Qt.TextElideMode.ElideRight, int(width - 30 - marker)
@@ -641,10 +631,10 @@ class LaneAxis(pg.AxisItem):
                 )
                 if marker:
                     p.setPen(Qt.PenStyle.NoPen)
-                    p.setBrush(CONFLICT_COLOR)
+                    p.setBrush(look.CONFLICT_COLOR)
                     p.drawEllipse(QPointF(width - 10, band.center().y()), 3.5, 3.5)
         p.restore()
-        pen = QPen(QColor("#b9c0ca"))
+        pen = QPen(QColor(look.AXIS_COLOR))
         pen.setCosmetic(True)
         p.setPen(pen)
         p.drawLine(QPointF(width - 0.5, bounds.top()), QPointF(width - 0.5, bounds.bottom()))
@@ -725,12 +715,12 @@ class GanttChart(QWidget):
 
         self._glw = pg.GraphicsLayoutWidget()
         paint_with_the_window(self._glw.scene())
-        self._glw.setBackground("w")
+        self._glw.setBackground(look.BACKGROUND)
         self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._glw.installEventFilter(self)
         self._glw.ci.setContentsMargins(6, 4, 10, 4)
         self._glw.ci.setSpacing(2)
-        self._title = pg.LabelItem("", justify="left", color=TEXT_COLOR, size="11pt")
+        self._title = pg.LabelItem("", justify="left", color=look.TEXT_COLOR, size=look.TITLE_SIZE)
         self._glw.addItem(self._title, row=0, col=0)
         self.view = GanttViewBox(self)
         self.lane_axis = LaneAxis(self)
@@ -739,14 +729,14 @@ class GanttChart(QWidget):
             viewBox=self.view, axisItems={"left": self.lane_axis, "bottom": self.time_axis}
         )
         self._glw.addItem(self.plot, row=1, col=0)
-        self._legend = _WrapLabel("", justify="left", color=MUTED_TEXT, size="9pt")
+        self._legend = _WrapLabel("", justify="left", color=look.MUTED_TEXT, size=look.LEGEND_SIZE)
         self._glw.addItem(self._legend, row=2, col=0)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         for axis in (self.lane_axis, self.time_axis):
-            axis.setPen(pg.mkPen("#b9c0ca"))
-            axis.setTextPen(pg.mkPen(TEXT_COLOR))
-        self.time_axis.setGrid(38)
+            axis.setPen(pg.mkPen(look.AXIS_COLOR))
+            axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
+        self.time_axis.setGrid(look.TIME_GRID_ALPHA)
         # Axes and labels change with the view or the entity, never with as_of: Qt keeps them
         # as device pixmaps and blits them while the bars repaint.
         for item in (self.lane_axis, self.time_axis, self._title, self._legend):
@@ -759,12 +749,12 @@ class GanttChart(QWidget):
             pos=time.time(),
             angle=90,
             movable=False,
-            pen=pg.mkPen("#7a8290", width=1, style=Qt.PenStyle.DashLine),
+            pen=pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine),
             label="today",
             labelOpts={
-                "position": 0.004,
-                "color": "#5b6270",
-                "fill": (255, 255, 255, 200),
+                "position": look.LINE_LABEL_POSITION,
+                "color": look.MUTED_TEXT,
+                "fill": look.TODAY_LABEL_FILL,
                 "anchors": [(0, 0), (0, 0)],
             },
         )
@@ -773,15 +763,15 @@ class GanttChart(QWidget):
         self.cursor = pg.InfiniteLine(
             angle=90,
             movable=True,
-            pen=pg.mkPen(CURSOR_COLOR, width=2),
-            hoverPen=pg.mkPen(CURSOR_COLOR, width=4),
+            pen=pg.mkPen(look.CURSOR_COLOR, width=2),
+            hoverPen=pg.mkPen(look.CURSOR_COLOR, width=4),
             label="as_of",
             labelOpts={
-                "position": 0.004,
+                "position": look.LINE_LABEL_POSITION,
                 "anchors": [(1, 0), (1, 0)],
-                "color": CURSOR_COLOR,
-                "fill": (255, 255, 255, 230),
-                "border": pg.mkPen(CURSOR_COLOR),
+                "color": look.CURSOR_COLOR,
+                "fill": look.CURSOR_LABEL_FILL,
+                "border": pg.mkPen(look.CURSOR_COLOR),
             },
         )
         self.cursor.setZValue(10)
@@ -795,7 +785,9 @@ class GanttChart(QWidget):
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
         self._empty.setObjectName("ganttEmpty")
-        self._empty.setStyleSheet(f"color: {MUTED_TEXT}; font-size: 13pt; padding: 24px;")
+        self._empty.setStyleSheet(
+            f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
+        )
         page = QWidget()
         row = QHBoxLayout(page)
         row.setContentsMargins(0, 0, 0, 0)
@@ -973,7 +965,7 @@ class GanttChart(QWidget):
     def _fit_axis_width(self) -> None:
         layout = self.bars.layout
         font = QFont(self.font())
-        font.setPointSizeF(9.0)
+        font.setPointSizeF(look.LABEL_POINT_SIZE)
         metrics = QFontMetrics(font)
         bold = QFont(font)
         bold.setBold(True)
@@ -982,13 +974,13 @@ class GanttChart(QWidget):
         # ones, and the column only needs its width to within its padding (clamped anyway).
         # (A lane's label is its arrow, a space and the other entity's name.)
         longest = heapq.nlargest(
-            LABELS_MEASURED, layout.lanes, key=lambda lane: len(lane.other_name)
+            look.LABELS_MEASURED, layout.lanes, key=lambda lane: len(lane.other_name)
         )
         widest = max((metrics.horizontalAdvance(lane.short) + 40 for lane in longest), default=120)
         widest = max(
             [widest] + [bold_metrics.horizontalAdvance(h.label) + 30 for h in layout.headers]
         )
-        self.lane_axis.setWidth(int(min(260, max(120, widest))))
+        self.lane_axis.setWidth(int(min(look.LANE_AXIS_MAX, max(look.LANE_AXIS_MIN, widest))))
 
     def _update_labels(self) -> None:
         layout = self.bars.layout
@@ -1004,7 +996,8 @@ class GanttChart(QWidget):
         ]
         if conflicts:
             parts.append(
-                f"<span style='color:#d62728'>{conflicts} conflict{'s' * (conflicts != 1)}</span>"
+                f"<span style='color:{look.CONFLICT_TEXT}'>"
+                f"{conflicts} conflict{'s' * (conflicts != 1)}</span>"
             )
         self._title.setText(" · ".join(parts))
         swatches = " &nbsp; ".join(
@@ -1014,8 +1007,8 @@ class GanttChart(QWidget):
         keys = (
             "full colour: valid at as_of · pale: not valid · opacity: confidence · "
             "▶ open end · fade: unknown start · "
-            "<span style='color:#d62728'>▨ conflict</span> · "
-            "<span style='color:#d62728'>│ as_of</span> · ┆ today"
+            f"<span style='color:{look.CONFLICT_TEXT}'>▨ conflict</span> · "
+            f"<span style='color:{look.CURSOR_COLOR}'>│ as_of</span> · ┆ today"
         )
         self._legend.setText(f"{swatches}<br>{keys}")
 
@@ -1054,7 +1047,7 @@ class GanttChart(QWidget):
     def _rows_shown(self) -> float:
         height = max(1.0, self.view.height())
         n = self.bars.layout.n_rows
-        return max(height / LANE_PX_MAX, min(float(max(n, 1)), height / LANE_PX_MIN))
+        return max(height / look.LANE_PX_MAX, min(float(max(n, 1)), height / look.LANE_PX_MIN))
 
     def _apply_rows(self, *_args) -> None:
         n = self.bars.layout.n_rows
@@ -1134,10 +1127,12 @@ class GanttChart(QWidget):
 
     def bar_at(self, x: float, y: float) -> int:
         """The bar under view point ``(x, y)`` (view coordinates), or -1."""
-        return gl.pick(self.bars.layout, x, y, self._tolerance(3.0), BAR_FRACTION / 2)
+        return gl.pick(self.bars.layout, x, y, self._tolerance(look.PICK_PX), look.BAR_FRACTION / 2)
 
     def handle_at(self, x: float, y: float) -> tuple[int, str] | None:
-        return gl.pick_handle(self.bars.layout, x, y, self._tolerance(HANDLE_PX), BAR_FRACTION / 2)
+        return gl.pick_handle(
+            self.bars.layout, x, y, self._tolerance(look.HANDLE_PX), look.BAR_FRACTION / 2
+        )
 
     def view_point(self, triple_id: str, where: str = "middle") -> QPointF:
         """The view coordinates of a fact's bar: its ``start``, ``end`` or ``middle``."""
@@ -1354,8 +1349,8 @@ class GanttChart(QWidget):
                 name = layout.lanes[int(layout.lane[j])].other_name if j >= 0 else other
                 span = f"{conflict['start'] or '…'} – {conflict['end'] or 'open'}"
                 rows.append(
-                    f"<span style='color:#d62728'>Conflict: overlaps {html.escape(name)} "
-                    f"({html.escape(span)})</span>"
+                    f"<span style='color:{look.CONFLICT_TEXT}'>"
+                    f"Conflict: overlaps {html.escape(name)} ({html.escape(span)})</span>"
                 )
         rows.append("<i>drag an end to change it · double-click to edit · right-click for more</i>")
         return "<br>".join(rows)
