@@ -27,7 +27,9 @@ LANE_AXIS_MIN = 120  # the label column's width, fitted to the labels between th
 LANE_AXIS_MAX = 260
 LABELS_MEASURED = 24  # how many of the longest lane labels are measured to size the column
 
-# ── Text around the plot ─────────────────────────────────────────────────
+# ── Around the plot ─────────────────────────────────────────────────
+MARGINS = (6, 4, 10, 4)  # around the title, plot and legend: left, top, right, bottom
+SPACING = 2  # between them
 TITLE_SIZE = "11pt"
 LEGEND_SIZE = "9pt"
 EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart

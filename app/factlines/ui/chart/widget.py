@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import heapq
 import html
-import importlib
 import math
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import exporters
-from pyqtgraph.Qt import compat as pg_compat
-from pyqtgraph.Qt import internals as pg_internals
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QAction,
@@ -59,7 +55,7 @@ from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.chart import layout as gl
-from factlines.ui.chart import look
+from factlines.ui.chart import look, pg_adapter
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 from factlines.ui.style import PALETTE
@@ -95,24 +91,6 @@ def close_path_data(d: str) -> str:
     return " ".join(out)
 
 
-@contextmanager
-def _svg_paths_without_z():
-    """Run pyqtgraph's SVG export with path data it can read (see :func:`close_path_data`)."""
-    module = importlib.import_module("pyqtgraph.exporters.SVGExporter")
-    original = module.correctCoordinates
-
-    def correct(node, defs, item, options):
-        for element in node.getElementsByTagName("path"):
-            element.setAttribute("d", close_path_data(element.getAttribute("d")))
-        return original(node, defs, item, options)
-
-    module.correctCoordinates = correct
-    try:
-        yield
-    finally:
-        module.correctCoordinates = original
-
-
 class BarsItem(pg.GraphicsObject):
     """Every bar, lane stripe, conflict span and the selection, painted from arrays."""
 
@@ -127,7 +105,7 @@ class BarsItem(pg.GraphicsObject):
         self.hovered = -1
         self.preview: tuple[int, str, float, str] | None = None  # bar, side, posix, value
         self._drag: tuple[int, str] | None = None
-        self._rects = pg_internals.PrimitiveArray(QRectF, 4)
+        self._rects = pg_adapter.RectArray()
         self._styles: dict[int, tuple[QBrush, QPen, QColor]] = {}
         self.paint_count = 0
 
@@ -280,25 +258,7 @@ class BarsItem(pg.GraphicsObject):
         rects[:, 1] = ys
         rects[:, 2] = ws
         rects[:, 3] = hs
-        self._draw_array(p, rects)
-
-    def _draw_slice(self, p, rects: np.ndarray, a: int, b: int) -> None:
-        """Draw rows ``a:b`` of a C-contiguous (n, 4) float64 array in place when the binding
-        takes a pointer (PySide6 >= 6.4.3), else through a copy."""
-        if self._rects.use_ptr_to_array and b > a:
-            ptr = pg_compat.wrapinstance(rects.ctypes.data + a * rects.strides[0], QRectF)
-            p.drawRects(ptr, b - a)
-        else:
-            self._draw_array(p, rects[a:b])
-
-    def _draw_array(self, p, rects: np.ndarray) -> None:
-        """Draw an (n, 4) array of x, y, w, h with one native drawRects call."""
-        n = len(rects)
-        if n == 0:
-            return
-        self._rects.resize(n)
-        self._rects.ndarray()[:] = rects
-        p.drawRects(*self._rects.drawargs())
+        self._rects.draw(p, rects)
 
     def _paint_bars(self, p, layout, idx, g, left_px, right_px, row_px) -> None:
         """One drawRects per style group: every visible bar's rectangle is written once, in
@@ -325,7 +285,7 @@ class BarsItem(pg.GraphicsObject):
             brush, pen, fill = self._style(int(sorted_keys[a]), outline)
             p.setBrush(brush)
             p.setPen(pen)
-            self._draw_slice(p, rects, a, b)
+            self._rects.draw_rows(p, rects, a, b)
             if n_fades:
                 fades = order[a:b][unknown[a:b]]
                 gradient = QLinearGradient(left_px, 0, left_px + look.FADE_PX, 0)
@@ -663,7 +623,7 @@ class GanttViewBox(pg.ViewBox):
             self._chart.scroll_rows(-ev.delta() / 40.0)
             ev.accept()
             return
-        super().wheelEvent(ev, axis=0)
+        pg_adapter.wheel_zooms_x(self, ev)
 
     def mouseClickEvent(self, ev) -> None:
         x = self.mapSceneToView(ev.scenePos()).x()
@@ -675,30 +635,6 @@ class GanttViewBox(pg.ViewBox):
             self._chart.setFocus()
         else:
             super().mouseClickEvent(ev)
-
-
-class _WrapLabel(pg.LabelItem):
-    """A LabelItem that wraps to the layout's width instead of forcing it wider."""
-
-    def updateMin(self) -> None:
-        width = max(50.0, self.size().width())
-        self.item.setTextWidth(width)
-        bounds = self.itemRect()
-        self.setMinimumWidth(10)
-        self.setMinimumHeight(bounds.height())
-        self.setMaximumHeight(bounds.height())
-        self._sizeHint = {
-            Qt.SizeHint.MinimumSize: (10, bounds.height()),
-            Qt.SizeHint.PreferredSize: (width, bounds.height()),
-            Qt.SizeHint.MaximumSize: (-1, bounds.height()),
-            Qt.SizeHint.MinimumDescent: (0, 0),
-        }
-        self.updateGeometry()
-
-    def resizeEvent(self, ev) -> None:
-        self.item.setPos(0, 0)
-        if abs(self.item.textWidth() - self.size().width()) > 1:
-            self.updateMin()
 
 
 class GanttChart(QWidget):
@@ -718,8 +654,8 @@ class GanttChart(QWidget):
         self._glw.setBackground(look.BACKGROUND)
         self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._glw.installEventFilter(self)
-        self._glw.ci.setContentsMargins(6, 4, 10, 4)
-        self._glw.ci.setSpacing(2)
+        pg_adapter.central_layout(self._glw).setContentsMargins(*look.MARGINS)
+        pg_adapter.central_layout(self._glw).setSpacing(look.SPACING)
         self._title = pg.LabelItem("", justify="left", color=look.TEXT_COLOR, size=look.TITLE_SIZE)
         self._glw.addItem(self._title, row=0, col=0)
         self.view = GanttViewBox(self)
@@ -729,7 +665,9 @@ class GanttChart(QWidget):
             viewBox=self.view, axisItems={"left": self.lane_axis, "bottom": self.time_axis}
         )
         self._glw.addItem(self.plot, row=1, col=0)
-        self._legend = _WrapLabel("", justify="left", color=look.MUTED_TEXT, size=look.LEGEND_SIZE)
+        self._legend = pg_adapter.WrapLabel(
+            "", justify="left", color=look.MUTED_TEXT, size=look.LEGEND_SIZE
+        )
         self._glw.addItem(self._legend, row=2, col=0)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -952,11 +890,9 @@ class GanttChart(QWidget):
         page = self._stack.currentWidget().layout()
         if page is not None:
             page.activate()
-        self._glw.ci.layout.activate()
-        self.plot.layout.activate()
         # pyqtgraph applies a new view range when it paints; apply it now, or the items it
         # moves ask for one more paint.
-        self._glw.scene().prepareForPaint()
+        pg_adapter.lay_out_now(self._glw, self.plot)
 
     def _show_empty(self, text: str) -> None:
         self._empty.setText(text)
@@ -1023,7 +959,7 @@ class GanttChart(QWidget):
             self.cursor.hide()
             return
         self.cursor.show()
-        self.cursor.label.setFormat(f"as of {self._state.as_of}")
+        pg_adapter.set_line_label(self.cursor, f"as of {self._state.as_of}")
         if self.cursor.value() != at:
             self.cursor.setValue(at)  # emits sigPositionChanged only: no loop back to the state
 
@@ -1387,11 +1323,14 @@ class GanttChart(QWidget):
         suffix = path.suffix.lower()
         if suffix == ".png":
             # ImageExporter reports a failed save by returning False, not by raising.
-            if exporters.ImageExporter(self._glw.ci).export(str(path)) is False:
+            if (
+                exporters.ImageExporter(pg_adapter.central_layout(self._glw)).export(str(path))
+                is False
+            ):
                 raise OSError(f"cannot write {path}")
         elif suffix == ".svg":
-            with _svg_paths_without_z():
-                exporters.SVGExporter(self._glw.ci).export(str(path))
+            with pg_adapter.svg_path_data_rewritten(close_path_data):
+                exporters.SVGExporter(pg_adapter.central_layout(self._glw)).export(str(path))
         else:
             raise ValueError(f"cannot export to {path.name!r}: use a .png or .svg file name")
         return path
