@@ -1,6 +1,15 @@
 """The Gantt chart: the selected entity's relationship intervals on a UTC time axis.
 
-``layout`` holds the lanes, rows and bars as numpy arrays; ``widget`` draws and edits them.
+Modules, each importing only modules above it in this list (no import circle):
+
+- ``look``: the chart's sizes and colours (predicate colours come from ``factlines.ui.style``);
+- ``layout``: lanes, rows and bars as numpy arrays, validity, picking and snapping (no drawing);
+- ``pg_adapter``: every use of pyqtgraph beyond its documented API, each saying why;
+- ``painting``: the bars item and the lane axis, painted from the layout's arrays;
+- ``navigation``: which time range and rows are in view (zoom, pan, fit, scroll);
+- ``interaction``: hover, click, end dragging, the as_of cursor, context menus, keys;
+- ``export``: the chart as a PNG or SVG file;
+- ``widget``: :class:`GanttChart` (object name ``ganttPlot``), which assembles them.
 
 ``from factlines.ui.chart import GanttChart`` imports Qt and pyqtgraph only when the name is used.
 """

@@ -1,6 +1,8 @@
 """The Gantt chart's model, as arrays: lanes, bars, validity at ``as_of``, picking and snapping.
 
-No Qt here, so that lane assignment, picking and the time arithmetic are tested on arrays alone.
+Nothing here draws or needs a window (the one Qt import is the shared palette's, in
+:mod:`factlines.ui.style`), so that lane assignment, picking and the time arithmetic are tested
+on arrays alone.
 The chart paints from exactly these arrays, and ``drawn_intervals`` reads them back.
 
 Rows run top to bottom: each predicate group has a header row (its label) followed by one row
@@ -25,6 +27,11 @@ from factlines.ui.style import palette_index, predicate_color_name
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
+
+# The time axis's bounds, and the shortest time range it shows (ten minutes).
+X_MIN = temporal.to_posix("1800-01-01")
+X_MAX = temporal.to_posix("2200-01-01")
+MIN_SPAN = 600.0
 
 CONFIDENCE_LEVELS = 4  # confidence is drawn in 5 opacity steps (0, .25, .5, .75, 1)
 
