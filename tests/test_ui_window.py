@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QMessageBox
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
-from factlines.ui.gantt import GanttChart
+from factlines.ui.chart import GanttChart
 from factlines.ui.models import COLUMN, FACT_ID_ROLE, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_fact, file_query, find_fact, messages_of

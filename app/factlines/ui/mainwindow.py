@@ -23,7 +23,7 @@ from factlines.core.store import DEFAULT_KG_PATH, KnowledgeGraph, KnowledgeGraph
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions
 from factlines.ui.browser import EntityBrowser
-from factlines.ui.gantt import GanttChart
+from factlines.ui.chart import GanttChart
 from factlines.ui.graphview import GraphView
 from factlines.ui.state import AppState
 from factlines.ui.timecontrol import TimeControl

@@ -1,6 +1,8 @@
 """The Gantt chart's model, as arrays: lanes, bars, validity at ``as_of``, picking and snapping.
 
-No Qt here, so that lane assignment, picking and the time arithmetic are tested on arrays alone.
+Nothing here draws or needs a window (the one Qt import is the shared palette's, in
+:mod:`factlines.ui.style`), so that lane assignment, picking and the time arithmetic are tested
+on arrays alone.
 The chart paints from exactly these arrays, and ``drawn_intervals`` reads them back.
 
 Rows run top to bottom: each predicate group has a header row (its label) followed by one row
@@ -15,59 +17,26 @@ open), so a date-only end covers its whole last day, as the store's validity rul
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
 from factlines.core import temporal
+from factlines.ui.style import palette_index, predicate_color_name
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
 
-# A fixed palette (no pure red: red is reserved for conflicts and the as_of cursor). A
-# predicate's colour is its name's CRC32 modulo the palette, so it is the same for every entity
-# and every run.
-PALETTE = (
-    "#4e79a7",  # blue
-    "#f28e2b",  # orange
-    "#59a14f",  # green
-    "#b07aa1",  # purple
-    "#3fa7a0",  # teal
-    "#c99a06",  # gold
-    "#9c755f",  # brown
-    "#e377c2",  # pink
-    "#6b6ecf",  # indigo
-    "#8c8c3c",  # olive
-    "#17a2c4",  # cyan
-    "#7f7f7f",  # grey
-    "#1f3f73",  # navy
-    "#ad5a20",  # rust
-    "#2e7d32",  # forest
-    "#7b3fa0",  # violet
-    "#0b7a75",  # dark teal
-    "#c2185b",  # crimson
-    "#5d4037",  # dark brown
-    "#607d8b",  # blue grey
-)
-
-# The CRC's starting value: chosen once so that the common MemPalace predicates (the demo's
-# seventeen among them) get distinct colours. Changing it recolours every chart.
-PALETTE_SALT = 101311
+# The time axis's bounds, and the shortest time range it shows (ten minutes).
+X_MIN = temporal.to_posix("1800-01-01")
+X_MAX = temporal.to_posix("2200-01-01")
+MIN_SPAN = 600.0
 
 CONFIDENCE_LEVELS = 4  # confidence is drawn in 5 opacity steps (0, .25, .5, .75, 1)
 
 OUTGOING = "outgoing"
 INCOMING = "incoming"
-
-
-def palette_index(predicate: str) -> int:
-    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(PALETTE)
-
-
-def predicate_color(predicate: str) -> str:
-    return PALETTE[palette_index(predicate)]
 
 
 @dataclass
@@ -228,7 +197,7 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     for predicate in sorted(by_predicate):
         entries = by_predicate[predicate]
         entries.sort()
-        headers.append(Header(row, predicate, predicate_color(predicate), len(entries)))
+        headers.append(Header(row, predicate, predicate_color_name(predicate), len(entries)))
         row_kind.append(0)
         row_lane.append(-1)
         row += 1
@@ -492,7 +461,6 @@ def pick_handle(
 
 
 __all__ = [
-    "PALETTE",
     "Header",
     "Lane",
     "Layout",
@@ -506,7 +474,6 @@ __all__ = [
     "fit_range",
     "pick",
     "pick_handle",
-    "predicate_color",
     "snap_instant",
     "start_value",
     "valid_mask",

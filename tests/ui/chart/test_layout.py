@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factlines.core import temporal
-from factlines.core.demo import create_demo
-from factlines.ui import gantt_layout as gl
+from factlines.ui.chart import layout as gl
 
 DAY = gl.DAY
 
@@ -199,20 +198,6 @@ def test_drag_value_clamps_an_inverted_interval():
         layout, layout.index_of("orion2"), "start", temporal.to_posix("2026-06-02T10:00:00Z"), 60.0
     )
     assert value == "2026-06-02T10:00:00Z"
-
-
-def test_palette_is_stable_and_distinct_for_the_demo():
-    # Pinned: a predicate keeps its colour across runs and versions (no per-process hash()).
-    assert (gl.palette_index("works_on"), gl.predicate_color("works_on")) == (8, "#6b6ecf")
-    assert gl.predicate_color("lives_in") == "#2e7d32"
-    kg = create_demo()
-    try:
-        predicates = kg.predicates()
-    finally:
-        kg.close()
-    colours = {gl.predicate_color(p) for p in predicates}
-    assert len(colours) == len(predicates)
-    assert all(c.startswith("#") and len(c) == 7 for c in gl.PALETTE)
 
 
 def test_conflicts_are_placed_on_both_lanes():

@@ -1,0 +1,389 @@
+"""The Gantt chart widget: the selected entity's relationship intervals on a UTC time axis.
+
+One lane per relationship (predicate + direction + other entity), grouped by predicate; bars from
+``valid_from`` to ``valid_to`` with the store's meaning (a date-only end covers its whole last
+day); the ``as_of`` cursor bound both ways to :class:`AppState`; the chart is an editor (drag an
+end, context menu, double-click).
+
+:class:`GanttChart` assembles the parts and follows the state: the bars and lane axis
+(:mod:`.painting`) show the arrays of :mod:`.layout`; a :class:`Navigator` moves the view; the
+pointer, the cursor, the menus and the keys are :mod:`.interaction`'s; files are :mod:`.export`'s.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QScrollBar,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.ui.actions import FactActions
+from factlines.ui.chart import export, look, pg_adapter
+from factlines.ui.chart import layout as gl
+from factlines.ui.chart.interaction import (
+    AsOfCursor,
+    BarPointer,
+    ChartKeys,
+    ChartMenus,
+    GanttViewBox,
+)
+from factlines.ui.chart.navigation import Navigator
+from factlines.ui.chart.painting import BarsItem, LaneAxis, legend_html, title_html
+from factlines.ui.painting import paint_with_the_window
+from factlines.ui.state import AppState
+
+
+class GanttChart(QWidget):
+    """The chart widget (object name ``ganttPlot``)."""
+
+    def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("ganttPlot")
+        self._state = state
+        self._actions = actions
+        self._entity_name: str | None = None
+
+        self._glw = pg.GraphicsLayoutWidget()
+        paint_with_the_window(self._glw.scene())
+        self._glw.setBackground(look.BACKGROUND)
+        self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._glw.installEventFilter(self)
+        pg_adapter.central_layout(self._glw).setContentsMargins(*look.MARGINS)
+        pg_adapter.central_layout(self._glw).setSpacing(look.SPACING)
+        self._title = pg.LabelItem("", justify="left", color=look.TEXT_COLOR, size=look.TITLE_SIZE)
+        self._glw.addItem(self._title, row=0, col=0)
+        self.bars = BarsItem()
+        self.view = GanttViewBox(self.scroll_rows, self.background_menu, self.setFocus)
+        self.lane_axis = LaneAxis(self.bars, self.scroll_rows)
+        self.time_axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
+        self.plot = pg.PlotItem(
+            viewBox=self.view, axisItems={"left": self.lane_axis, "bottom": self.time_axis}
+        )
+        self._glw.addItem(self.plot, row=1, col=0)
+        self._legend = pg_adapter.WrapLabel(
+            "", justify="left", color=look.MUTED_TEXT, size=look.LEGEND_SIZE
+        )
+        self._glw.addItem(self._legend, row=2, col=0)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        for axis in (self.lane_axis, self.time_axis):
+            axis.setPen(pg.mkPen(look.AXIS_COLOR))
+            axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
+        self.time_axis.setGrid(look.TIME_GRID_ALPHA)
+        # Axes and labels change with the view or the entity, never with as_of: Qt keeps them
+        # as device pixmaps and blits them while the bars repaint.
+        for item in (self.lane_axis, self.time_axis, self._title, self._legend):
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.view.setLimits(
+            xMin=gl.X_MIN, xMax=gl.X_MAX, minXRange=gl.MIN_SPAN, maxXRange=gl.X_MAX - gl.X_MIN
+        )
+
+        self.view.addItem(self.bars, ignoreBounds=True)
+        self.today_line = pg.InfiniteLine(
+            pos=time.time(),
+            angle=90,
+            movable=False,
+            pen=pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine),
+            label="today",
+            labelOpts={
+                "position": look.LINE_LABEL_POSITION,
+                "color": look.MUTED_TEXT,
+                "fill": look.TODAY_LABEL_FILL,
+                "anchors": [(0, 0), (0, 0)],
+            },
+        )
+        self.today_line.setZValue(5)
+        self.view.addItem(self.today_line, ignoreBounds=True)
+        self._scrollbar = QScrollBar(Qt.Orientation.Vertical)
+        self.navigator = Navigator(self.view, self._scrollbar, self.bars, state, self.today_line)
+        self._as_of_cursor = AsOfCursor(state, self.navigator)
+        self.cursor = self._as_of_cursor.line
+        self.view.addItem(self.cursor, ignoreBounds=True)
+
+        self._scrollbar.valueChanged.connect(self.navigator.scrolled)
+        self._empty = QLabel()
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setObjectName("ganttEmpty")
+        self._empty.setStyleSheet(
+            f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
+        )
+        page = QWidget()
+        row = QHBoxLayout(page)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self._glw, 1)
+        row.addWidget(self._scrollbar)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self._empty)
+        self._stack.addWidget(page)
+
+        self.menus = ChartMenus(self, self.bars, self.navigator, state, actions, self.export_dialog)
+        self.pointer = BarPointer(self.bars, self.navigator, self.menus, state, actions, self._glw)
+        self.bars.events = self.pointer
+        self.keys = ChartKeys(self.navigator, self.pointer, state, actions)
+
+        self.toolbar = QToolBar("Chart")
+        self.toolbar.setObjectName("ganttToolbar")
+        self._make_actions()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.toolbar)
+        box.addWidget(self._stack, 1)
+
+        self.view.sigRangeChanged.connect(self.navigator.show_view_rect)
+        self.view.sigResized.connect(self.navigator.apply_rows)
+        state.entityChanged.connect(lambda _=None: self.reload(refit=True))
+        state.graphChanged.connect(lambda: self.reload(refit=True))
+        state.dataChanged.connect(lambda: self.reload(refit=False))
+        state.asOfChanged.connect(self._as_of_changed)
+        state.factChanged.connect(self._fact_changed)
+        self.reload(refit=True)
+
+    @property
+    def canvas(self) -> pg.GraphicsLayoutWidget:
+        """The graphics view the chart draws in (its viewport receives the mouse)."""
+        return self._glw
+
+    @property
+    def build_count(self) -> int:
+        """How many times the bars were rebuilt (tests check that as_of only restyles)."""
+        return self.bars.build_count
+
+    def viewport_point(self, x: float, y: float) -> QPoint:
+        """Where view point ``(x, y)`` (POSIX seconds, row) is on the canvas's viewport."""
+        return self._glw.mapFromScene(self.view.mapViewToScene(QPointF(x, y)))
+
+    # ── Toolbar and keys ─────────────────────────────────────────────────
+    def _make_actions(self) -> None:
+        def add(name, text, tip, slot, shortcut=None):
+            action = QAction(text, self)
+            action.setObjectName(name)
+            action.setToolTip(tip)
+            action.triggered.connect(slot)
+            if shortcut:
+                action.setToolTip(f"{tip} ({shortcut})")
+            self.toolbar.addAction(action)
+            return action
+
+        self.action_fit = add("ganttFit", "Fit", "Show every fact", self.fit, "F")
+        self.action_year = add(
+            "ganttAsOfYear",
+            "as_of ± 1 year",
+            "Zoom to a year either side of as_of (or today)",
+            self.zoom_as_of_year,
+            "Y",
+        )
+        self.action_zoom_in = add(
+            "ganttZoomIn", "Zoom in", "Zoom in on time", lambda: self.zoom(0.5), "+"
+        )
+        self.action_zoom_out = add(
+            "ganttZoomOut", "Zoom out", "Zoom out on time", lambda: self.zoom(2.0), "-"
+        )
+        self.toolbar.addSeparator()
+        self.action_export = add(
+            "ganttExport", "Export…", "Save the chart as PNG or SVG", self.export_dialog
+        )
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self._glw and event.type() == QEvent.Type.KeyPress:
+            return self.handle_key(event.key(), event.modifiers())
+        return super().eventFilter(obj, event)
+
+    def keyPressEvent(self, event) -> None:
+        if not self.handle_key(event.key(), event.modifiers()):
+            super().keyPressEvent(event)
+
+    # ── Loading ──────────────────────────────────────────────────────────
+    def reload(self, refit: bool = False) -> None:
+        """Query the entity's intervals and rebuild the bar arrays (not on as_of changes)."""
+        state = self._state
+        kg, entity = state.kg, state.entity
+        facts: list[dict] = []
+        conflicts: list[dict] = []
+        name = None
+        record = state.entity_record()
+        if record is not None:
+            name = record["name"]
+            facts = state.entity_facts()
+            conflicts = state.entity_conflicts()
+        self._entity_name = name
+        layout = gl.build_layout(facts, conflicts)
+        self.bars.set_layout(
+            layout, layout.index_of(state.fact), gl.valid_mask(layout, state.as_of_posix)
+        )
+        # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
+        self.pointer.cancel_drag()
+        if kg is None:
+            self._show_empty(
+                "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
+            )
+        elif entity is None:
+            self._show_empty("Select an entity in the browser\nto see its facts over time.")
+        elif name is None:
+            self._show_empty(f"The entity “{entity}” is not in this graph any more.")
+        elif layout.n == 0:
+            self._show_empty(f"{name} has no facts yet.\nAdd one in the triple editor.")
+        else:
+            self._stack.setCurrentIndex(1)
+        self._update_labels()
+        self.lane_axis.fit_width(layout, self.font())
+        if refit:
+            self.navigator.refit()
+        self.navigator.apply_rows()
+        self._settle_layout()
+        self._as_of_cursor.sync()
+        self.bars.update()
+        self.lane_axis.update()
+
+    def _settle_layout(self) -> None:
+        """Lay the chart out now (the scroll bar, the lane axis width, the wrapped labels), so
+        the first paint after a reload is the final one: left to Qt's posted layout requests,
+        the chart paints once with the old geometry (its axes redrawn at a stale width), then
+        again."""
+        page = self._stack.currentWidget().layout()
+        if page is not None:
+            page.activate()
+        # pyqtgraph applies a new view range when it paints; apply it now, or the items it
+        # moves ask for one more paint.
+        pg_adapter.lay_out_now(self._glw, self.plot)
+
+    def _show_empty(self, text: str) -> None:
+        self._empty.setText(text)
+        self._stack.setCurrentIndex(0)
+
+    def _update_labels(self) -> None:
+        name = self._entity_name
+        self._title.setText("" if name is None else title_html(name, self.bars.layout))
+        self._legend.setText("" if name is None else legend_html(self.bars.layout))
+
+    # ── as_of, selection: restyle only ───────────────────────────────────
+    def _as_of_changed(self, _value=None) -> None:
+        self.bars.set_valid(gl.valid_mask(self.bars.layout, self._state.as_of_posix))
+        self._as_of_cursor.sync()
+
+    def _fact_changed(self, triple_id=None) -> None:
+        self.bars.selected = self.bars.layout.index_of(triple_id)
+        if self.bars.selected >= 0:
+            self.navigator.ensure_row_visible(int(self.bars.layout.row[self.bars.selected]))
+        self.bars.update()
+        self.lane_axis.update()
+
+    # ── What is drawn ────────────────────────────────────────────────────
+    def drawn_intervals(self) -> list[dict]:
+        """The bars as drawn now: ``{id, start, end, lane, valid_at_as_of}`` from the arrays
+        the painting uses (None for an unknown start or an open end). A fact that ended at an
+        unknown time (MemPalace's empty ``valid_to``) has a lane but no bar, so it is left out."""
+        layout = self.bars.layout
+        valid = self.bars.valid
+        lanes = [lane.label for lane in layout.lanes]
+        return [
+            {
+                "id": layout.ids[i],
+                "start": float(layout.start[i]) if np.isfinite(layout.start[i]) else None,
+                "end": float(layout.end[i]) if np.isfinite(layout.end[i]) else None,
+                "lane": lanes[int(layout.lane[i])],
+                "valid_at_as_of": bool(valid[i]),
+            }
+            for i in range(layout.n)
+            if layout.end[i] != -np.inf
+        ]
+
+    def lane_labels(self) -> list[str]:
+        """Every row's label, top to bottom (group headers are the bare predicate)."""
+        layout = self.bars.layout
+        return [layout.row_label(r) for r in range(layout.n_rows)]
+
+    # ── The chart's verbs, done by its parts (the names scripts and tests use) ──
+    def handle_key(self, key: int, modifiers=Qt.KeyboardModifier.NoModifier) -> bool:
+        """The chart's keys: see :meth:`ChartKeys.handle_key`."""
+        return self.keys.handle_key(key, modifiers)
+
+    def x_range(self) -> tuple[float, float]:
+        return self.navigator.x_range()
+
+    def set_x_range(self, start: float, end: float) -> None:
+        self.navigator.set_x_range(start, end)
+
+    def fit(self) -> None:
+        self.navigator.fit()
+
+    def zoom_as_of_year(self) -> None:
+        self.navigator.zoom_as_of_year()
+
+    def zoom(self, factor: float) -> None:
+        self.navigator.zoom(factor)
+
+    def pan(self, fraction: float) -> None:
+        self.navigator.pan(fraction)
+
+    def scroll_rows(self, rows: float) -> None:
+        self.navigator.scroll_rows(rows)
+
+    def ensure_row_visible(self, row: int) -> None:
+        self.navigator.ensure_row_visible(row)
+
+    def zoom_to_fact(self, triple_id: str) -> None:
+        self.navigator.zoom_to_fact(triple_id)
+
+    def zoom_to_bar(self, i: int) -> None:
+        self.navigator.zoom_to_bar(i)
+
+    def bar_at(self, x: float, y: float) -> int:
+        return self.navigator.bar_at(x, y)
+
+    def handle_at(self, x: float, y: float) -> tuple[int, str] | None:
+        return self.navigator.handle_at(x, y)
+
+    def view_point(self, triple_id: str, where: str = "middle") -> QPointF:
+        return self.navigator.view_point(triple_id, where)
+
+    def select_bar(self, i: int) -> None:
+        self.pointer.select_bar(i)
+
+    def edit_bar(self, i: int) -> None:
+        self.pointer.edit_bar(i)
+
+    def drag_value(self, i: int, side: str, x: float) -> tuple[str, float]:
+        return self.pointer.drag_value(i, side, x)
+
+    def commit_drag(self, i: int, side: str, value: str) -> bool:
+        return self.pointer.commit_drag(i, side, value)
+
+    def tooltip(self, i: int, x: float | None = None) -> str:
+        return self.pointer.tooltip(i, x)
+
+    def here_value(self, i: int, x: float) -> str:
+        return self.menus.here_value(i, x)
+
+    def bar_menu(self, i: int, x: float) -> QMenu:
+        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names."""
+        return self.menus.bar_menu(i, x)
+
+    def background_menu(self, x: float) -> QMenu:
+        return self.menus.background_menu(x)
+
+    def export(self, path: str | Path) -> Path:
+        """Save the chart (title, lanes, bars, legend) as PNG or SVG, chosen by the suffix."""
+        return export.export_chart(self._glw, path)
+
+    def export_dialog(self) -> None:
+        export.export_dialog(self, self._glw, self._entity_name, self._state.message.emit)
+
+
+__all__ = ["GanttChart"]

@@ -1,0 +1,361 @@
+"""Interaction: the as_of cursor, clicks, hover, the context menus, dragging ends, keys.
+
+Every edit is checked in the file through a second connection, then undone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from chart_harness import LEFT, NONE, drag_side, menu_action, mouse_click, mouse_drag, send_mouse
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QMessageBox
+
+from factlines.core import temporal
+
+
+def test_cursor_follows_state_and_hides_in_all_time_mode(h):
+    chart = h.chart
+    assert not chart.cursor.isVisible()
+    h.state.set_as_of("2025-12-01")
+    assert chart.cursor.isVisible()
+    assert chart.cursor.value() == temporal.to_posix("2025-12-01")
+    h.state.set_as_of("2026-04-01T12:30:00Z")
+    assert chart.cursor.value() == temporal.to_posix("2026-04-01T12:30:00Z")
+    h.state.set_as_of(None)
+    assert not chart.cursor.isVisible()
+
+
+def test_dragging_the_cursor_sets_as_of_snapped_to_days(h):
+    chart = h.chart
+    h.state.set_as_of("2025-12-01")
+    chart.zoom_as_of_year()
+    h.settle()
+    x = temporal.to_posix("2025-12-01")
+    top = chart.view.viewRange()[1][0] + 0.3  # the header row: no bar there
+    start = chart.viewport_point(x, top)
+    target = temporal.to_posix("2026-02-10T05:00:00Z")
+    mouse_drag(h, start, chart.viewport_point(target, top))
+    assert temporal.is_date(h.state.as_of)
+    assert abs(temporal.to_posix(h.state.as_of) - target) <= 3 * 86400
+    assert chart.cursor.value() == temporal.to_posix(h.state.as_of)
+    # an instant as_of stays an instant
+    h.state.set_as_of("2026-02-10T00:00:00Z")
+    h.settle()
+    start = chart.viewport_point(chart.cursor.value(), top)
+    mouse_drag(h, start, chart.viewport_point(temporal.to_posix("2026-03-01"), top))
+    assert not temporal.is_date(h.state.as_of)
+    assert abs(temporal.to_posix(h.state.as_of) - temporal.to_posix("2026-03-01")) <= 3 * 86400
+
+
+def test_click_selects_and_selection_highlights(h):
+    chart = h.chart
+    orion = h.fact_id("works_on", "Orion")
+    point = chart.view_point(orion)
+    mouse_click(h, chart.viewport_point(point.x(), point.y()))
+    assert h.state.fact == orion
+    assert chart.bars.selected == chart.bars.layout.index_of(orion)
+    nova = h.fact_id("works_on", "Nova")
+    h.state.select_fact(nova)
+    assert chart.bars.selected == chart.bars.layout.index_of(nova)
+    h.state.select_fact(None)
+    assert chart.bars.selected == -1
+
+
+def test_hover_tooltip_describes_the_fact(h):
+    chart = h.chart
+    h.state.set_as_of("2025-12-01")
+    orion = h.fact_id("works_on", "Orion")
+    i = chart.bars.layout.index_of(orion)
+    text = chart.tooltip(i)
+    for part in ("Kai Moreno works_on Orion", "2025-06-01", "2026-03-01", "Duration", "Confidence"):
+        assert part in text
+    assert "Provenance" in text and "Valid at as_of 2025-12-01: yes" in text
+    point = chart.view_point(orion)
+    vp = chart.canvas.viewport()
+    send_mouse(vp, QEvent.Type.MouseMove, chart.viewport_point(point.x(), point.y()), NONE, NONE)
+    h.settle()
+    assert "Orion" in chart.bars.toolTip()
+    assert chart.bars.hovered == i
+    berlin = chart.bars.layout.index_of(h.fact_id("lives_in", "Berlin"))
+    assert "Conflict: overlaps Lisbon" in chart.tooltip(berlin)
+
+
+def test_tooltip_confidence_is_the_one_drawn(h):
+    orion = h.fact_id("works_on", "Orion")
+    with sqlite3.connect(h.kg.db_path) as other:
+        other.execute("UPDATE triples SET confidence = NULL WHERE id = ?", (orion,))
+        other.execute(
+            "UPDATE triples SET confidence = 'high' WHERE id = ?", (h.fact_id("works_on", "Nova"),)
+        )
+    h.state.notify_data_changed()
+    h.settle()
+    layout = h.chart.bars.layout
+    for name in ("Orion", "Nova"):
+        assert "Confidence: 1.00" in h.chart.tooltip(layout.index_of(h.fact_id("works_on", name)))
+
+
+# ── Context menus ─────────────────────────────────────────────────────────
+
+
+def test_end_fact_here_from_the_context_menu(h):
+    chart = h.chart
+    before = h.rows()
+    nova = h.fact_id("works_on", "Nova")
+    i = chart.bars.layout.index_of(nova)
+    clicked = temporal.to_posix("2026-09-17T15:00:00Z")
+    menu = chart.bar_menu(i, clicked)
+    action = menu_action(menu, "ganttEndHere")
+    assert action.isEnabled() and "2026-09-17" in action.text()
+    action.trigger()
+    assert h.file_fact(nova)["valid_to"] == "2026-09-17"
+    drawn = next(d for d in chart.drawn_intervals() if d["id"] == nova)
+    assert drawn["end"] == temporal.to_posix("2026-09-17T23:59:59Z")
+    h.stack.undo()
+    assert h.rows() == before
+    assert next(d for d in chart.drawn_intervals() if d["id"] == nova)["end"] is None
+    # an ended fact cannot be ended again; it can have its end moved
+    orion_menu = chart.bar_menu(chart.bars.layout.index_of(h.fact_id("works_on", "Orion")), clicked)
+    assert not menu_action(orion_menu, "ganttEndHere").isEnabled()
+    assert menu_action(orion_menu, "ganttMoveEnd").isEnabled()
+
+
+def test_end_fact_at_as_of_from_the_context_menu(h):
+    chart = h.chart
+    before = h.rows()
+    h.state.set_as_of("2026-05-01")
+    clerk = h.fact_id("recommended", "Clerk")
+    menu = chart.bar_menu(chart.bars.layout.index_of(clerk), 0.0)
+    menu_action(menu, "ganttEndAtAsOf").trigger()
+    assert h.file_fact(clerk)["valid_to"] == "2026-05-01"
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_a_refused_end_writes_nothing_and_says_why(h):
+    chart = h.chart
+    before = h.rows()
+    nova = h.fact_id("works_on", "Nova")
+    menu = chart.bar_menu(chart.bars.layout.index_of(nova), temporal.to_posix("2020-01-01"))
+    menu_action(menu, "ganttEndHere").trigger()
+    assert h.rows() == before
+    assert h.messages and "refused" in h.messages[-1]
+    assert h.stack.count() == 0
+
+
+def test_move_end_here_for_an_ended_fact(h):
+    chart = h.chart
+    before = h.rows()
+    orion = h.fact_id("works_on", "Orion")
+    menu = chart.bar_menu(chart.bars.layout.index_of(orion), temporal.to_posix("2026-02-14"))
+    menu_action(menu, "ganttMoveEnd").trigger()
+    assert h.file_fact(orion)["valid_to"] == "2026-02-14"
+    assert h.file_fact(orion)["valid_from"] == "2025-06-01"
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_delete_from_the_context_menu_is_confirmed(h, monkeypatch):
+    chart = h.chart
+    before = h.rows()
+    clerk = h.fact_id("recommended", "Clerk")
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    menu = chart.bar_menu(chart.bars.layout.index_of(clerk), 0.0)
+    menu_action(menu, "ganttDelete").trigger()
+    assert h.rows() == before  # cancelled
+    menu_action(menu, "ganttDelete").trigger()
+    assert h.file_fact(clerk) is None
+    assert clerk not in {d["id"] for d in chart.drawn_intervals()}
+    h.stack.undo()
+    assert h.rows() == before
+    assert clerk in {d["id"] for d in chart.drawn_intervals()}
+
+
+def test_edit_and_replace_call_the_actions_dialogs(h, monkeypatch):
+    chart = h.chart
+    calls = []
+    for name in ("edit_fact_dialog", "replace_fact_dialog"):
+        monkeypatch.setattr(h.actions, name, lambda tid, name=name: calls.append((name, tid)))
+    nova = h.fact_id("works_on", "Nova")
+    menu = chart.bar_menu(chart.bars.layout.index_of(nova), 0.0)
+    menu_action(menu, "ganttEdit").trigger()
+    menu_action(menu, "ganttReplace").trigger()
+    assert calls == [("edit_fact_dialog", nova), ("replace_fact_dialog", nova)]
+    # double-click edits
+    calls.clear()
+    point = chart.view_point(nova, "start")
+    mouse_click(h, chart.viewport_point(point.x() + 86400 * 30, point.y()), double=True)
+    assert calls == [("edit_fact_dialog", nova)]
+    assert h.state.fact == nova
+
+
+def test_edit_dialog_through_the_chart_writes_the_file(h, monkeypatch):
+    """The real dialog, filled in by its test hook, through the chart's menu."""
+    chart = h.chart
+    before = h.rows()
+    orion = h.fact_id("works_on", "Orion")
+
+    def fill(dialog):
+        changes = getattr(dialog, "changes", None)
+        if changes is None:
+            return False
+        monkeypatch.setattr(dialog, "changes", lambda: {"confidence": 0.5})
+        return True
+
+    monkeypatch.setattr(h.actions, "_exec", fill)
+    menu = chart.bar_menu(chart.bars.layout.index_of(orion), 0.0)
+    menu_action(menu, "ganttEdit").trigger()
+    assert h.file_fact(orion)["confidence"] == 0.5
+    h.stack.undo()
+    assert h.rows() == before
+
+
+@pytest.mark.parametrize(
+    ("as_of", "clicked", "expected"),
+    [
+        (None, "2025-06-01T18:00:00Z", "2025-06-01"),  # late in a day: still that day
+        ("2025-01-01", "2025-06-01T00:00:01Z", "2025-06-01"),
+        # an instant stays an instant (snapped to what a pixel can express at this zoom)
+        ("2025-01-01T10:00:00Z", "2025-06-01T18:00:00Z", None),
+    ],
+)
+def test_set_as_of_here_sets_what_its_label_says(h, as_of, clicked, expected):
+    h.state.set_as_of(as_of)
+    action = menu_action(h.chart.background_menu(temporal.to_posix(clicked)), "ganttSetAsOf")
+    action.trigger()
+    value = h.state.as_of
+    assert f"({value})" in action.text()
+    if expected is not None:
+        assert value == expected
+    else:
+        assert not temporal.is_date(value)
+        assert abs(temporal.to_posix(value) - temporal.to_posix(clicked)) <= 86400
+
+
+# ── Dragging ends ─────────────────────────────────────────────────────────
+
+
+def test_dragging_an_end_changes_valid_to_through_the_undo_stack(h):
+    before = h.rows()
+    orion = h.fact_id("works_on", "Orion")
+    target = temporal.to_posix("2026-04-20T10:00:00Z")
+    row = drag_side(h, orion, "end", target)
+    value = row["valid_to"]
+    assert temporal.is_date(value)  # a fact kept in days snaps to days
+    assert abs(temporal.to_posix(value) - target) <= 3 * 86400
+    assert row["valid_from"] == "2025-06-01"
+    assert h.stack.count() == 1
+    drawn = next(d for d in h.chart.drawn_intervals() if d["id"] == orion)
+    assert drawn["end"] == temporal.to_posix(temporal.end_key(value))
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_dragging_a_start_changes_valid_from(h):
+    before = h.rows()
+    orion = h.fact_id("works_on", "Orion")
+    target = temporal.to_posix("2025-03-03")
+    row = drag_side(h, orion, "start", target)
+    value = row["valid_from"]
+    assert temporal.is_date(value) and abs(temporal.to_posix(value) - target) <= 3 * 86400
+    assert row["valid_to"] == "2026-03-01"
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_dragging_past_the_other_end_is_clamped_not_inverted(h):
+    before = h.rows()
+    orion = h.fact_id("works_on", "Orion")
+    row = drag_side(h, orion, "end", temporal.to_posix("2025-02-01"))
+    assert row["valid_to"] == "2025-06-01"
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_dragging_the_background_pans_instead_of_editing(h):
+    chart = h.chart
+    before = h.rows()
+    chart.set_x_range(temporal.to_posix("2025-01-01"), temporal.to_posix("2026-12-31"))
+    h.settle()
+    x0, _ = chart.x_range()
+    header_row = 0.0
+    a = chart.viewport_point(temporal.to_posix("2025-06-01"), header_row)
+    b = chart.viewport_point(temporal.to_posix("2025-09-01"), header_row)
+    mouse_drag(h, a, b)
+    assert chart.x_range()[0] < x0
+    assert h.rows() == before and h.stack.count() == 0
+
+
+def test_an_instant_fact_drags_to_instants(h):
+    tid = h.kg.add_triple(
+        "Kai Moreno", "met", "Ana", "2026-05-06T09:00:00Z", "2026-05-06T17:30:00Z"
+    )
+    h.state.notify_data_changed()
+    before = h.rows()
+    target = temporal.to_posix("2026-05-07T03:10:00Z")
+    value = drag_side(h, tid, "end", target, ("2026-05-05", "2026-05-08"))["valid_to"]
+    assert not temporal.is_date(value)
+    assert abs(temporal.to_posix(value) - target) <= 3600
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_a_reload_in_the_middle_of_a_drag_ends_it_without_writing(h):
+    """The once-a-second check for other writers can reload the chart while a bar is dragged;
+    the bar's index may then belong to another fact, so nothing may be written on release."""
+    chart = h.chart
+    orion = h.fact_id("works_on", "Orion")
+    chart.set_x_range(temporal.to_posix("2025-01-01"), temporal.to_posix("2026-12-31"))
+    h.settle()
+    point = chart.view_point(orion, "end")
+    grab = chart.viewport_point(point.x(), point.y())
+    target = chart.viewport_point(temporal.to_posix("2026-06-01"), point.y())
+    vp = chart.canvas.viewport()
+    send_mouse(vp, QEvent.Type.MouseMove, grab, NONE, NONE)
+    h.qtbot.wait(15)
+    send_mouse(vp, QEvent.Type.MouseButtonPress, grab, LEFT, LEFT)
+    for k in range(1, 5):
+        h.qtbot.wait(15)
+        send_mouse(vp, QEvent.Type.MouseMove, (grab + (target - grab) * (k / 4)), NONE, LEFT)
+    assert chart.bars.preview is not None  # the drag is under way
+    before = h.rows()
+    with sqlite3.connect(h.kg.db_path) as other:  # another program adds a fact of Kai's
+        other.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES ('t_other', 'kai_moreno', 'aaa_first', 'orion', '2024-01-01')"
+        )
+    h.state.notify_data_changed()
+    h.settle()
+    send_mouse(vp, QEvent.Type.MouseButtonRelease, target, LEFT, NONE)
+    h.settle()
+    assert [row for row in h.rows()["triples"] if row[1] != "t_other"] == before["triples"]
+    assert h.stack.count() == 0
+
+
+# ── Keys ──────────────────────────────────────────────────────────────────
+
+
+def test_keys_zoom_pan_and_fit(h):
+    chart = h.chart
+    chart.fit()
+    fit = chart.x_range()
+    chart.handle_key(Qt.Key.Key_Plus)
+    zoomed = chart.x_range()
+    assert zoomed[1] - zoomed[0] == pytest.approx((fit[1] - fit[0]) / 2, rel=1e-3)
+    chart.handle_key(Qt.Key.Key_Right)
+    assert chart.x_range()[0] > zoomed[0]
+    chart.handle_key(Qt.Key.Key_Minus)
+    chart.handle_key(Qt.Key.Key_F)
+    assert chart.x_range() == pytest.approx(fit)
+    h.state.set_as_of("2024-01-01")
+    chart.handle_key(Qt.Key.Key_Y)
+    lo, hi = chart.x_range()
+    assert (lo + hi) / 2 == pytest.approx(temporal.to_posix("2024-01-01"))
+    # and through a real key press on the canvas
+    chart.canvas.setFocus()
+    before = chart.x_range()
+    h.qtbot.keyClick(chart.canvas, Qt.Key.Key_Minus)
+    after = chart.x_range()
+    assert after[1] - after[0] > before[1] - before[0]
