@@ -3,6 +3,8 @@ its automation surface, every view at once, the edits from its menus and undo.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -122,7 +124,18 @@ def test_add_end_undo_redo(window, demo, answer_dialogs):
     window.action_redo.trigger()
     window.action_redo.trigger()
     assert file_fact(path, new_id)["valid_to"] == "2026-03-01"
-    assert window.isWindowModified() is not window.undo_stack.isClean()
+    # Every step is in the file already: nothing is "modified" and unsaved.
+    assert not window.undo_stack.isClean()
+    assert not window.isWindowModified() and "*" not in window.windowTitle()
+
+
+def test_the_title_says_which_file_and_where(window, demo):
+    path = Path(demo.db_path).resolve()
+    assert window.windowTitle() == f"{path.name} — {path.parent} — Factlines"
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    assert window.end_fact(nova["id"], "2026-06-30")
+    assert window.windowTitle() == f"{path.name} — {path.parent} — Factlines"
+    assert not window.isWindowModified()
 
 
 def test_end_fact_action_ends_the_selected_fact_at_as_of(window, demo):

@@ -115,12 +115,10 @@ class MainWindow(QMainWindow):
         self.state.message.connect(self._show_message)
         self.state.dataChanged.connect(self._update_stats)
         self.state.graphChanged.connect(self._update_title)
-        # Bound methods, not lambdas: Qt drops them with the window, while the undo stack (a
-        # child) still signals cleanChanged as it is destroyed.
+        # Bound methods, not lambdas: Qt drops them with the window.
         self.state.factChanged.connect(self._update_fact_actions)
         self.state.dataChanged.connect(self._update_fact_actions)
         self.state.entityChanged.connect(self._update_fact_actions)
-        self.undo_stack.cleanChanged.connect(self._clean_changed)
 
         self._poll = QTimer(self)
         self._poll.setInterval(EXTERNAL_POLL_MS)
@@ -508,9 +506,6 @@ class MainWindow(QMainWindow):
     def _schedule_save(self, *_as_of) -> None:
         self._save_timer.start()
 
-    def _clean_changed(self, clean: bool) -> None:
-        self.setWindowModified(not clean)
-
     def _update_fact_actions(self, *_changed) -> None:
         has_kg = self.state.kg is not None
         has_entity = has_kg and self.state.entity is not None
@@ -551,11 +546,13 @@ class MainWindow(QMainWindow):
         )
 
     def _update_title(self) -> None:
+        # Which file, and where: every edit is written at once, so there is no unsaved state
+        # to mark ("[*]") and nothing to save.
         if self._path is None:
-            self.setWindowTitle("Factlines[*]")
+            self.setWindowTitle("Factlines")
             return
         path = Path(self._path)
-        self.setWindowTitle(f"{path.name}[*] — {path.parent} — Factlines")
+        self.setWindowTitle(f"{path.name} — {path.parent} — Factlines")
 
     def about(self) -> None:
         QMessageBox.about(
