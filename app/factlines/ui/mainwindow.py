@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -392,7 +392,7 @@ class MainWindow(QMainWindow):
                 app_settings.remember_file(self.settings, self._path)
                 self._update_recent_menu()
             if keep_position:
-                as_of = app_settings.saved_as_of(self.settings, self._path)[1]
+                as_of = app_settings.AS_OF_BY_FILE.of(self._path).get(self.settings)
         try:
             self.state.set_as_of(as_of)
         except ValueError:
@@ -606,37 +606,34 @@ class MainWindow(QMainWindow):
 
     def _restore_window(self) -> bool:
         """Geometry, dock layout and column widths as last left; False when none were kept."""
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+        settings = self.settings
+        if (geometry := app_settings.WINDOW_GEOMETRY.get(settings)) is not None:
             self.restoreGeometry(geometry)
-        state = self.settings.value("window/state")
         restored = False
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            restored = self.restoreState(state)
-        header = self.settings.value("tripleTable/header")
-        if isinstance(header, QByteArray) and not header.isEmpty():
+        if (layout := app_settings.WINDOW_STATE.get(settings)) is not None:
+            restored = self.restoreState(layout)
+        if (header := app_settings.TRIPLE_HEADER.get(settings)) is not None:
             self.triple_editor.view.horizontalHeader().restoreState(header)
-        hide = self.settings.value("view/hideInvalid", False)
-        self.triple_editor.hide_invalid.setChecked(hide in (True, "true"))
-        speed = self.settings.value("time/playSpeed")
-        if speed is not None and str(speed).isdigit():
-            self.time_control.speed.setCurrentIndex(int(speed))
+        self.triple_editor.hide_invalid.setChecked(app_settings.HIDE_INVALID.get(settings))
+        speed = app_settings.PLAY_SPEED.get(settings)
+        if speed is not None and 0 <= speed < self.time_control.speed.count():
+            self.time_control.speed.setCurrentIndex(speed)
         return restored
 
     def save_window(self) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
-        self.settings.setValue(
-            "tripleTable/header", self.triple_editor.view.horizontalHeader().saveState()
-        )
-        self.settings.setValue("view/hideInvalid", self.triple_editor.hide_invalid.isChecked())
-        self.settings.setValue("time/playSpeed", self.time_control.speed.currentIndex())
+        settings = self.settings
+        app_settings.WINDOW_GEOMETRY.set(settings, self.saveGeometry())
+        app_settings.WINDOW_STATE.set(settings, self.saveState())
+        header = self.triple_editor.view.horizontalHeader()
+        app_settings.TRIPLE_HEADER.set(settings, header.saveState())
+        app_settings.HIDE_INVALID.set(settings, self.triple_editor.hide_invalid.isChecked())
+        app_settings.PLAY_SPEED.set(settings, self.time_control.speed.currentIndex())
         self._save_as_of()
-        self.settings.sync()
+        settings.sync()
 
     def _save_as_of(self) -> None:
         if self._path is not None and self._keep_position:
-            app_settings.save_as_of(self.settings, self._path, self.state.as_of)
+            app_settings.AS_OF_BY_FILE.of(self._path).set(self.settings, self.state.as_of)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
