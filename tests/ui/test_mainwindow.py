@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QMessageBox
 
+from factlines import KnowledgeGraph
+from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
 from factlines.ui.gantt import GanttChart
 from factlines.ui.models import VALID_ROLE
@@ -260,3 +262,70 @@ def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypa
     # The name is resolved once; the chart, the table and the graph share one record,
     # one intervals read and one conflicts read.
     assert sorted(calls) == ["conflicts", "get_entity", "get_entity", "intervals"]
+
+
+# ── When the store says no ─────────────────────────────────────────────────
+
+
+def _unavailable(*_args, **_kwargs):
+    raise Unavailable("database is locked")
+
+
+def test_an_unavailable_store_is_said_as_try_again_and_writes_nothing(window, demo, monkeypatch):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    window.select_entity("Kai Moreno")
+    window.state.select_fact(nova["id"])
+    before = dump(demo.db_path)
+    said = messages_of(window)
+    monkeypatch.setattr(demo, "end_fact", _unavailable)
+    window.action_end_fact.trigger()
+    assert "database is locked" in said[-1] and "try again" in said[-1]
+    assert "refused" not in said[-1]
+    assert dump(demo.db_path) == before
+    assert window.undo_stack.count() == 0
+
+
+def test_undo_and_redo_meeting_an_unavailable_store_keep_the_step(window, demo, monkeypatch):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    before = dump(demo.db_path)
+    assert window.end_fact(nova["id"], "2026-06-30")
+    ended = dump(demo.db_path)
+    said = messages_of(window)
+    stack = window.undo_stack
+
+    with monkeypatch.context() as patched:
+        patched.setattr(demo, "revert", _unavailable)
+        window.action_undo.trigger()
+    assert "database is locked" in said[-1] and "try again" in said[-1]
+    assert dump(demo.db_path) == ended  # nothing written
+    assert (stack.count(), stack.index()) == (1, 1)  # the step is still there, still done
+    assert window.action_undo.isEnabled() and not window.action_redo.isEnabled()
+    window.action_undo.trigger()  # tried again, and done
+    assert dump(demo.db_path) == before
+    assert (stack.count(), stack.index()) == (1, 0)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(demo, "reapply", _unavailable)
+        window.action_redo.trigger()
+    assert "try again" in said[-1]
+    assert dump(demo.db_path) == before
+    assert (stack.count(), stack.index()) == (1, 0)
+    assert window.action_redo.isEnabled()
+    window.action_redo.trigger()
+    assert dump(demo.db_path) == ended
+    assert (stack.count(), stack.index()) == (1, 1)
+
+
+def test_undo_after_another_program_changed_the_rows_drops_the_step(window, demo):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    assert window.end_fact(nova["id"], "2026-06-30")
+    other = KnowledgeGraph(demo.db_path)
+    try:
+        other.update_fact(nova["id"], valid_to="2026-07-31")
+    finally:
+        other.close()
+    said = messages_of(window)
+    window.action_undo.trigger()
+    assert "changed by someone else" in said[-1]
+    assert window.undo_stack.count() == 0  # it can never be undone blindly
+    assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-07-31"
