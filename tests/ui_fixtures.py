@@ -8,6 +8,7 @@ gets an INI file under the test's tmp_path.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,18 @@ def no_modal_dialogs(monkeypatch):
     for name in ("warning", "question", "information", "critical", "about"):
         monkeypatch.setattr(QMessageBox, name, unexpected(f"QMessageBox.{name}"))
     monkeypatch.setattr(FactActions, "_exec", unexpected("form"))
+
+
+@pytest.fixture
+def app_errors(monkeypatch):
+    """The app's error handler, quiet, as ``sys.excepthook`` for this test: what reaches it is
+    in ``app_errors.reports``. It stands in for pytest-qt's hook, which would fail the test on
+    the very exception the test causes; pytest-qt's comes back when the test ends."""
+    from factlines.ui.errors import ErrorHandler
+
+    handler = ErrorHandler(quiet=True)
+    monkeypatch.setattr(sys, "excepthook", handler)
+    return handler
 
 
 @pytest.fixture

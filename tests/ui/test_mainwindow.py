@@ -3,6 +3,10 @@ its automation surface, every view at once, the edits from its menus and undo.""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QMessageBox
 from factlines import KnowledgeGraph
 from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
+from factlines.ui.errors import ErrorHandler
 from factlines.ui.gantt import GanttChart
 from factlines.ui.models import VALID_ROLE
 from ui_fixtures import *  # noqa: F403
@@ -26,6 +31,8 @@ from ui_fixtures import (
     messages_of,
     triple_rows,
 )
+
+APP = Path(__file__).resolve().parents[2] / "app"
 
 # ── The automation surface ─────────────────────────────────────────────────
 
@@ -329,3 +336,106 @@ def test_undo_after_another_program_changed_the_rows_drops_the_step(window, demo
     assert "changed by someone else" in said[-1]
     assert window.undo_stack.count() == 0  # it can never be undone blindly
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-07-31"
+
+
+# ── A bug is shown as a bug ────────────────────────────────────────────────
+
+
+# A plain ValueError too: it is a bug, not a refusal (a Refused is a ValueError, not the reverse).
+@pytest.mark.parametrize("bug", [KeyError, ValueError])
+def test_a_bug_in_an_edit_reaches_the_handler_with_its_traceback(
+    window, demo, monkeypatch, app_errors, bug
+):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    window.select_entity("Kai Moreno")
+    window.state.select_fact(nova["id"])
+    before = dump(demo.db_path)
+    said = messages_of(window)
+
+    def broken_end_fact(triple_id, ended):
+        raise bug(triple_id)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(demo, "end_fact", broken_end_fact)
+        window.action_end_fact.trigger()  # a slot: the exception goes to sys.excepthook
+    [report] = app_errors.reports
+    assert type(report.exception) is bug
+    assert report.traceback.startswith("Traceback") and "broken_end_fact" in report.traceback
+    assert not any("refused" in m for m in said)  # not mistaken for the store saying no
+    assert window.undo_stack.count() == 0
+    assert dump(demo.db_path) == before
+    # The app goes on.
+    window.action_end_fact.trigger()
+    assert file_fact(demo.db_path, nova["id"])["valid_to"] is not None
+    assert len(app_errors.reports) == 1
+
+
+def test_a_bug_in_a_view_update_reaches_the_handler(window, demo, monkeypatch, app_errors):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+
+    def broken_stats():
+        raise KeyError("entities")
+
+    monkeypatch.setattr(demo, "stats", broken_stats)
+    assert window.end_fact(nova["id"], "2026-06-30")  # the edit is done and undoable
+    assert window.undo_stack.count() == 1
+    assert [type(r.exception) for r in app_errors.reports] == [KeyError]
+    assert "broken_stats" in app_errors.reports[0].traceback
+    assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-06-30"
+
+
+def test_a_refusal_is_a_message_not_a_bug(window, demo, app_errors):
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    said = messages_of(window)
+    assert not window.end_fact(nova["id"], "2026-01-01")  # before it started
+    assert "refused" in said[-1]
+    assert app_errors.reports == []
+
+
+def _raised(exc: BaseException):
+    try:
+        raise exc
+    except BaseException:
+        return sys.exc_info()
+
+
+def test_the_handler_shows_a_bug_with_its_traceback_and_goes_on(qtbot, monkeypatch):
+    shown = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box) or 0)
+    handler = ErrorHandler(quiet=False)
+    handler(*_raised(KeyError("missing")))
+    [box] = shown
+    assert box.icon() == QMessageBox.Icon.Critical
+    assert "bug" in box.text() and "KeyError: 'missing'" in box.informativeText()
+    assert "Traceback" in box.detailedText() and "_raised" in box.detailedText()
+
+    handler(*_raised(Unavailable("the disk is full")))
+    assert shown[-1].icon() == QMessageBox.Icon.Warning
+    assert "the disk is full" in shown[-1].text() and "try again" in shown[-1].text()
+    assert shown[-1].detailedText() == ""
+    assert len(handler.reports) == 2
+
+
+def test_a_bug_in_the_event_loop_does_not_end_the_app(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys
+        from PySide6.QtCore import QTimer
+        from factlines.ui.app import _application
+
+        app = _application()
+
+        def bug():
+            raise KeyError("in a slot")
+
+        QTimer.singleShot(0, bug)
+        QTimer.singleShot(50, lambda: app.exit(7))
+        sys.exit(app.exec())
+        """
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(APP)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 7  # the loop ran on after the bug, until asked to end
+    assert "KeyError: 'in a slot'" in result.stderr and "Traceback" in result.stderr

@@ -34,8 +34,12 @@ def _quiet_platform_notes() -> None:
     previous = qInstallMessageHandler(handler)
 
 
-def _application():
+def _application(quiet: bool | None = None):
+    """The QApplication, and the one handler for exceptions nothing caught (a bug): shown
+    with its traceback (only recorded and printed when ``quiet``), the app going on."""
     from PySide6.QtWidgets import QApplication
+
+    from factlines.ui import errors
 
     app = QApplication.instance()
     if app is None:
@@ -43,6 +47,8 @@ def _application():
         app.setApplicationName("Factlines")
         app.setOrganizationName("Factlines")
         app.setApplicationDisplayName("Factlines")
+    if not isinstance(sys.excepthook, errors.ErrorHandler):
+        errors.install(quiet)
     return app
 
 
@@ -106,7 +112,7 @@ def screenshot(args) -> int:
     from factlines.ui.mainwindow import MainWindow
 
     _quiet_platform_notes()
-    app = _application()
+    app = _application(quiet=True)
     window = MainWindow(settings=getattr(args, "settings", None), quiet=True)
     try:
         if not _open_requested(window, args):
