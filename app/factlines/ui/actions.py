@@ -2,7 +2,7 @@
 
 Views (the triple editor, the chart, the browser) call these; a refused edit, or one the store
 cannot take now, becomes a message on the state (shown in the status bar) and writes nothing.
-Any other exception is a bug: it is not caught here.
+Any other exception is a bug: it is not caught here, and reaches the app's error handler.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from factlines.core import temporal
@@ -19,6 +19,20 @@ from factlines.core.store import KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
 from factlines.ui.errors import in_words
 from factlines.ui.state import AppState
+
+
+def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str = "") -> QAction:
+    """A window's QAction: named for automation, its shortcut live wherever the window is."""
+    action = QAction(text, window)
+    action.setObjectName(name)
+    if keys is not None:
+        action.setShortcut(QKeySequence(keys))
+    if tip:
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+    action.triggered.connect(slot)
+    window.addAction(action)
+    return action
 
 
 class FactActions(QObject):

@@ -73,7 +73,7 @@ def startup_path(settings) -> tuple[Path, bool]:
     """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's, or a new one."""
     from factlines.core.store import DEFAULT_KG_PATH
     from factlines.ui import settings as app_settings
-    from factlines.ui.mainwindow import default_new_path
+    from factlines.ui.document import default_new_path
 
     last = app_settings.last_file(settings)
     if last and Path(last).is_file():
@@ -109,6 +109,7 @@ def _fail(message: str) -> int:
 
 def screenshot(args) -> int:
     """Render the window offscreen into a PNG; 0 on success, 2 with a message otherwise."""
+    from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
 
     _quiet_platform_notes()
@@ -125,7 +126,7 @@ def screenshot(args) -> int:
         if args.as_of is not None:
             try:
                 window.set_as_of(args.as_of or None)
-            except ValueError as exc:
+            except Refused as exc:
                 return _fail(str(exc))
         width, height = args.size or SCREENSHOT_SIZE
         window.resize(width, height)
@@ -161,6 +162,7 @@ def run(args) -> int:
     _prepare_environment(bool(getattr(args, "screenshot", None)))
     if getattr(args, "screenshot", None):
         return screenshot(args)
+    from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
 
     app = _application()
@@ -172,7 +174,7 @@ def run(args) -> int:
     elif opened and getattr(args, "demo", False):
         select_richest(window)
     if args.as_of is not None:
-        with contextlib.suppress(ValueError):  # already said in the status bar
+        with contextlib.suppress(Refused):  # already said in the status bar
             window.set_as_of(args.as_of or None)
     demo_path = window.path() if getattr(args, "demo", False) else None
     settle_after_startup()

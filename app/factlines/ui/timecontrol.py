@@ -149,6 +149,7 @@ class TimeControl(QWidget):
 
     # Range: the graph's span (read off the store's indexes: well under a millisecond), padded
     def _graph_changed(self) -> None:
+        self.pause()  # another graph: play starts again only when asked
         self._span = None
         self.refresh_span()
 
