@@ -1,15 +1,20 @@
 """Fixtures for the window tests: isolated settings, the demo graph, a shown window, file dumps.
 
-Imported by tests/test_ui_*.py (``from ui_fixtures import *``). Nothing here touches the real
-user's settings: every window gets an INI file under the test's tmp_path.
+Imported by the window tests in tests/ (``from ui_fixtures import *``), with helpers to read
+the window's table and count paints. Nothing here touches the real user's settings: every window
+gets an INI file under the test's tmp_path.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
+
+from factlines.ui.models import COLUMN, FACT_ID_ROLE
 
 
 @pytest.fixture(autouse=True)
@@ -40,6 +45,18 @@ def no_modal_dialogs(monkeypatch):
     for name in ("warning", "question", "information", "critical", "about"):
         monkeypatch.setattr(QMessageBox, name, unexpected(f"QMessageBox.{name}"))
     monkeypatch.setattr(FactActions, "_exec", unexpected("form"))
+
+
+@pytest.fixture
+def app_errors(monkeypatch):
+    """The app's error handler, quiet, as ``sys.excepthook`` for this test: what reaches it is
+    in ``app_errors.reports``. It stands in for pytest-qt's hook, which would fail the test on
+    the very exception the test causes; pytest-qt's comes back when the test ends."""
+    from factlines.ui.errors import ErrorHandler
+
+    handler = ErrorHandler(quiet=True)
+    monkeypatch.setattr(sys, "excepthook", handler)
+    return handler
 
 
 @pytest.fixture
@@ -136,3 +153,34 @@ def find_fact(kg, subject: str, predicate: str, obj: str) -> dict:
         ):
             return fact
     raise AssertionError(f"no fact {subject} {predicate} {obj}")
+
+
+def triple_rows(window) -> list[str]:
+    view = window.triple_editor.view
+    model = view.model()
+    return [model.index(r, 0).data(FACT_ID_ROLE) for r in range(model.rowCount())]
+
+
+def cell(window, triple_id: str, column: str):
+    view = window.triple_editor.view
+    model = view.model()
+    for r in range(model.rowCount()):
+        if model.index(r, 0).data(FACT_ID_ROLE) == triple_id:
+            return model.index(r, COLUMN[column])
+    raise AssertionError(f"{triple_id} is not shown")
+
+
+class PaintCounter(QObject):
+    """Counts paint events of the widgets it watches."""
+
+    def __init__(self, widgets):
+        super().__init__()
+        self.counts = {name: 0 for name in widgets}
+        self._names = {widget: name for name, widget in widgets.items()}
+        for widget in widgets.values():
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and watched in self._names:
+            self.counts[self._names[watched]] += 1
+        return False

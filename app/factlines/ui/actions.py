@@ -1,7 +1,8 @@
 """The edits every view offers, in one place: each goes through the undo stack.
 
-Views (the triple editor, the chart, the browser) call these; a refused edit becomes a message
-on the state (shown in the status bar) and writes nothing.
+Views (the triple editor, the chart, the browser) call these; a refused edit, or one the store
+cannot take now, becomes a message on the state (shown in the status bar) and writes nothing.
+Any other exception is a bug: it is not caught here, and reaches the app's error handler.
 """
 
 from __future__ import annotations
@@ -9,13 +10,29 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from factlines.core import temporal
-from factlines.core.store import DuplicateFact, KnowledgeGraph, describe
+from factlines.core.errors import DuplicateFact, Refused, Unavailable
+from factlines.core.store import KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
+from factlines.ui.errors import in_words
 from factlines.ui.state import AppState
+
+
+def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str = "") -> QAction:
+    """A window's QAction: named for automation, its shortcut live wherever the window is."""
+    action = QAction(text, window)
+    action.setObjectName(name)
+    if keys is not None:
+        action.setShortcut(QKeySequence(keys))
+    if tip:
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+    action.triggered.connect(slot)
+    window.addAction(action)
+    return action
 
 
 class FactActions(QObject):
@@ -26,12 +43,15 @@ class FactActions(QObject):
         self._dialog_parent = parent
 
     def _edit(self, text: str, edit: Callable[[KnowledgeGraph], object]) -> object | None:
-        """Run one undoable edit; a refusal is reported and returns None."""
+        """Run one undoable edit; a refusal, or a store unavailable now, is said and returns
+        None."""
         try:
             return run_edit(self.state, self.stack, text, edit)
-        except ValueError as exc:
+        except Refused as exc:
             self.state.message.emit(f"{text} refused: {exc}")
-            return None
+        except Unavailable as exc:
+            self.state.message.emit(f"{text} not done: {in_words(exc)}")
+        return None
 
     def default_end(self) -> str:
         """Where "End fact" ends by default: at as_of, else today."""
@@ -94,8 +114,10 @@ class FactActions(QObject):
         except DuplicateFact as exc:
             self.state.message.emit(f"{text} refused: {exc}")
             self.state.select_fact(exc.fact_id)
-        except ValueError as exc:
+        except Refused as exc:
             self.state.message.emit(f"{text} refused: {exc}")
+        except Unavailable as exc:
+            self.state.message.emit(f"{text} not done: {in_words(exc)}")
         return None
 
     def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
@@ -147,8 +169,8 @@ class FactActions(QObject):
             return None
         try:
             return kg.get_fact(triple_id)
-        except ValueError as exc:
-            self.state.message.emit(str(exc))
+        except (Refused, Unavailable) as exc:
+            self.state.message.emit(in_words(exc))
             return None
 
     # ── Dialogs: collect values, then apply through the methods above ─────

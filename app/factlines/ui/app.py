@@ -34,12 +34,15 @@ def _quiet_platform_notes() -> None:
     previous = qInstallMessageHandler(handler)
 
 
-def _application():
+def _application(quiet: bool | None = None):
+    """The QApplication, and the one handler for exceptions nothing caught (a bug): shown
+    with its traceback (only recorded and printed when ``quiet``), the app going on."""
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from factlines import APP_ID
     from factlines.core.resources import resource_path
+    from factlines.ui import errors
 
     app = QApplication.instance()
     if app is None:
@@ -49,6 +52,8 @@ def _application():
         app.setApplicationDisplayName("Factlines")
         app.setDesktopFileName(APP_ID)  # the desktop shell finds the .desktop file and icon
         app.setWindowIcon(QIcon(str(resource_path("factlines.svg"))))
+    if not isinstance(sys.excepthook, errors.ErrorHandler):
+        errors.install(quiet)
     return app
 
 
@@ -73,7 +78,7 @@ def startup_path(settings) -> tuple[Path, bool]:
     """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's, or a new one."""
     from factlines.core.store import DEFAULT_KG_PATH
     from factlines.ui import settings as app_settings
-    from factlines.ui.mainwindow import default_new_path
+    from factlines.ui.document import default_new_path
 
     last = app_settings.last_file(settings)
     if last and Path(last).is_file():
@@ -109,10 +114,11 @@ def _fail(message: str) -> int:
 
 def screenshot(args) -> int:
     """Render the window offscreen into a PNG; 0 on success, 2 with a message otherwise."""
+    from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
 
     _quiet_platform_notes()
-    app = _application()
+    app = _application(quiet=True)
     window = MainWindow(settings=getattr(args, "settings", None), quiet=True)
     try:
         if not _open_requested(window, args):
@@ -125,7 +131,7 @@ def screenshot(args) -> int:
         if args.as_of is not None:
             try:
                 window.set_as_of(args.as_of or None)
-            except ValueError as exc:
+            except Refused as exc:
                 return _fail(str(exc))
         width, height = args.size or SCREENSHOT_SIZE
         window.resize(width, height)
@@ -161,6 +167,7 @@ def run(args) -> int:
     _prepare_environment(bool(getattr(args, "screenshot", None)))
     if getattr(args, "screenshot", None):
         return screenshot(args)
+    from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
 
     app = _application()
@@ -172,7 +179,7 @@ def run(args) -> int:
     elif opened and getattr(args, "demo", False):
         select_richest(window)
     if args.as_of is not None:
-        with contextlib.suppress(ValueError):  # already said in the status bar
+        with contextlib.suppress(Refused):  # already said in the status bar
             window.set_as_of(args.as_of or None)
     demo_path = window.path() if getattr(args, "demo", False) else None
     settle_after_startup()

@@ -1,7 +1,14 @@
 """Every edit is a QUndoCommand that only calls the store.
 
-An edit runs once, recorded, before it is pushed: a refused edit (a ValueError naming what was
-wrong) writes nothing and pushes nothing. Undo puts back the recorded rows; redo writes them again.
+An edit runs once, recorded, before it is pushed: a refused edit (a ``Refused`` naming what was
+wrong) or an unavailable store (``Unavailable``) writes nothing and pushes nothing. Undo puts
+back the recorded rows; redo writes them again.
+
+When undo or redo cannot be done:
+
+- the rows changed since (``ConflictError``): the step is dropped, it can never be replayed;
+- the store is unavailable (locked, disk full, gone): nothing was written and the step stays
+  where it was, so the same undo or redo can be tried again.
 """
 
 from __future__ import annotations
@@ -10,45 +17,76 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from factlines.core.errors import ConflictError, Refused, Unavailable
 from factlines.core.store import Change, KnowledgeGraph
 from factlines.ui.state import AppState
 
 
 class StoreCommand(QUndoCommand):
-    def __init__(self, state: AppState, text: str, change: Change):
+    def __init__(self, state: AppState, stack: QUndoStack, text: str, change: Change):
         super().__init__(text)
         self._state = state
+        self._stack = stack
         self._change = change
-        self._done = True  # the edit already ran when it was recorded
+        # The next redo() or undo() only moves the stack's index: true at first, as the edit
+        # already ran when it was recorded; and when a failed step is put back in its place.
+        self._index_only = True
 
     def redo(self) -> None:
-        if self._done:
-            self._done = False
+        if self._index_only:
+            self._index_only = False
             return
         self._replay(self._state.kg.reapply, "redo")
 
     def undo(self) -> None:
+        if self._index_only:
+            self._index_only = False
+            return
         self._replay(self._state.kg.revert, "undo")
 
     def _replay(self, apply: Callable[[Change], None], verb: str) -> None:
         try:
             apply(self._change)
-        except ValueError as exc:
+        except ConflictError as exc:
             self.setObsolete(True)
             self._state.message.emit(f"Cannot {verb} “{self.text()}”: {exc}")
+        except Unavailable as exc:
+            self._stay(verb)
+            self._state.message.emit(
+                f"Cannot {verb} “{self.text()}” now ({exc}); nothing was written and the step "
+                "is kept: try again"
+            )
+            return
         self._state.notify_data_changed()
+
+    def _stay(self, verb: str) -> None:
+        """Keep this step where it was: the stack moves its index once this method returns,
+        so move it back as soon as it has (redo after a failed undo, undo after a failed redo,
+        neither of which writes)."""
+        stack = self._stack
+
+        def move_back(_index: int) -> None:
+            stack.indexChanged.disconnect(move_back)
+            self._index_only = True
+            if verb == "undo":
+                stack.redo()
+            else:
+                stack.undo()
+
+        stack.indexChanged.connect(move_back)
 
 
 def run_edit(
     state: AppState, stack: QUndoStack, text: str, edit: Callable[[KnowledgeGraph], object]
 ):
-    """Run ``edit(kg)`` as one undoable step. Returns its result, or raises its ValueError."""
+    """Run ``edit(kg)`` as one undoable step. Returns its result; a ``Refused`` or an
+    ``Unavailable`` propagates with nothing written and nothing pushed."""
     kg = state.kg
     if kg is None:
-        raise ValueError("no knowledge graph is open")
+        raise Refused("no knowledge graph is open")
     with kg.recording() as change:
         result = edit(kg)
     if change:
-        stack.push(StoreCommand(state, text, change))
+        stack.push(StoreCommand(state, stack, text, change))
         state.notify_data_changed()
     return result

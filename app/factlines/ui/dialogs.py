@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
+from factlines.core.errors import Refused
 from factlines.core.store import PROVENANCE
 
 PROVENANCE_LABELS = {
@@ -236,7 +237,7 @@ class FactDialog(_ProvenanceMixin, _FormDialog):
         try:
             values = self.values()
             temporal.check_interval(values["valid_from"], values["valid_to"])
-        except ValueError as exc:
+        except Refused as exc:  # TimeValueError
             return str(exc)
         return None
 
@@ -286,7 +287,7 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
             temporal.check_interval(
                 self._fact["valid_from"], temporal.boundary(values["at"]), to_field="at"
             )
-        except ValueError as exc:
+        except Refused as exc:  # TimeValueError
             return str(exc)
         return None
 
@@ -314,7 +315,7 @@ class EndFactDialog(_FormDialog):
             if ended is None:
                 return f"ended is required; expected {temporal.EXPECTED_FORMS}"
             temporal.check_interval(self._fact["valid_from"], ended, to_field="ended")
-        except ValueError as exc:
+        except Refused as exc:  # TimeValueError
             return str(exc)
         return None
 

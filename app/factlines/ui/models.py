@@ -20,6 +20,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QFont
 
 from factlines.core import temporal
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.state import AppState
@@ -516,7 +517,7 @@ class FactModel(QAbstractTableModel):
         if fact is None and self._state.kg is not None:
             try:
                 fact = self._state.kg.get_fact(triple_id)
-            except ValueError:
+            except (Refused, Unavailable):  # gone since, or unreadable now: the id will do
                 return triple_id
         return describe(fact)
 
@@ -549,22 +550,30 @@ class FactModel(QAbstractTableModel):
     @staticmethod
     def check(fact: dict, key: str, text: str) -> str | None:
         """Why ``text`` cannot go into ``key`` of ``fact``, or None when it can."""
-        try:
-            if key in ("valid_from", "valid_to"):
+        if key in ("valid_from", "valid_to"):
+            try:
                 value = temporal.parse(text, key)
                 start = value if key == "valid_from" else fact["valid_from"]
                 end = value if key == "valid_to" else fact["valid_to"]
                 temporal.check_interval(start, end)
-            elif key == "confidence":
-                number = float(text)
-                if not 0.0 <= number <= 1.0:
-                    return f"confidence={text!r} is not between 0 and 1"
-            elif key == "predicate" and not text:
-                return "a predicate cannot be empty"
-        except ValueError as exc:
-            if key == "confidence":
+            except Refused as exc:  # TimeValueError
+                return str(exc)
+        elif key == "confidence":
+            number = _number(text)
+            if number is None:
                 return f"confidence={text!r} is not a number between 0 and 1"
-            return str(exc)
+            if not 0.0 <= number <= 1.0:
+                return f"confidence={text!r} is not between 0 and 1"
+        elif key == "predicate" and not text:
+            return "a predicate cannot be empty"
+        return None
+
+
+def _number(text: str) -> float | None:
+    """``text`` as a number, or None: a person's typing, not the store's answer."""
+    try:
+        return float(text)
+    except ValueError:
         return None
 
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
+from factlines.core.errors import Refused
 from factlines.ui.state import AppState
 
 PLAY_TICK_MS = 40
@@ -148,6 +149,7 @@ class TimeControl(QWidget):
 
     # Range: the graph's span (read off the store's indexes: well under a millisecond), padded
     def _graph_changed(self) -> None:
+        self.pause()  # another graph: play starts again only when asked
         self._span = None
         self.refresh_span()
 
@@ -195,7 +197,7 @@ class TimeControl(QWidget):
         text = self.field.text().strip()
         try:
             self._state.set_as_of(text or None)
-        except ValueError as exc:
+        except Refused as exc:  # TimeValueError
             self.field.setStyleSheet("background: #fdecea;")
             self._state.message.emit(f"as_of not changed: {exc}")
             return

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QWidget
 
 from factlines.core import temporal
+from factlines.core.errors import Refused
 from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.actions import FactActions
@@ -100,7 +101,7 @@ class AsOfCursor:
         value = gl.start_value(self.line.value(), as_day, self._nav.seconds_per_px())
         try:
             self._state.set_as_of(value)
-        except ValueError as exc:
+        except Refused as exc:
             self._state.message.emit(f"as_of refused: {exc}")
         self.sync()
 

@@ -1,0 +1,191 @@
+"""The open knowledge graph as a document: what belongs to one graph, and nothing about windows.
+
+A :class:`Document` owns the store (the ``KnowledgeGraph`` façade) while it is open: where it
+is, whether it may be written, whether it must be closed here, its undo steps, the watch for
+other programs' writes, and its per-file settings (where ``as_of`` was left). Views never hold
+it: the document hands the graph to them through :class:`~factlines.ui.state.AppState`.
+
+Opening refuses (``Refused``) or cannot for now (``Unavailable``) with nothing changed; the
+caller says so. Every edit is written at once, so there is nothing to save.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
+from PySide6.QtGui import QUndoStack
+
+from factlines import open_graph
+from factlines.core.errors import Refused, Unavailable
+from factlines.ui import settings as app_settings
+from factlines.ui.state import AppState
+
+if TYPE_CHECKING:
+    from factlines import KnowledgeGraph
+
+WATCH_MS = 1000  # how often another program's writes are looked for
+SAVE_AS_OF_MS = 1000  # as_of is kept this long after it stops moving
+
+
+def default_new_path() -> Path:
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(folder or Path.home() / ".factlines") / "knowledge_graph.sqlite3"
+
+
+class Document(QObject):
+    def __init__(self, state: AppState, settings: QSettings, parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.settings = settings
+        self.undo_stack = QUndoStack(self)
+        self._kg: KnowledgeGraph | None = None
+        self._path: str | None = None
+        self._owned = False  # opened here, so closed here
+        self._keep_position = True  # as_of kept for this file across sessions
+        self.read_only = False  # shown nowhere yet: every graph is opened for writing
+        self._unreadable = False  # the watch already said the file cannot be read
+
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_MS)
+        self._watch.timeout.connect(self.check_external_changes)
+        self._watch.start()
+        self._save_timer = QTimer(self)
+        self._save_timer.setSingleShot(True)
+        self._save_timer.setInterval(SAVE_AS_OF_MS)
+        self._save_timer.timeout.connect(self.save_as_of)
+        state.asOfChanged.connect(self._schedule_save)
+
+    # ── What is open ──────────────────────────────────────────────────────
+
+    @property
+    def kg(self) -> KnowledgeGraph | None:
+        return self._kg
+
+    @property
+    def path(self) -> str | None:
+        """The open file, resolved; None when no graph is open."""
+        return self._path
+
+    @property
+    def owned(self) -> bool:
+        return self._owned
+
+    def title(self) -> str:
+        """What the window's title says: the file and its folder (every edit is already
+        written, so there is no unsaved state to mark)."""
+        if self._path is None:
+            return "Factlines"
+        path = Path(self._path)
+        return f"{path.name} — {path.parent} — Factlines"
+
+    def stats_text(self) -> str:
+        kg = self._kg
+        if kg is None or kg.closed:
+            return "No graph open"
+        try:
+            stats = kg.stats()
+        except Unavailable as exc:
+            return f"Counts unavailable ({exc})"
+        return (
+            f"{stats['entities']:,} entities · {stats['triples']:,} facts · "
+            f"{stats['current_facts']:,} current · {stats['expired_facts']:,} ended · "
+            f"{len(stats['relationship_types']):,} predicates"
+        )
+
+    # ── Opening ───────────────────────────────────────────────────────────
+
+    def set_graph(self, kg: KnowledgeGraph | None, owned: bool, keep_position: bool = True) -> None:
+        """Make ``kg`` the open graph; ``owned`` closes it here when another one is shown,
+        ``keep_position`` keeps its as_of across sessions (not for the demo's copies)."""
+        self.save_as_of()
+        old, old_owned = self._kg, self._owned
+        self.undo_stack.clear()
+        self._kg = kg
+        self._owned = owned
+        self._path = str(Path(kg.db_path).resolve()) if kg is not None else None
+        self._keep_position = keep_position
+        self._unreadable = False
+        self.read_only = False
+        self.state.set_kg(kg)
+        if old is not None and old_owned and old is not kg:
+            old.close()
+        self._restore_as_of()
+        if kg is not None:
+            self.state.message.emit(f"Opened {self._path}")
+
+    def open(self, path: str | os.PathLike) -> None:
+        """Open an existing graph file; ``Refused`` or ``Unavailable`` with nothing changed."""
+        self.set_graph(open_graph(path, create=False), owned=True)
+
+    def create(self, path: str | os.PathLike) -> None:
+        """Create a new, empty graph file (its folder too) and open it; an existing file is
+        refused, never opened or overwritten."""
+        path = Path(path).expanduser()
+        if path.exists():
+            raise Refused(f"{path} already exists; open it instead, or choose a new name")
+        _make_folder(path.parent)
+        self.set_graph(open_graph(path, create=True), owned=True)
+
+    def open_demo(self) -> None:
+        """A fresh copy of the demo graph, in a temporary file: edit freely."""
+        from factlines.core.demo import create_demo
+
+        self.set_graph(create_demo(), owned=True, keep_position=False)
+        self.state.message.emit("Opened the demo graph (a temporary copy: edit freely)")
+
+    def close(self) -> None:
+        """Keep where as_of was left, stop watching, and close the store if opened here."""
+        self._watch.stop()
+        self._save_timer.stop()
+        self.save_as_of()
+        if self._owned and self._kg is not None:
+            self._kg.close()
+
+    # ── Other programs' writes ────────────────────────────────────────────
+
+    def check_external_changes(self) -> bool:
+        """Reload the views when another program wrote the file (polled every second)."""
+        kg = self._kg
+        if kg is None or kg.closed:
+            return False
+        try:
+            changed = kg.changed_externally()
+        except (Refused, Unavailable) as exc:
+            if not self._unreadable:  # said once, not every second
+                self._unreadable = True
+                self.state.message.emit(f"Cannot read the file now ({exc}); trying again")
+            return False
+        self._unreadable = False
+        if changed:
+            self.state.notify_data_changed()
+            self.state.message.emit("The file was changed by another program: views reloaded")
+        return changed
+
+    # ── Per-file settings ─────────────────────────────────────────────────
+
+    def _schedule_save(self, *_as_of) -> None:
+        self._save_timer.start()
+
+    def save_as_of(self) -> None:
+        if self._path is not None and self._keep_position:
+            app_settings.AS_OF_BY_FILE.of(self._path).set(self.settings, self.state.as_of)
+
+    def _restore_as_of(self) -> None:
+        as_of = None
+        if self._path is not None and self._keep_position:
+            as_of = app_settings.AS_OF_BY_FILE.of(self._path).get(self.settings)
+        try:
+            self.state.set_as_of(as_of)
+        except Refused:  # kept by an older version in a form no longer accepted
+            self.state.set_as_of(None)
+        self._save_timer.stop()  # restoring is not moving
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Unavailable(f"cannot create the folder {folder}: {exc.strerror or exc}") from None

@@ -1,0 +1,130 @@
+"""The entity browser in the window: search as you type, filters, rename and merge, painting."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView
+
+from ui_fixtures import *  # noqa: F403
+from ui_fixtures import PaintCounter, dump, file_query, messages_of, triple_rows
+
+
+def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot):
+    # Built once the window is idle after opening, and again on focus after a write.
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=2000)
+    stale = window.kg._store.entities._search_index
+    window.kg.add_entity("Zora Quill", "person")
+    window.focus_search()
+    qtbot.waitUntil(lambda: window.browser.search_field.hasFocus(), timeout=2000)
+    assert window.kg._store.entities._search_index is not stale
+
+
+def test_search_as_you_type_and_enter_selects(window, qtbot):
+    browser = window.browser
+    view = window.findChild(QAbstractItemView, "entityBrowser")
+    window.focus_search()
+    qtbot.keyClicks(browser.search_field, "MOR")
+    qtbot.waitUntil(lambda: view.model().rowCount() == 1, timeout=2000)
+    assert view.model().index(0, 0).data() == "Kai Moreno"
+    qtbot.keyClick(browser.search_field, Qt.Key.Key_Return)
+    assert window.state.entity == "kai_moreno"
+    assert len(triple_rows(window)) == len(window.kg.intervals("Kai Moreno"))
+    # Typing in the list goes to the search; arrows move; Enter selects.
+    browser.set_search("")
+    view.setFocus()
+    qtbot.keyClicks(view, "lisb")
+    qtbot.waitUntil(lambda: view.model().rowCount() == 1, timeout=2000)
+    assert browser.search_field.text() == "lisb"
+    view.setFocus()
+    view.setCurrentIndex(view.model().index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert window.state.entity == "lisbon"
+
+
+def test_arrows_from_the_search_field_move_in_the_list(window, qtbot):
+    browser = window.browser
+    view = window.findChild(QAbstractItemView, "entityBrowser")
+    window.focus_search()
+    qtbot.keyClicks(browser.search_field, "a")
+    qtbot.waitUntil(lambda: browser.model.search == "a", timeout=2000)
+    assert view.model().rowCount() > 3
+    qtbot.keyClick(browser.search_field, Qt.Key.Key_Down)
+    assert view.hasFocus() and view.currentIndex().isValid()
+    first = view.currentIndex().row()
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentIndex().row() == first + 1
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    name = view.model().index(first + 1, 0).data()
+    assert window.state.entity == window.kg.get_entity(name)["id"]
+
+
+def test_only_entities_valid_at_as_of(window, qtbot):
+    browser = window.browser
+    everyone = browser.model.total
+    window.set_as_of("2016-01-01")
+    browser.valid_only.setChecked(True)
+    assert browser.model.total < everyone
+    window.set_as_of("2026-01-01")
+    qtbot.waitUntil(lambda: browser.model.valid_at == "2026-01-01", timeout=2000)
+    browser.type_filter.setCurrentIndex(browser.type_filter.findData("project"))
+    names = {browser.model.entity_at(r)["name"] for r in range(browser.model.rowCount())}
+    assert "Orion" in names and "Kai Moreno" not in names
+
+
+def test_rename_and_merge_from_the_browser(window, demo, answer_dialogs):
+    before = dump(demo.db_path)
+    answer_dialogs.append(lambda d: d.name.setText("Kai M. Moreno"))
+    assert window.fact_actions.rename_entity_dialog("kai_moreno")
+    assert file_query(demo.db_path, "SELECT name FROM entities WHERE id = 'kai_moreno'") == [
+        ("Kai M. Moreno",)
+    ]
+    assert window.browser.model.entity_at(window.browser.model.row_of("kai_moreno"))["name"] == (
+        "Kai M. Moreno"
+    )
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before
+
+    helios_facts = file_query(
+        demo.db_path, "SELECT COUNT(*) FROM triples WHERE subject = 'helios' OR object = 'helios'"
+    )[0][0]
+    answer_dialogs.append(lambda d: d.name.setText("Orion"))
+    window.select_entity("Helios")
+    assert window.fact_actions.merge_entity_dialog("helios")
+    assert file_query(demo.db_path, "SELECT 1 FROM entities WHERE id = 'helios'") == []
+    assert helios_facts > 0
+    assert file_query(
+        demo.db_path, "SELECT COUNT(*) FROM triples WHERE subject = 'helios' OR object = 'helios'"
+    ) == [(0,)]
+    assert window.state.entity == "orion"
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before
+    said = messages_of(window)
+    answer_dialogs.append(lambda d: d.name.setText("Nobody At All"))
+    assert not window.fact_actions.merge_entity_dialog("helios")
+    assert "not in the graph" in said[-1]
+
+
+def test_the_browser_context_menu_renames_and_merges(window, demo, answer_dialogs):
+    browser = window.browser
+    kai = browser.model.entity_at(browser.model.row_of("kai_moreno"))
+    menu = browser.context_menu(kai)
+    actions = {a.text(): a for a in menu.actions()}
+    assert {"Rename…", "Merge into…", "Add fact…", "Copy id"} <= set(actions)
+    answer_dialogs.append(lambda d: d.name.setText("Kai Moreno-Silva"))
+    actions["Rename…"].trigger()
+    assert file_query(demo.db_path, "SELECT name FROM entities WHERE id = 'kai_moreno'") == [
+        ("Kai Moreno-Silva",)
+    ]
+
+
+def test_a_keystroke_paints_the_entity_list_once(window, qtbot):
+    # Short enough that all 31 demo entities need a scroll bar, and one match does not.
+    window.resize(1500, 600)
+    window.browser.set_search("kai")
+    qtbot.wait(50)
+    counter = PaintCounter({"list": window.browser.view.viewport()})
+    window.browser.set_search("")
+    qtbot.waitUntil(lambda: counter.counts["list"] > 0, timeout=2000)
+    qtbot.wait(50)
+    assert window.browser.model.rowCount() == 31
+    assert counter.counts == {"list": 1}
