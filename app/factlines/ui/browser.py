@@ -152,7 +152,7 @@ class EntityBrowser(QWidget):
         state.entityChanged.connect(lambda _e: self._show_selection())
         state.asOfChanged.connect(self._as_of_changed)
         self._graph_changed()
-        self._data_changed()
+        self._data_changed(None)
 
     def sizeHint(self) -> QSize:
         return QSize(340, 600)
@@ -204,8 +204,12 @@ class EntityBrowser(QWidget):
         self.type_filter.addItem(ALL_TYPES, None)
         self.type_filter.blockSignals(False)
 
-    def _data_changed(self) -> None:
-        """Rows were written: refresh the type list if it changed, then the listing."""
+    def _data_changed(self, touched) -> None:
+        """Rows were written: refresh the type list if entities changed, then the listing (only
+        the rows that changed, when the same entities are still listed)."""
+        if touched is not None and not (touched.everything or touched.entities):
+            self.model.update_rows()
+            return
         current = self.type_filter.currentData()
         kg = self._state.kg
         types = kg.entity_types() if kg is not None else []

@@ -50,14 +50,13 @@ class StoreCommand(QUndoCommand):
         except ConflictError as exc:
             self.setObsolete(True)
             self._state.message.emit(f"Cannot {verb} “{self.text()}”: {exc}")
+            self._state.reload_soon()  # someone else wrote those rows: show them as they are
         except Unavailable as exc:
             self._stay(verb)
             self._state.message.emit(
                 f"Cannot {verb} “{self.text()}” now ({exc}); nothing was written and the step "
                 "is kept: try again"
             )
-            return
-        self._state.notify_data_changed()
 
     def _stay(self, verb: str) -> None:
         """Keep this step where it was: the stack moves its index once this method returns,
@@ -80,7 +79,8 @@ def run_edit(
     state: AppState, stack: QUndoStack, text: str, edit: Callable[[KnowledgeGraph], object]
 ):
     """Run ``edit(kg)`` as one undoable step. Returns its result; a ``Refused`` or an
-    ``Unavailable`` propagates with nothing written and nothing pushed."""
+    ``Unavailable`` propagates with nothing written and nothing pushed. The views hear of the
+    write from the store itself (AppState listens), with the ids it touched."""
     kg = state.kg
     if kg is None:
         raise Refused("no knowledge graph is open")
@@ -88,5 +88,4 @@ def run_edit(
         result = edit(kg)
     if change:
         stack.push(StoreCommand(state, stack, text, change))
-        state.notify_data_changed()
     return result

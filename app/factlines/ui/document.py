@@ -152,7 +152,7 @@ class Document(QObject):
         if kg is None or kg.closed:
             return False
         try:
-            changed = kg.changed_externally()
+            changed = kg.external_changes()
         except (Refused, Unavailable) as exc:
             if not self._unreadable:  # said once, not every second
                 self._unreadable = True
@@ -160,9 +160,9 @@ class Document(QObject):
             return False
         self._unreadable = False
         if changed:
-            self.state.notify_data_changed()
+            self.state.reload_soon()  # SQLite cannot say which rows: all, once
             self.state.message.emit("The file was changed by another program: views reloaded")
-        return changed
+        return bool(changed)
 
     # ── Per-file settings ─────────────────────────────────────────────────
 

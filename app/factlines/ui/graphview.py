@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.core import temporal
 from factlines.ui import style
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
@@ -46,15 +45,15 @@ class GraphView(QGraphicsView):
         self.setBackgroundBrush(QBrush(QColor("#fbfbfc")))
         self.setMinimumSize(220, 200)
         self.setMouseTracking(True)
-        # (path item, colour, [(valid_from, valid_to)]) per drawn edge
-        self._edges: list[tuple[QGraphicsPathItem, QColor, list[tuple]]] = []
-        # (node item, label item, [(valid_from, valid_to)]) per neighbour
-        self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list]] = []
+        # (path item, colour, its facts' positions in the state's facts) per drawn edge
+        self._edges: list[tuple[QGraphicsPathItem, QColor, list[int]]] = []
+        # (node item, label item, its facts' positions) per neighbour
+        self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list[int]]] = []
         self._legend: list[tuple[str, QColor]] = []
         self._note = ""
         self._stale = False  # the state changed while the view was hidden
         state.entityChanged.connect(lambda _e: self.rebuild())
-        state.dataChanged.connect(self.rebuild)
+        state.factsChanged.connect(lambda _patch: self.rebuild())
         state.asOfChanged.connect(lambda _v: self.restyle())
         self.rebuild()
 
@@ -78,6 +77,10 @@ class GraphView(QGraphicsView):
             self.viewport().update()
             return
         facts = self._state.entity_facts()
+
+        def position(fact: dict) -> int:
+            return self._state.fact_index(fact["id"])
+
         by_neighbour: dict[str, list[dict]] = defaultdict(list)
         names: dict[str, str] = {}
         for fact in facts:
@@ -109,7 +112,7 @@ class GraphView(QGraphicsView):
             for k, ((predicate, direction), group) in enumerate(sorted(groups.items())):
                 color = predicates.setdefault(predicate, style.predicate_color(predicate))
                 bend = (k - (len(groups) - 1) / 2) * 22.0
-                spans = [(f["valid_from"], f["valid_to"]) for f in group]
+                spans = [position(f) for f in group]
                 item = self._edge(QPointF(0, 0), pos, bend)
                 arrow = "→" if direction == "outgoing" else "←"
                 item.setToolTip(
@@ -123,9 +126,7 @@ class GraphView(QGraphicsView):
                 self._edges.append((item, color, spans))
             node = self._node(pos, NODE_RADIUS, neighbour, names[neighbour])
             label = self._label(names[neighbour], pos, angle, label_font)
-            self._nodes.append(
-                (node, label, [(f["valid_from"], f["valid_to"]) for f in by_neighbour[neighbour]])
-            )
+            self._nodes.append((node, label, [position(f) for f in by_neighbour[neighbour]]))
         center = self._node(QPointF(0, 0), CENTER_RADIUS, entity["id"], entity["name"])
         center.setBrush(QBrush(QColor("#1a5fb4")))
         center.setPen(QPen(QColor("#0d3b75"), 2))
@@ -199,10 +200,10 @@ class GraphView(QGraphicsView):
     def restyle(self) -> None:
         if self._stale:
             return  # rebuilt, restyled, when shown
-        key = self._state.as_of_key
+        mask = self._state.valid_mask()  # the rule, evaluated once per step by the state
 
-        def valid(spans) -> bool:
-            return key is None or any(temporal.is_valid_at(a, b, key) for a, b in spans)
+        def valid(positions: list[int]) -> bool:
+            return bool(mask[positions].any())
 
         for item, color, spans in self._edges:
             if valid(spans):

@@ -23,6 +23,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui import style
+from factlines.ui.entity_facts import FactsPatch
 from factlines.ui.state import AppState
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -113,6 +114,24 @@ class EntityModel(QAbstractTableModel):
             self._total = kg.count_entities(self.search, self.entity_type, self.valid_at)
             self._rows = self._query(0, min(keep, self._total))
         self.endResetModel()
+
+    def update_rows(self) -> None:
+        """After a write: read the rows shown again; when they are the same entities in the
+        same order, announce just the rows whose counts or names changed (no reset)."""
+        kg = self._state.kg
+        if kg is None or not self._rows:
+            self.refresh()
+            return
+        total = kg.count_entities(self.search, self.entity_type, self.valid_at)
+        rows = self._query(0, min(len(self._rows), total))
+        if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
+            self.refresh()
+            return
+        last = len(self.COLUMNS) - 1
+        for row, (old, new) in enumerate(zip(self._rows, rows)):
+            if old != new:
+                self._rows[row] = new
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 
     def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
@@ -229,8 +248,9 @@ _RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROL
 class FactModel(QAbstractTableModel):
     """The selected entity's facts in both directions; edits go through ``edit`` (undoable).
 
-    ``edit(triple_id, field, value) -> bool`` applies one validated change; ``refused`` carries
-    the reason a typed value was not accepted (nothing is written then).
+    ``edit(triple_id, **{field: value}) -> bool`` applies one validated change as an undoable
+    edit (``FactActions.update_fact``); ``refused`` carries the reason a typed value was not
+    accepted (nothing is written then).
     """
 
     refused = Signal(str)
@@ -240,9 +260,9 @@ class FactModel(QAbstractTableModel):
         self._state = state
         self._edit = edit
         self._facts: list[dict] = []
-        self._valid = np.zeros(0, dtype=bool)
-        self._starts = np.zeros(0)  # POSIX start keys, -inf for an unknown start
-        self._ends = np.zeros(0)  # POSIX end keys, +inf for an open end
+        self._valid = np.zeros(0, dtype=bool)  # by row, read from the state's mask
+        self._source = np.zeros(0, dtype=np.int64)  # row -> position in the state's facts
+        self._row_of_source = np.zeros(0, dtype=np.int64)  # and back
         self._predicate_brushes: dict[str, QBrush] = {}
         self._conflicts: dict[str, list[dict]] = {}
         self._row_of: dict[str, int] = {}
@@ -259,49 +279,70 @@ class FactModel(QAbstractTableModel):
             for _key, _header, editable in FACT_COLUMNS
         )
 
-    # Loading and restyling
+    # Loading, patching and restyling
     def reload(self) -> None:
+        """Show the selected entity's facts afresh (a reset: a new entity, or a full reload)."""
         self.beginResetModel()
         self._facts = list(self._state.entity_facts())
         self._conflicts = self._state.conflicts_by_fact()
         self._sort_rows()
-        self._compute_valid()
         self.endResetModel()
 
-    def _index_times(self) -> None:
-        """The rows' start and end keys as arrays (after loading or sorting)."""
-        facts = self._facts
-        self._starts = np.array(
-            [-np.inf if f["start"] is None else f["start"] for f in facts], dtype=float
-        )
-        self._ends = np.array(
-            [np.inf if f["end"] is None else f["end"] for f in facts], dtype=float
-        )
-
-    def _compute_valid(self) -> None:
-        """The validity rule over every row at once: start <= as_of < end."""
-        at = self._state.as_of_posix
-        if at is None:
-            self._valid = np.ones(len(self._facts), dtype=bool)
+    def apply_patch(self, patch: FactsPatch) -> None:
+        """Show a write: only the rows it touched change (inserted, removed, updated); the
+        rows are re-sorted, as a layout change, only when their order changed."""
+        if patch.reloaded:
+            self.reload()
+            return
+        self._conflicts = self._state.conflicts_by_fact()
+        for tid in patch.removed:
+            row = self._row_of.pop(tid, None)
+            if row is None:
+                continue
+            self.beginRemoveRows(_ROOT, row, row)
+            del self._facts[row]
+            self._map_to_state()
+            self.endRemoveRows()
+        if patch.added:
+            first = len(self._facts)
+            self.beginInsertRows(_ROOT, first, first + len(patch.added) - 1)
+            state_facts = self._state.entity_facts()
+            self._facts += [state_facts[self._state.fact_index(tid)] for tid in patch.added]
+            self._map_to_state()
+            self.endInsertRows()
+        ordered = self._sorted()
+        if [fact["id"] for fact in ordered] != [fact["id"] for fact in self._facts]:
+            self._reorder(ordered)
         else:
-            self._valid = (self._starts <= at) & (self._ends > at)
+            self._map_to_state()
+        last = len(FACT_COLUMNS) - 1
+        for tid in patch.changed:
+            row = self._row_of.get(tid)
+            if row is not None:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+
+    def _map_to_state(self) -> None:
+        """Where each row's fact is in the state's list, and the rows' validity from the
+        state's mask (the rule is evaluated once per as_of step, by the state)."""
+        self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+        index = self._state.fact_index
+        self._source = np.array([index(fact["id"]) for fact in self._facts], dtype=np.int64)
+        self._row_of_source = np.full(len(self._source), -1, dtype=np.int64)
+        self._row_of_source[self._source] = np.arange(len(self._source))
+        self._valid = self._state.valid_mask()[self._source]
 
     # Past this many runs of flipped rows, one signal over every row beats one per run.
     MAX_RUNS = 32
 
     def restyle(self) -> int:
-        """``as_of`` moved: recompute which rows are valid; no store query.
+        """``as_of`` moved: read the rows' validity from the state; no store query.
 
         Only the rows whose validity flipped are announced (most day steps flip none), so
         the view repaints just those cells, and a dynamic filter proxy re-tests just those
         rows. Returns how many rows flipped.
         """
-        before = self._valid
-        self._compute_valid()
-        if len(before) != len(self._valid):  # never between reloads; be safe
-            flipped = np.arange(len(self._valid))
-        else:
-            flipped = np.flatnonzero(before != self._valid)
+        self._valid = self._state.valid_mask()[self._source]
+        flipped = np.sort(self._row_of_source[self._state.flipped])
         if not flipped.size:
             return 0
         last = len(FACT_COLUMNS) - 1
@@ -340,10 +381,9 @@ class FactModel(QAbstractTableModel):
         return self._facts
 
     # Sorting (the model sorts its own list: cheaper than a proxy's per-pair comparisons)
-    def _sort_rows(self) -> None:
+    def _sorted(self) -> list[dict]:
         column, order = self._sort
         key_name = FACT_COLUMNS[column][0]
-
         # Dates compare by their keys (POSIX start / end), text without case.
         field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
 
@@ -355,19 +395,19 @@ class FactModel(QAbstractTableModel):
                 value = value.casefold()
             return (False, value, fact["predicate"], fact["start"] or 0.0, fact["id"])
 
-        self._facts.sort(key=key, reverse=order == Qt.SortOrder.DescendingOrder)
-        self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
-        self._index_times()
+        return sorted(self._facts, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
 
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(FACT_COLUMNS):
-            return
+    def _sort_rows(self) -> None:
+        self._facts = self._sorted()
+        self._map_to_state()
+
+    def _reorder(self, facts: list[dict]) -> None:
+        """Show the rows in a new order, as a layout change that keeps persistent indexes."""
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()
         ids = [self._facts[p.row()]["id"] if p.isValid() else None for p in persistent]
-        self._sort = (column, order)
-        self._sort_rows()
-        self._compute_valid()
+        self._facts = facts
+        self._map_to_state()
         self.changePersistentIndexList(
             persistent,
             [
@@ -376,6 +416,12 @@ class FactModel(QAbstractTableModel):
             ],
         )
         self.layoutChanged.emit()
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(FACT_COLUMNS):
+            return
+        self._sort = (column, order)
+        self._reorder(self._sorted())
 
     # Model
     def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
@@ -537,7 +583,9 @@ class FactModel(QAbstractTableModel):
         new = self._coerce(key, text)
         if new == fact[key] or (key == "predicate" and new == fact["predicate"]):
             return False
-        return bool(self._edit(fact["id"], key, new))
+        # The write reaches the rows through the state's patch (this row's dataChanged), not
+        # through a reset from inside setData.
+        return bool(self._edit(fact["id"], **{key: new}))
 
     @staticmethod
     def _coerce(key: str, text: str):

@@ -5,10 +5,12 @@ Views read from it and listen to its signals; none keeps its own copy.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines.core import temporal
-from factlines.core.store import KnowledgeGraph
+from factlines.core.store import KnowledgeGraph, Touched
+from factlines.ui.entity_facts import EntityFacts, FactsPatch
 
 
 class AppState(QObject):
@@ -16,8 +18,10 @@ class AppState(QObject):
     asOfChanged = Signal(object)  # stored form, or None for "all time"
     entityChanged = Signal(object)  # entity id, or None
     factChanged = Signal(object)  # triple id, or None
-    dataChanged = Signal()  # rows were written (by us or, noticed later, by another process)
+    dataChanged = Signal(object)  # a Touched: rows written (by us, or by another program)
+    factsChanged = Signal(object)  # a FactsPatch of the selected entity's facts, after dataChanged
     message = Signal(str)  # a refused action or a result, for the status bar
+    _written = Signal(object)  # the store's report of a commit, brought to this thread
 
     def __init__(self, kg: KnowledgeGraph | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -25,8 +29,12 @@ class AppState(QObject):
         self._as_of: str | None = None
         self._entity: str | None = None
         self._fact: str | None = None
-        # What was read of the selected entity, by reader: (entity, rows)
-        self._read: dict[str, tuple[str, object]] = {}
+        self._facts: EntityFacts | None = None
+        self._flipped = np.zeros(0, dtype=np.int64)
+        self._reload_pending = False
+        self._written.connect(self.notify_data_changed)
+        if kg is not None:
+            kg.add_listener(self._store_wrote)
 
     # The graph
     @property
@@ -34,14 +42,18 @@ class AppState(QObject):
         return self._kg
 
     def set_kg(self, kg: KnowledgeGraph | None) -> None:
+        if self._kg is not None and not self._kg.closed:
+            self._kg.remove_listener(self._store_wrote)
         self._kg = kg
+        if kg is not None:
+            kg.add_listener(self._store_wrote)
         self._forget_facts()
         self._entity = None
         self._fact = None
         self.graphChanged.emit()
         self.entityChanged.emit(None)
         self.factChanged.emit(None)
-        self.dataChanged.emit()
+        self.dataChanged.emit(Touched.all_rows())
 
     # as_of
     @property
@@ -62,6 +74,8 @@ class AppState(QObject):
         value = temporal.parse(value, "as_of")
         if value != self._as_of:
             self._as_of = value
+            facts = self._facts
+            self._flipped = facts.move_to(self.as_of_posix) if facts else np.zeros(0, np.int64)
             self.asOfChanged.emit(value)
 
     # Selection
@@ -86,48 +100,84 @@ class AppState(QObject):
             self._fact = triple_id
             self.factChanged.emit(triple_id)
 
-    def notify_data_changed(self) -> None:
-        if (
-            self._kg is not None
-            and self._entity is not None
-            and self._kg.get_entity(self._entity) is None
-        ):
-            self.select_entity(None)
-        if self._fact is not None and self._kg is not None and not self._kg.has_fact(self._fact):
-            self.select_fact(None)
-        self._forget_facts()
-        self.dataChanged.emit()
+    # Writes
+    def _store_wrote(self, touched: Touched) -> None:
+        """The store's listener: called after each commit, maybe from another thread."""
+        self._written.emit(touched)
 
-    # The selected entity's facts, read once per selection or write and shared by every view
+    def notify_data_changed(self, touched: Touched | None = None) -> None:
+        """Rows changed: ``touched`` says which (None: anything may have, e.g. another
+        program wrote the file). Views hear ``dataChanged`` and, for the selected entity,
+        ``factsChanged`` with what to patch."""
+        touched = touched if touched is not None else Touched.all_rows()
+        kg = self._kg
+        if kg is None or kg.closed:
+            return
+        entity, fact = self._entity, self._fact
+        entity_touched = touched.everything or entity in touched.entities
+        if entity and entity_touched and not kg.get_entity(entity):
+            self.select_entity(None)
+        if fact and (touched.everything or fact in touched.facts) and not kg.has_fact(fact):
+            self.select_fact(None)
+        patch = self._facts.apply(touched) if self._facts is not None else FactsPatch()
+        self.dataChanged.emit(touched)
+        if patch:
+            self.factsChanged.emit(patch)
+
+    def reload_soon(self) -> None:
+        """Everything may have changed: reload once, when the event loop next runs (several
+        calls before then reload once)."""
+        if not self._reload_pending:
+            self._reload_pending = True
+            QTimer.singleShot(0, self._reload_now)
+
+    def _reload_now(self) -> None:
+        self._reload_pending = False
+        self.notify_data_changed(None)
+
+    # The selected entity's facts, read once per selection and patched after writes
     def _forget_facts(self) -> None:
-        self._read.clear()
+        self._facts = None
+
+    def _entity_facts(self) -> EntityFacts | None:
+        if self._kg is None or self._entity is None:
+            return None
+        if self._facts is None:
+            self._facts = EntityFacts(self._kg, self._entity, self.as_of_posix)
+        return self._facts
 
     def entity_record(self) -> dict | None:
         """The selected entity's row (``kg.get_entity``), None if it is not in the graph."""
-        return self._read_once("get_entity", None)
+        facts = self._entity_facts()
+        return facts.record if facts is not None else None
 
     def entity_facts(self) -> list[dict]:
-        """Every fact of the selected entity, both directions (``kg.intervals`` rows)."""
-        return self._read_once("intervals", [])
+        """Every fact of the selected entity, both directions (``kg.intervals`` rows). The
+        rows are shared by every view and patched in place after a write."""
+        facts = self._entity_facts()
+        return facts.facts if facts is not None else []
 
     def entity_conflicts(self) -> list[dict]:
-        """The conflicts that involve one of the selected entity's facts (``kg.conflicts``)."""
-        return self._read_once("conflicts", [])
-
-    def _read_once(self, reader: str, nothing):
-        """``kg.<reader>(entity)`` for the selected entity, read once per selection or write;
-        ``nothing`` while no entity is selected."""
-        if self._kg is None or self._entity is None:
-            return nothing
-        read = self._read.get(reader)
-        if read is None or read[0] != self._entity:
-            read = self._read[reader] = (self._entity, getattr(self._kg, reader)(self._entity))
-        return read[1]
+        """The conflicts that involve one of the selected entity's facts."""
+        facts = self._entity_facts()
+        return facts.conflicts if facts is not None else []
 
     def conflicts_by_fact(self) -> dict[str, list[dict]]:
         """The same conflicts by triple id, each with ``other``: the fact it clashes with."""
-        by_fact: dict[str, list[dict]] = {}
-        for conflict in self.entity_conflicts():
-            by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})
-            by_fact.setdefault(conflict["b"], []).append({**conflict, "other": conflict["a"]})
-        return by_fact
+        facts = self._entity_facts()
+        return facts.conflicts_by_fact if facts is not None else {}
+
+    def valid_mask(self) -> np.ndarray:
+        """Which of :meth:`entity_facts` are valid at as_of: evaluated once per as_of step."""
+        facts = self._entity_facts()
+        return facts.valid if facts is not None else np.ones(0, dtype=bool)
+
+    def fact_index(self, triple_id: str) -> int:
+        """The position of a fact in :meth:`entity_facts`, -1 when it is not one of them."""
+        facts = self._entity_facts()
+        return facts.index_of.get(triple_id, -1) if facts is not None else -1
+
+    @property
+    def flipped(self) -> np.ndarray:
+        """The positions in :meth:`entity_facts` whose validity the last as_of step flipped."""
+        return self._flipped

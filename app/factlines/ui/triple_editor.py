@@ -83,7 +83,7 @@ class TripleEditor(QWidget):
         self._state = state
         self._actions = actions
         self._entity: dict | None = None
-        self.model = FactModel(state, self._apply_edit, self)
+        self.model = FactModel(state, actions.update_fact, self)
         self.proxy = FactFilterProxy(self)  # dynamic: re-tests only the rows a step flips
         self.proxy.setSourceModel(self.model)
         self._restyling = False
@@ -167,7 +167,7 @@ class TripleEditor(QWidget):
 
         self.model.refused.connect(self._show_refusal)
         state.entityChanged.connect(lambda _e: self.reload())
-        state.dataChanged.connect(self.reload)
+        state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._show_fact)
         self.reload()
@@ -179,6 +179,16 @@ class TripleEditor(QWidget):
     def reload(self) -> None:
         self._entity = self._state.entity_record()
         self.model.reload()  # a reset: the proxy filters the new rows afresh
+        lay_out_now(self.view)
+        self._show_fact(self._state.fact)
+        self._update_title()
+
+    def _facts_changed(self, patch) -> None:
+        """A write touched some of the entity's facts: patch those rows, not the whole table."""
+        if patch.reloaded:
+            self.reload()
+            return
+        self.model.apply_patch(patch)
         lay_out_now(self.view)
         self._show_fact(self._state.fact)
         self._update_title()
@@ -285,14 +295,6 @@ class TripleEditor(QWidget):
             self._actions.edit_fact_dialog(index.data(FACT_ID_ROLE))
 
     # Edits
-    def _apply_edit(self, triple_id: str, field: str, value) -> bool:
-        if field in ("valid_from", "valid_to"):
-            fact = self.model.fact_at(self.model.row_of(triple_id))
-            valid_from = value if field == "valid_from" else fact["valid_from"]
-            valid_to = value if field == "valid_to" else fact["valid_to"]
-            return self._actions.set_dates(triple_id, valid_from, valid_to)
-        return self._actions.update_fact(triple_id, **{field: value})
-
     def _show_refusal(self, reason: str) -> None:
         index = self.view.currentIndex()
         rect = self.view.visualRect(index) if index.isValid() else self.view.rect()

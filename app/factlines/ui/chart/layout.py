@@ -23,6 +23,8 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from factlines.core import temporal
+from factlines.ui.entity_facts import time_bounds
+from factlines.ui.entity_facts import valid_mask as valid_mask_of
 from factlines.ui.style import palette_index, predicate_color_name
 
 DAY = 86400.0
@@ -79,6 +81,7 @@ class Header:
 class Layout:
     facts: list[dict]
     ids: list[str]
+    source: np.ndarray  # int64: each bar's position in the facts the layout was built from
     start: np.ndarray  # float64, -inf for an unknown start
     end: np.ndarray  # float64, +inf for an open end
     row: np.ndarray  # int32: the bar's row (y)
@@ -142,16 +145,6 @@ def empty_layout() -> Layout:
     return build_layout([])
 
 
-def _posix_start(fact: dict) -> float:
-    value = fact["start"]  # KnowledgeGraph.intervals: POSIX start key, None when unknown
-    return -math.inf if value is None else float(value)
-
-
-def _posix_end(fact: dict) -> float:
-    value = fact["end"]  # None when open; -inf for an end nobody knows
-    return math.inf if value is None else float(value)
-
-
 def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layout:
     """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``).
 
@@ -160,8 +153,8 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     start (unknown first), then by the other entity's name. Bars on a lane are ordered by start.
     """
     # One pass over the rows (2,000 of them on a selection: every step here is per row).
-    starts = [_posix_start(f) for f in facts]
-    ends = [_posix_end(f) for f in facts]
+    start_keys, end_keys = time_bounds(facts)
+    starts, ends = start_keys.tolist(), end_keys.tolist()
     lane_facts: dict[tuple[str, str, str], list[int]] = {}
     for i, fact in enumerate(facts):
         direction = fact.get("direction", OUTGOING)
@@ -215,13 +208,12 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
     facts = [facts[i] for i in order]
     idx = np.asarray(order, dtype=np.int64)
-    start = np.asarray(starts, dtype=np.float64)[idx] if order else np.zeros(0)
-    end = np.asarray(ends, dtype=np.float64)[idx] if order else np.zeros(0)
     layout = Layout(
         facts=facts,
         ids=[f["id"] for f in facts],
-        start=start,
-        end=end,
+        source=idx,
+        start=start_keys[idx],
+        end=end_keys[idx],
         row=np.asarray(bar_row, dtype=np.int32),
         lane=np.asarray(bar_lane, dtype=np.int32),
         color=np.asarray([colors[f["predicate"]] for f in facts], dtype=np.int32),
@@ -295,9 +287,7 @@ def valid_mask(layout: Layout, at: float | None) -> np.ndarray:
 
     The contract's rule on the arrays: ``start <= at < end``.
     """
-    if at is None:
-        return np.ones(layout.n, dtype=bool)
-    return (layout.start <= at) & (layout.end > at)
+    return valid_mask_of(layout.start, layout.end, at)
 
 
 def day_of(seconds: float) -> str:

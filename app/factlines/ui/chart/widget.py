@@ -150,7 +150,7 @@ class GanttChart(QWidget):
         self.view.sigResized.connect(self.navigator.apply_rows)
         state.entityChanged.connect(lambda _=None: self.reload(refit=True))
         state.graphChanged.connect(lambda: self.reload(refit=True))
-        state.dataChanged.connect(lambda: self.reload(refit=False))
+        state.factsChanged.connect(lambda _patch: self.reload(refit=False))
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._fact_changed)
         self.reload(refit=True)
@@ -224,9 +224,7 @@ class GanttChart(QWidget):
             conflicts = state.entity_conflicts()
         self._entity_name = name
         layout = gl.build_layout(facts, conflicts)
-        self.bars.set_layout(
-            layout, layout.index_of(state.fact), gl.valid_mask(layout, state.as_of_posix)
-        )
+        self.bars.set_layout(layout, layout.index_of(state.fact), self._valid(layout))
         # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
         self.pointer.cancel_drag()
         if kg is None:
@@ -273,8 +271,12 @@ class GanttChart(QWidget):
         self._legend.setText("" if name is None else legend_html(self.bars.layout))
 
     # ── as_of, selection: restyle only ───────────────────────────────────
+    def _valid(self, layout: gl.Layout) -> np.ndarray:
+        """The bars' validity, read from the state's mask (evaluated once per as_of step)."""
+        return self._state.valid_mask()[layout.source]
+
     def _as_of_changed(self, _value=None) -> None:
-        self.bars.set_valid(gl.valid_mask(self.bars.layout, self._state.as_of_posix))
+        self.bars.set_valid(self._valid(self.bars.layout))
         self._as_of_cursor.sync()
 
     def _fact_changed(self, triple_id=None) -> None:

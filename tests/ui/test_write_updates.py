@@ -1,0 +1,146 @@
+"""A write updates what it touched: the rows and bars of those facts, not every view from the
+store (the architecture issue, "changes that say what changed")."""
+
+from __future__ import annotations
+
+import pytest
+
+from factlines import KnowledgeGraph
+from factlines.ui import MainWindow
+from factlines.ui.models import VALID_ROLE
+from ui_fixtures import *  # noqa: F403
+
+HUB_FACTS = 2_000
+
+
+@pytest.fixture
+def hub_window(qtbot, tmp_path):
+    kg = KnowledgeGraph(tmp_path / "hub.sqlite3")
+    with kg.transaction():
+        conn = kg._conn()
+        conn.execute("INSERT INTO entities (id, name, type) VALUES ('hub', 'Hub', 'org')")
+        conn.executemany(
+            "INSERT INTO entities (id, name) VALUES (?, ?)",
+            [(f"e{i:04d}", f"E{i:04d}") for i in range(200)],
+        )
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    f"t{n:05d}",
+                    "hub" if n % 2 else f"e{n % 200:04d}",
+                    ("works_on", "knows", "uses")[n % 3],
+                    f"e{n % 200:04d}" if n % 2 else "hub",
+                    f"{2000 + n % 20}-01-01",
+                    None if n % 4 else f"{2021 + n % 5}-06-30",
+                )
+                for n in range(HUB_FACTS)
+            ],
+        )
+    window = MainWindow(kg)
+    qtbot.addWidget(window)
+    window.show()
+    window.select_entity("Hub")
+    qtbot.wait(10)
+    yield window
+    window.close()
+    kg.close()
+
+
+class StoreReads:
+    """The engine's calls by name (the façade's every read goes through them), with a mark
+    where a write commits: what follows the mark is what the views read to show the write."""
+
+    def __init__(self, kg, monkeypatch):
+        self.calls: list[str] = []
+        # First in line, before the window's own listener updates the views.
+        kg._store._db.listeners.insert(0, lambda _touched: self.calls.append("COMMIT"))
+        for part_name in ("facts", "entities"):
+            part = getattr(kg._store, part_name)
+            for name in dir(part):
+                method = getattr(part, name)
+                if name.startswith("_") or not callable(method):
+                    continue
+                monkeypatch.setattr(part, name, self._counted(f"{part_name}.{name}", method))
+
+    def _counted(self, label, method):
+        def counted(*args, **kwargs):
+            self.calls.append(label)
+            return method(*args, **kwargs)
+
+        return counted
+
+
+def test_ending_one_of_a_hubs_facts_touches_only_that_row(hub_window, qtbot, monkeypatch):
+    window = hub_window
+    model = window.triple_editor.model
+    assert model.rowCount() == HUB_FACTS
+    tid = next(f["id"] for f in model.facts if f["valid_to"] is None)
+    row = model.row_of(tid)
+    resets, changed_rows, layouts = [], [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.layoutChanged.connect(lambda *_: layouts.append(1))
+    model.dataChanged.connect(lambda a, b, *_: changed_rows.extend(range(a.row(), b.row() + 1)))
+    reads = StoreReads(window.kg, monkeypatch)
+
+    assert window.end_fact(tid, "2026-01-01")
+    qtbot.wait(10)
+
+    assert resets == [] and layouts == []  # sorted by predicate: the row stays where it is
+    assert changed_rows == [row]
+    assert model.facts[row]["valid_to"] == "2026-01-01"
+    bar = next(b for b in window.gantt.drawn_intervals() if b["id"] == tid)
+    assert bar["end"] is not None
+    # No view read the hub's 2,000 facts again: the fact, the conflicts, the counts.
+    shown = reads.calls[reads.calls.index("COMMIT") + 1 :]
+    assert "facts.of_entity" not in shown
+    # one for the patch, one for end_fact's own return value
+    assert shown.count("facts.get") == 2
+    assert len(shown) <= 8, shown
+
+
+def test_undo_and_redo_patch_the_same_row(hub_window, qtbot):
+    window = hub_window
+    model = window.triple_editor.model
+    tid = next(f["id"] for f in model.facts if f["valid_to"] is None)
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    window.end_fact(tid, "2026-01-01")
+    window.undo_stack.undo()
+    assert model.facts[model.row_of(tid)]["valid_to"] is None
+    window.undo_stack.redo()
+    assert model.facts[model.row_of(tid)]["valid_to"] == "2026-01-01"
+    assert resets == []
+
+
+def test_an_added_and_a_deleted_fact_insert_and_remove_one_row(hub_window, qtbot):
+    window = hub_window
+    model = window.triple_editor.model
+    inserted, removed, resets = [], [], []
+    model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    model.rowsRemoved.connect(lambda _p, a, b: removed.append((a, b)))
+    model.modelReset.connect(lambda: resets.append(1))
+    tid = window.kg.add_fact("Hub", "founded", "E0001", valid_from="2026-02-01")
+    assert model.rowCount() == HUB_FACTS + 1 and len(inserted) == 1
+    assert model.facts[model.row_of(tid)]["valid_from"] == "2026-02-01"
+    assert tid in {b["id"] for b in window.gantt.drawn_intervals()}
+    window.kg.delete_fact(tid)
+    assert model.rowCount() == HUB_FACTS and len(removed) == 1
+    assert model.row_of(tid) == -1
+    assert resets == []
+
+
+def test_one_validity_computation_serves_every_view(hub_window):
+    window = hub_window
+    state = window.state
+    window.set_as_of("2010-06-01")
+    mask = state.valid_mask()
+    facts = state.entity_facts()
+    model = window.triple_editor.model
+    for row, fact in enumerate(model.facts):
+        assert model.data(model.index(row, 0), VALID_ROLE) == bool(
+            mask[state.fact_index(fact["id"])]
+        )
+    drawn = {b["id"]: b["valid_at_as_of"] for b in window.gantt.drawn_intervals()}
+    assert drawn == {f["id"]: bool(mask[i]) for i, f in enumerate(facts) if f["id"] in drawn}
