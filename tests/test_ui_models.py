@@ -241,7 +241,7 @@ def test_conflicts_are_marked_with_the_overlap(qtbot, state, demo):
 def test_bad_values_are_refused_with_the_reason_and_nothing_written(qtbot, state, demo):
     state.select_entity("kai_moreno")
     edits = []
-    model = FactModel(state, edit=lambda *a: edits.append(a) or True)
+    model = FactModel(state, edit=lambda tid, **change: edits.append((tid, change)) or True)
     model.reload()
     reasons = []
     model.refused.connect(reasons.append)
@@ -260,7 +260,7 @@ def test_bad_values_are_refused_with_the_reason_and_nothing_written(qtbot, state
         assert why in reasons[-1]
     assert edits == []
     assert model.setData(model.index(row, COLUMN["valid_to"]), "2026-02-27")
-    assert edits == [(orion["id"], "valid_to", "2026-02-27")]
+    assert edits == [(orion["id"], {"valid_to": "2026-02-27"})]
     assert model.data(model.index(row, COLUMN["valid_to"]), FACT_ID_ROLE) == orion["id"]
 
 
