@@ -4,10 +4,11 @@ store (the architecture issue, "changes that say what changed")."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
-from factlines.ui.models import VALID_ROLE
+from factlines.ui.models import COLUMN, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
 
 HUB_FACTS = 2_000
@@ -144,3 +145,33 @@ def test_one_validity_computation_serves_every_view(hub_window):
         )
     drawn = {b["id"]: b["valid_at_as_of"] for b in window.gantt.drawn_intervals()}
     assert drawn == {f["id"]: bool(mask[i]) for i, f in enumerate(facts) if f["id"] in drawn}
+
+
+def test_a_change_that_moves_a_row_is_a_layout_change_not_a_reset(hub_window, qtbot):
+    window = hub_window
+    model = window.triple_editor.model
+    model.sort(COLUMN["valid_to"], Qt.SortOrder.AscendingOrder)
+    tid = next(
+        f["id"] for f in model.facts if f["valid_to"] is None and f["valid_from"] == "2001-01-01"
+    )
+    resets, layouts = [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.layoutChanged.connect(lambda *_: layouts.append(1))
+    assert window.end_fact(tid, "2001-01-01")  # the earliest end of all: first row now
+    assert resets == [] and layouts == [1]
+    assert model.row_of(tid) == 0
+    ends = [float("inf") if f["end"] is None else f["end"] for f in model.facts]
+    assert ends == sorted(ends)
+
+
+def test_ending_a_fact_patches_its_bar_and_graph_edge_in_place(hub_window, qtbot):
+    window = hub_window
+    tid = next(f["id"] for f in window.triple_editor.model.facts if f["valid_to"] is None)
+    builds = window.gantt.bars.build_count
+    window.end_fact(tid, "2026-01-01")
+    assert window.gantt.bars.build_count == builds  # patched, not laid out again
+    bar = next(b for b in window.gantt.drawn_intervals() if b["id"] == tid)
+    assert bar["end"] == window.state.time_arrays()[1][window.state.fact_index(tid)]
+    fresh = window.gantt.drawn_intervals()
+    window.gantt.reload()
+    assert window.gantt.drawn_intervals() == fresh  # the same as laid out from scratch

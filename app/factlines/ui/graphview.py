@@ -51,9 +51,11 @@ class GraphView(QGraphicsView):
         self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list[int]]] = []
         self._legend: list[tuple[str, QColor]] = []
         self._note = ""
+        # Each drawn fact's edge and the facts drawn on it (dicts shared with the state's rows)
+        self._drawn: dict[str, tuple[QGraphicsPathItem, list[dict]]] = {}
         self._stale = False  # the state changed while the view was hidden
         state.entityChanged.connect(lambda _e: self.rebuild())
-        state.factsChanged.connect(lambda _patch: self.rebuild())
+        state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(lambda _v: self.restyle())
         self.rebuild()
 
@@ -70,6 +72,7 @@ class GraphView(QGraphicsView):
         self._stale = False
         self._scene.clear()
         self._edges, self._nodes, self._legend = [], [], []
+        self._drawn = {}
         entity = self._state.entity_record()
         if entity is None:
             self._note = "Select an entity to see its neighbours"
@@ -109,21 +112,15 @@ class GraphView(QGraphicsView):
             groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
             for fact in by_neighbour[neighbour]:
                 groups[(fact["predicate"], fact["direction"])].append(fact)
-            for k, ((predicate, direction), group) in enumerate(sorted(groups.items())):
+            for k, ((predicate, _direction), group) in enumerate(sorted(groups.items())):
                 color = predicates.setdefault(predicate, style.predicate_color(predicate))
                 bend = (k - (len(groups) - 1) / 2) * 22.0
                 spans = [position(f) for f in group]
                 item = self._edge(QPointF(0, 0), pos, bend)
-                arrow = "→" if direction == "outgoing" else "←"
-                item.setToolTip(
-                    "\n".join(
-                        f"{entity['name']} {arrow} {predicate} {arrow} {names[neighbour]}: "
-                        f"{style.show_time(f['valid_from'], '?')} → "
-                        f"{style.show_time(f['valid_to'], 'open')}"
-                        for f in group
-                    )
-                )
+                item.setToolTip(_edge_tooltip(entity["name"], group))
                 self._edges.append((item, color, spans))
+                for fact in group:
+                    self._drawn[fact["id"]] = (item, group)
             node = self._node(pos, NODE_RADIUS, neighbour, names[neighbour])
             label = self._label(names[neighbour], pos, angle, label_font)
             self._nodes.append((node, label, [position(f) for f in by_neighbour[neighbour]]))
@@ -190,6 +187,32 @@ class GraphView(QGraphicsView):
         label.setPos(x, y)
         self._scene.addItem(label)
         return label
+
+    def _facts_changed(self, patch) -> None:
+        """A write touched some facts: when they keep their neighbour, predicate and direction
+        (an end moved, a date corrected), refresh their edges' tooltips and restyle; else
+        draw again."""
+        if patch.reloaded or patch.added or patch.removed or self._stale:
+            self.rebuild()
+            return
+        state = self._state
+        facts = state.entity_facts()
+        for tid in patch.changed:
+            drawn = self._drawn.get(tid)
+            fact = facts[state.fact_index(tid)]
+            if drawn is not None and (fact["predicate"], fact["direction"], fact["other"]) != (
+                drawn[1][0]["predicate"],
+                drawn[1][0]["direction"],
+                drawn[1][0]["other"],
+            ):
+                self.rebuild()
+                return
+        record = state.entity_record()
+        for tid in patch.changed:
+            if tid in self._drawn:
+                item, group = self._drawn[tid]
+                item.setToolTip(_edge_tooltip(record["name"], group))
+        self.restyle()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -297,3 +320,16 @@ class GraphView(QGraphicsView):
             {"color": color.name(), "solid": item.pen().style() == Qt.PenStyle.SolidLine}
             for item, color, _spans in self._edges
         ]
+
+
+def _edge_tooltip(entity_name: str, group: list[dict]) -> str:
+    """One line per fact drawn on an edge: who, how, whom, and when."""
+    lines = []
+    for fact in group:
+        arrow = "→" if fact["direction"] == "outgoing" else "←"
+        lines.append(
+            f"{entity_name} {arrow} {fact['predicate']} {arrow} {fact['other_name']}: "
+            f"{style.show_time(fact['valid_from'], '?')} → "
+            f"{style.show_time(fact['valid_to'], 'open')}"
+        )
+    return "\n".join(lines)

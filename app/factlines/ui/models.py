@@ -310,11 +310,12 @@ class FactModel(QAbstractTableModel):
             self._facts += [state_facts[self._state.fact_index(tid)] for tid in patch.added]
             self._map_to_state()
             self.endInsertRows()
-        ordered = self._sorted()
-        if [fact["id"] for fact in ordered] != [fact["id"] for fact in self._facts]:
-            self._reorder(ordered)
-        else:
+        if patch.added or not self._still_sorted(patch.changed):
+            self._reorder(self._sorted())
+        elif patch.removed:
             self._map_to_state()
+        else:  # the rows and the state's positions are as they were: only validity to read
+            self._valid = self._state.valid_mask()[self._source]
         last = len(FACT_COLUMNS) - 1
         for tid in patch.changed:
             row = self._row_of.get(tid)
@@ -381,9 +382,8 @@ class FactModel(QAbstractTableModel):
         return self._facts
 
     # Sorting (the model sorts its own list: cheaper than a proxy's per-pair comparisons)
-    def _sorted(self) -> list[dict]:
-        column, order = self._sort
-        key_name = FACT_COLUMNS[column][0]
+    def _sort_key(self):
+        key_name = FACT_COLUMNS[self._sort[0]][0]
         # Dates compare by their keys (POSIX start / end), text without case.
         field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
 
@@ -395,7 +395,25 @@ class FactModel(QAbstractTableModel):
                 value = value.casefold()
             return (False, value, fact["predicate"], fact["start"] or 0.0, fact["id"])
 
-        return sorted(self._facts, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        return key
+
+    def _sorted(self) -> list[dict]:
+        descending = self._sort[1] == Qt.SortOrder.DescendingOrder
+        return sorted(self._facts, key=self._sort_key(), reverse=descending)
+
+    def _still_sorted(self, changed: list[str]) -> bool:
+        """Whether the rows are still in order after ``changed`` rows took new values: each
+        of them still sorts between its neighbours."""
+        key, facts = self._sort_key(), self._facts
+        descending = self._sort[1] == Qt.SortOrder.DescendingOrder
+        for tid in changed:
+            row = self._row_of.get(tid)
+            if row is None:
+                continue
+            keys = [key(facts[r]) for r in (row - 1, row, row + 1) if 0 <= r < len(facts)]
+            if keys != sorted(keys, reverse=descending):
+                return False
+        return True
 
     def _sort_rows(self) -> None:
         self._facts = self._sorted()

@@ -172,6 +172,13 @@ class AppState(QObject):
         facts = self._entity_facts()
         return facts.valid if facts is not None else np.ones(0, dtype=bool)
 
+    def time_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """POSIX start and end keys of :meth:`entity_facts` (-inf unknown start, +inf open)."""
+        facts = self._entity_facts()
+        if facts is None:
+            return np.zeros(0), np.zeros(0)
+        return facts.starts, facts.ends
+
     def fact_index(self, triple_id: str) -> int:
         """The position of a fact in :meth:`entity_facts`, -1 when it is not one of them."""
         facts = self._entity_facts()

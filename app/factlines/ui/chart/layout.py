@@ -254,6 +254,33 @@ def confidence_of(value) -> float:
     return min(1.0, max(0.0, value)) if math.isfinite(value) else 1.0
 
 
+def patch_layout(
+    layout: Layout, changed: list[str], starts: np.ndarray, ends: np.ndarray, conflicts
+) -> bool:
+    """Update ``layout`` in place for facts whose rows changed (their dicts are the layout's
+    own, already updated); ``starts``/``ends`` are the time arrays of the facts the layout was
+    built from. True when done; False when a change moves a bar (another lane, or another
+    start, which can reorder a lane): then the layout must be built again."""
+    bars = [layout.index_of(tid) for tid in changed]
+    for i in bars:
+        if i < 0:
+            continue
+        fact, lane = layout.facts[i], layout.lanes[int(layout.lane[i])]
+        source = layout.source[i]
+        if (
+            (fact["predicate"], fact.get("direction", OUTGOING)) != (lane.predicate, lane.direction)
+            or fact.get("other", lane.other) != lane.other
+            or starts[source] != layout.start[i]
+        ):
+            return False
+    for i in bars:
+        if i >= 0:
+            layout.end[i] = ends[layout.source[i]]
+            layout.conf_level[i] = _confidence_levels([layout.facts[i].get("confidence")])[0]
+    _place_conflicts(layout, conflicts)
+    return True
+
+
 def _place_conflicts(layout: Layout, conflicts) -> None:
     rows, starts, ends, kept = [], [], [], []
     for conflict in conflicts:

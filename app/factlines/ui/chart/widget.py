@@ -150,7 +150,7 @@ class GanttChart(QWidget):
         self.view.sigResized.connect(self.navigator.apply_rows)
         state.entityChanged.connect(lambda _=None: self.reload(refit=True))
         state.graphChanged.connect(lambda: self.reload(refit=True))
-        state.factsChanged.connect(lambda _patch: self.reload(refit=False))
+        state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._fact_changed)
         self.reload(refit=True)
@@ -271,6 +271,22 @@ class GanttChart(QWidget):
         self._legend.setText("" if name is None else legend_html(self.bars.layout))
 
     # ── as_of, selection: restyle only ───────────────────────────────────
+    def _facts_changed(self, patch) -> None:
+        """A write touched some of the entity's facts: patch their bars where they stay on
+        their lane and start (an end moved, a confidence changed), else lay out again."""
+        state = self._state
+        if patch.added or patch.removed or patch.reloaded:
+            self.reload(refit=False)
+            return
+        starts, ends = state.time_arrays()
+        layout = self.bars.layout
+        if not gl.patch_layout(layout, patch.changed, starts, ends, state.entity_conflicts()):
+            self.reload(refit=False)
+            return
+        self.bars.set_valid(self._valid(layout))
+        self._update_labels()
+        self.bars.update()
+
     def _valid(self, layout: gl.Layout) -> np.ndarray:
         """The bars' validity, read from the state's mask (evaluated once per as_of step)."""
         return self._state.valid_mask()[layout.source]
