@@ -8,6 +8,9 @@ step as they were, so the same step can be tried again.
 
 from __future__ import annotations
 
+import sqlite3
+import time
+
 import pytest
 
 from factlines import Unavailable
@@ -129,6 +132,25 @@ def test_a_fact_changed_by_another_program_still_refuses_the_whole_step(kg, memp
 def _big_step(g):
     for n in range(40):
         g.add_fact(f"Ann {n}", "wrote", f"Note {n}", source_file="x" * 3000)
+
+
+def test_an_undo_that_meets_a_lock_fails_soon_writes_nothing_and_can_be_retried(kg):
+    change = _recorded(kg, _big_step)
+    after = dump(kg.db_path, TABLES)
+    conn = sqlite3.connect(kg.db_path, timeout=0)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(Unavailable, match="locked by another program, try again"):
+            kg.revert(change)
+        assert time.monotonic() - started < 2.5  # not MemPalace's 10 s with the window frozen
+    finally:
+        conn.rollback()
+        conn.close()
+    assert dump(kg.db_path, TABLES) == after
+
+    kg.revert(change)  # the same step, tried again
+    assert kg.stats()["triples"] == 0
 
 
 def test_a_redo_that_meets_a_full_disk_writes_nothing_and_can_be_retried(kg):

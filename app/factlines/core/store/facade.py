@@ -19,7 +19,7 @@ from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.mempalace import MemPalaceSurface
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 
@@ -28,17 +28,36 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(
-        self, db_path: str | os.PathLike | None = None, *, store: GraphStore | None = None
+        self,
+        db_path: str | os.PathLike | None = None,
+        *,
+        store: GraphStore | None = None,
+        write_wait: float = WRITE_WAIT,
     ):
+        """Open (or create) the graph at ``db_path`` (MemPalace's default path if None).
+
+        ``write_wait``: seconds the app's own edits wait for another program's write to end
+        before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
+        program, try again"); MemPalace's methods wait as long as MemPalace does.
+        """
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
             path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
             if db_path is None:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(path)
+            store = SQLiteStore(path, write_wait)
         self._store = store
         self.db_path = store.location
+
+    @property
+    def write_wait(self) -> float:
+        """Seconds the app's own edits wait for another program's write (see ``__init__``)."""
+        return self._store.write_wait
+
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None:
+        self._store.write_wait = seconds
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
 

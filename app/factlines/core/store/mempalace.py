@@ -16,6 +16,9 @@ from factlines.core.names import check_name, entity_id, new_triple_id, predicate
 from factlines.core.store.protocol import GraphStore
 
 DIRECTIONS = ("outgoing", "incoming", "both")
+# Seconds MemPalace's writes wait for another program's lock (its sqlite3.connect(timeout=10)):
+# a caller of MemPalace's methods keeps MemPalace's patience; the app's own edits wait less.
+MEMPALACE_WAIT = 10.0
 
 
 def confidence_value(value) -> float:
@@ -61,6 +64,10 @@ class MemPalaceSurface:
     """The MemPalace-compatible methods of :class:`~factlines.core.store.KnowledgeGraph`."""
 
     _store: GraphStore
+
+    def _mempalace_write(self):
+        """One write of MemPalace's methods: all or nothing, waiting as MemPalace waits."""
+        return self._store.transaction(wait=MEMPALACE_WAIT)
 
     # ── Names to ids ──────────────────────────────────────────────────────
 
@@ -119,7 +126,8 @@ class MemPalaceSurface:
         """Insert or replace the entity row (MemPalace's semantics: the row is rewritten)."""
         check_name(name, "name")
         eid = entity_id(name)
-        self._store.entities.put(eid, name, entity_type, properties_json(properties))
+        with self._mempalace_write():
+            self._store.entities.put(eid, name, entity_type, properties_json(properties))
         return eid
 
     def add_triple(
@@ -145,7 +153,7 @@ class MemPalaceSurface:
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
         prov = (source_closet, source_file, source_drawer_id, adapter_name)
-        with self._store.transaction():
+        with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             obj_id = self._ensure_entity(obj)
             existing = self._store.facts.open_ids(sub_id, pred, obj_id)
@@ -156,7 +164,7 @@ class MemPalaceSurface:
     def invalidate(self, subject: str, predicate: str, obj: str, ended: str | None = None) -> None:
         """End the open (subject, predicate, object) facts at ``ended`` (default: today)."""
         ended = temporal.parse(ended, "ended") or temporal.today()
-        with self._store.transaction():
+        with self._mempalace_write():
             self._end_open(
                 entity_id(subject), predicate_id(predicate), entity_id(obj), ended, "ended"
             )
@@ -182,7 +190,7 @@ class MemPalaceSurface:
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
         prov = (source_closet, source_file, source_drawer_id, adapter_name)
-        with self._store.transaction():
+        with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             new_id = self._ensure_entity(new_obj)
             self._end_open(sub_id, pred, entity_id(old_obj), at, "at")
@@ -190,7 +198,7 @@ class MemPalaceSurface:
 
     def seed_from_entity_facts(self, entity_facts: dict) -> None:
         """Bootstrap from fact_checker-style ENTITY_FACTS, as MemPalace does, in one write."""
-        with self._store.transaction():
+        with self._mempalace_write():
             for key, facts in entity_facts.items():
                 name = facts.get("full_name", key.capitalize())
                 birthday = facts.get("birthday")

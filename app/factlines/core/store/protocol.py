@@ -16,6 +16,12 @@ from typing import Protocol
 
 from factlines.core.store.changes import Change, Touched
 
+# How long the app's own writes wait, by default, for another program's write to end before
+# they give up with "locked by another program, try again": a person is waiting and the window
+# must not freeze. MemPalace's methods wait as long as MemPalace itself does (the façade's
+# MEMPALACE_WAIT).
+WRITE_WAIT = 1.5
+
 
 class EntityStore(Protocol):
     def get(self, eid: str) -> dict | None: ...
@@ -64,11 +70,18 @@ class GraphStore(Protocol):
     location: str
     entities: EntityStore
     facts: FactStore
+    # Seconds a write waits for another program's write to end before it fails as Unavailable.
+    write_wait: float
+    # Held around every operation; re-entrant. Code that reaches past the façade (MemPalace's
+    # ``kg._lock``) takes it to keep other threads out.
+    lock: AbstractContextManager
 
     @property
     def closed(self) -> bool: ...
     def close(self) -> None: ...
-    def transaction(self) -> AbstractContextManager[None]: ...
+    # One write, all or nothing; writes inside it join it. The outermost one waits up to
+    # ``wait`` seconds (default: write_wait) for another program's write to end.
+    def transaction(self, wait: float | None = None) -> AbstractContextManager[None]: ...
     def recording(self) -> AbstractContextManager[Change]: ...
     def revert(self, change: Change) -> None: ...
     def reapply(self, change: Change) -> None: ...

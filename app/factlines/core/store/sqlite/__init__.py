@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
@@ -21,9 +22,9 @@ from factlines.core.store.sqlite.facts import SQLiteFacts
 class SQLiteStore:
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
         self.location = path
-        self._db = Connection(path)
+        self._db = Connection(path, write_wait)
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self._seen_data_version = self._db.data_version()
@@ -49,9 +50,17 @@ class SQLiteStore:
 
     # ── Writes, undo and change notes ─────────────────────────────────────
 
+    @property
+    def write_wait(self) -> float:
+        return self._db.write_wait
+
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None:
+        self._db.write_wait = float(seconds)
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self._db.transaction():
+    def transaction(self, wait: float | None = None) -> Iterator[None]:
+        with self._db.transaction(wait):
             yield
 
     @contextmanager

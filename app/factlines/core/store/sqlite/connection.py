@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store.changes import Change, RowImage, Touched
+from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite.schema import open_connection
 
 _KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
@@ -24,15 +25,15 @@ _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
 
 # SQLite's primary result codes that mean "the environment says no", with the person's words.
 _UNAVAILABLE = {
-    sqlite3.SQLITE_BUSY: "it is locked by another program",
-    sqlite3.SQLITE_LOCKED: "it is locked by another program",
+    sqlite3.SQLITE_BUSY: "it is locked by another program, try again",
+    sqlite3.SQLITE_LOCKED: "it is locked by another program, try again",
     sqlite3.SQLITE_NOMEM: "the computer ran out of memory",
     sqlite3.SQLITE_READONLY: "it cannot be written (read-only)",
     sqlite3.SQLITE_IOERR: "reading or writing the disk failed",
     sqlite3.SQLITE_CORRUPT: "the file is damaged",
     sqlite3.SQLITE_FULL: "the disk is full",
     sqlite3.SQLITE_CANTOPEN: "the file cannot be opened (moved, deleted, or no permission)",
-    sqlite3.SQLITE_PROTOCOL: "it is locked by another program",
+    sqlite3.SQLITE_PROTOCOL: "it is locked by another program, try again",
     sqlite3.SQLITE_PERM: "permission was denied",
     sqlite3.SQLITE_AUTH: "permission was denied",
     sqlite3.SQLITE_NOTADB: "the file is not a database any more",
@@ -53,9 +54,11 @@ def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None
 class Connection:
     """The connection, its lock, the open transaction's depth and the active recordings."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
         self.path = path
         self.lock = threading.RLock()
+        self.write_wait = write_wait
+        self._busy_ms: int | None = None
         self._depth = 0
         self._recorders: list[Change] = []
         self._touched = Touched()
@@ -64,6 +67,7 @@ class Connection:
             self._conn: sqlite3.Connection | None = open_connection(path)
         except sqlite3.Error as exc:
             raise unavailable(path, exc, "opened") or exc from None
+        self._wait(self._conn, write_wait)
 
     def close(self) -> None:
         with self.lock:
@@ -111,9 +115,20 @@ class Connection:
 
     # ── Writing ───────────────────────────────────────────────────────────
 
+    def _wait(self, conn: sqlite3.Connection, seconds: float) -> None:
+        """Let SQLite wait up to ``seconds`` for another program's lock (cheap when unchanged)."""
+        ms = max(0, round(seconds * 1000))
+        if ms != self._busy_ms and conn is self._conn:
+            conn.execute(f"PRAGMA busy_timeout = {ms}")
+            self._busy_ms = ms
+
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; writes inside it join it: all or nothing."""
+    def transaction(self, wait: float | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction; writes inside it join it: all or nothing.
+
+        The outermost one waits up to ``wait`` seconds (default :attr:`write_wait`) for another
+        program's write to end, then fails as :class:`Unavailable`.
+        """
         with self.lock:
             conn = self.raw()
             if self._depth:
@@ -124,8 +139,10 @@ class Connection:
                     self._depth -= 1
                 return
             try:
+                self._wait(conn, self.write_wait if wait is None else wait)
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
+                self._wait(conn, self.write_wait)
                 raise unavailable(self.path, exc, "written") or exc from None
             self._depth = 1
             try:
@@ -143,6 +160,7 @@ class Connection:
                 raise
             finally:
                 self._depth = 0
+                self._wait(conn, self.write_wait)
             touched, self._touched = self._touched, Touched()
         if touched:
             for listener in list(self.listeners):
