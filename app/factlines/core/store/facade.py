@@ -8,9 +8,8 @@ ids; the engine behind it (:mod:`factlines.core.store.protocol`) stores and find
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
@@ -62,7 +61,9 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     # ── Lifecycle ─────────────────────────────────────────────────────────
 
     def close(self) -> None:
-        self._store.close()
+        # Under the lock, as MemPalace's close: never in the middle of another thread's call.
+        with self._lock:
+            self._store.close()
 
     def __enter__(self) -> KnowledgeGraph:
         return self
@@ -75,13 +76,26 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     def closed(self) -> bool:
         return self._store.closed
 
-    # MemPalace's own code reaches for the raw connection (``kg._conn()``, ``kg._connection``).
-    def _conn(self) -> sqlite3.Connection:
-        return self._store.connection
+    # ── What MemPalace's own code and tests reach for past its methods ────
 
     @property
-    def _connection(self) -> sqlite3.Connection:
-        return self._store.connection
+    def _lock(self) -> AbstractContextManager:
+        """The lock every call of this graph holds (MemPalace's ``kg._lock``); re-entrant."""
+        return self._store.lock
+
+    def _conn(self):
+        """The SQLite connection as MemPalace's code uses it (``kg._conn()``): rows by column
+        name, statements under :attr:`_lock`, ``with conn:`` as one write, ``close()`` closing
+        the graph (:mod:`factlines.core.store.sqlite.compat`). SQLite engines only."""
+        opener = getattr(self._store, "mempalace_connection", None)
+        if opener is None:
+            raise NotImplementedError(f"{type(self._store).__name__} has no SQLite connection")
+        return opener()
+
+    @property
+    def _connection(self):
+        """MemPalace's attribute: the connection :meth:`_conn` gives, None once closed."""
+        return None if self.closed else self._conn()
 
     # ── Writes as one, undo, and what changed ─────────────────────────────
 

@@ -13,12 +13,9 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
 
 DIRECTIONS = ("outgoing", "incoming", "both")
-# Seconds MemPalace's writes wait for another program's lock (its sqlite3.connect(timeout=10)):
-# a caller of MemPalace's methods keeps MemPalace's patience; the app's own edits wait less.
-MEMPALACE_WAIT = 10.0
 
 
 def confidence_value(value) -> float:
@@ -66,7 +63,8 @@ class MemPalaceSurface:
     _store: GraphStore
 
     def _mempalace_write(self):
-        """One write of MemPalace's methods: all or nothing, waiting as MemPalace waits."""
+        """One write of MemPalace's methods: all or nothing. A caller of MemPalace's methods
+        keeps MemPalace's patience with another program's lock; the app's own edits wait less."""
         return self._store.transaction(wait=MEMPALACE_WAIT)
 
     # ── Names to ids ──────────────────────────────────────────────────────

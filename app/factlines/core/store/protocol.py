@@ -18,9 +18,10 @@ from factlines.core.store.changes import Change, Touched
 
 # How long the app's own writes wait, by default, for another program's write to end before
 # they give up with "locked by another program, try again": a person is waiting and the window
-# must not freeze. MemPalace's methods wait as long as MemPalace itself does (the façade's
-# MEMPALACE_WAIT).
+# must not freeze. MemPalace's methods wait as long as MemPalace itself does.
 WRITE_WAIT = 1.5
+# Seconds MemPalace's own writes wait for a lock (its sqlite3.connect(timeout=10)).
+MEMPALACE_WAIT = 10.0
 
 
 class EntityStore(Protocol):

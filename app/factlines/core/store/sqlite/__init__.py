@@ -7,13 +7,13 @@ SQLite's errors into refusals, unavailability and bugs.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import WRITE_WAIT
+from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
@@ -28,6 +28,7 @@ class SQLiteStore:
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self._seen_data_version = self._db.data_version()
+        self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
@@ -39,10 +40,12 @@ class SQLiteStore:
     def closed(self) -> bool:
         return self._db.closed
 
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """The raw connection, for MemPalace's own code that reaches for it (``kg._conn()``)."""
-        return self._db.raw()
+    def mempalace_connection(self) -> MemPalaceConnection:
+        """The connection as MemPalace's own code uses it (``kg._conn()``): see :mod:`.compat`."""
+        with self._db.lock:
+            if self._compat is None:
+                self._compat = MemPalaceConnection(self._db, self.close)
+            return self._compat
 
     @property
     def lock(self):
@@ -82,7 +85,7 @@ class SQLiteStore:
         self._db.listeners.remove(listener)
 
     def _forget_search_index(self, touched: Touched) -> None:
-        if touched.entities:
+        if touched.entities or touched.everything:
             self.entities.forget_index()
 
     def changed_externally(self) -> Touched:

@@ -166,6 +166,20 @@ class Connection:
             for listener in list(self.listeners):
                 listener(touched)
 
+    @property
+    def writing(self) -> bool:
+        """Whether a write transaction of this connection is open."""
+        return self._depth > 0
+
+    def note_unknown_write(self) -> None:
+        """Rows were written past the store (raw SQL): tell listeners that anything may have
+        changed, at the end of the write it joined or now."""
+        if self._depth:
+            self._touched.everything = True
+            return
+        for listener in list(self.listeners):
+            listener(Touched.all_rows())
+
     def touch(self, conn: sqlite3.Connection, table: str, row_id: str) -> None:
         """Note a row about to be written: its id for the listeners, its image for recordings."""
         self._touched.add(table, row_id)

@@ -1,0 +1,179 @@
+"""Factlines' KnowledgeGraph in MemPalace's place (issue 9, item 5).
+
+What MemPalace's own code and tests reach for beyond its methods: ``kg._conn()``,
+``kg._connection``, ``kg._lock`` and ``db_path``, and being used from several threads at once;
+compared with the real MemPalace 3.11 on the same file where that can be done.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from factlines import KnowledgeGraph
+from factlines.core.store import Touched
+from store_helpers import mempalace_class
+
+
+@pytest.fixture
+def mempalace(kg):
+    """MemPalace's own class on the file ``kg`` has open."""
+    other = mempalace_class()(kg.db_path)
+    yield other
+    other.close()
+
+
+# ── kg._conn() and kg._connection ─────────────────────────────────────────
+
+
+def test_mempalace_s_normalize_reads_our_graph_through_the_connection(kg, mempalace):
+    from mempalace.kg_normalize import DEFAULT_VOCABULARY, off_vocabulary_facts
+
+    kg.add_triple("Weatherstation", "deployed_commit", "fc81c6f6", valid_from="2026-01-01")
+    kg.add_triple("Ann", "works_on", "Orion", valid_from="2025-01-01")
+    kg.add_triple("Ann", "liked", "Tea", valid_from="2024-01-01", valid_to="2024-06-01")
+
+    ours = off_vocabulary_facts(kg, DEFAULT_VOCABULARY)
+
+    assert ours == off_vocabulary_facts(mempalace, DEFAULT_VOCABULARY)
+    assert [(f["subject"], f["predicate"]) for f in ours] == [("Weatherstation", "deployed_commit")]
+
+
+def test_the_connection_reads_rows_by_name_and_by_position(kg):
+    kg.add_entity("Ann", "person")
+    conn = kg._conn()
+    row = conn.execute("SELECT id, type FROM entities").fetchone()
+    assert (row["id"], row["type"]) == (row[0], row[1]) == ("ann", "person")
+    assert kg._connection is conn
+    assert kg.query_entity("Ann") == []  # the store's own reads are not disturbed
+
+
+def test_closing_the_graph_ends_the_connection_it_handed_out(kg_path):
+    for close in (KnowledgeGraph.close, lambda g: g.__exit__(None, None, None)):
+        kg = KnowledgeGraph(kg_path)
+        conn = kg._conn()
+        close(kg)
+        assert kg._connection is None
+        with pytest.raises(sqlite3.ProgrammingError):
+            conn.execute("SELECT 1")
+
+
+def test_closing_the_handed_out_connection_closes_the_graph(kg):
+    kg._conn().close()
+    assert kg.closed and kg._connection is None
+    kg.close()  # and closing the graph again is harmless
+
+
+def test_with_the_connection_is_one_write(kg):
+    reports: list[Touched] = []
+    kg.add_listener(reports.append)
+    insert = "INSERT INTO entities (id, name) VALUES (?, ?)"
+    with pytest.raises(RuntimeError), kg._conn() as conn:
+        conn.execute(insert, ("ann", "Ann"))
+        raise RuntimeError("stop")
+    assert kg.get_entity("ann") is None
+    assert reports == []
+
+    with kg._conn() as conn:
+        conn.execute(insert, ("ann", "Ann"))
+        conn.commit()  # inside the write: left to the write's end
+        conn.execute(insert, ("bob", "Bob"))
+    assert kg.get_entity("ann") and kg.get_entity("bob")
+    assert reports == [Touched.all_rows()]  # which rows, the store cannot know
+
+
+def test_raw_sql_inside_the_store_s_write_joins_it(kg):
+    with pytest.raises(RuntimeError), kg.transaction():
+        kg.add_triple("Ann", "knows", "Bob")
+        kg._conn().execute("UPDATE entities SET type = 'person'")
+        raise RuntimeError("stop")
+    assert kg.stats()["entities"] == 0
+
+
+def test_a_raw_write_outside_a_write_is_reported_and_seen_by_search(kg):
+    kg.add_entity("Ann")
+    assert [e["id"] for e in kg.list_entities("Ann")] == ["ann"]
+    reports: list[Touched] = []
+    kg.add_listener(reports.append)
+    kg._conn().execute("INSERT INTO entities (id, name) VALUES ('annika', 'Annika')")
+    assert reports == [Touched.all_rows()]
+    assert sorted(e["id"] for e in kg.list_entities("Ann")) == ["ann", "annika"]
+
+
+def test_a_half_read_result_does_not_make_the_next_write_fail_at_once(kg):
+    for n in range(3):
+        kg.add_entity(f"E{n}")
+    rows = kg._conn().execute("SELECT id FROM entities")  # read one row of three, then stop
+    assert rows.fetchone()[0]
+    other = sqlite3.connect(kg.db_path, timeout=0, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.3, other.rollback).start()
+    kg.add_entity("Ann")  # waits for the other program instead of failing as "locked"
+    assert kg.get_entity("ann")
+    assert len(rows.fetchall()) == 2
+    other.close()
+
+
+# ── kg._lock and threads ──────────────────────────────────────────────────
+
+
+def test_the_lock_keeps_other_threads_out_until_released(kg):
+    done = threading.Event()
+
+    def write():
+        kg.add_triple("Ann", "knows", "Bob")
+        done.set()
+
+    with kg._lock:
+        with kg._lock:  # re-entrant: MemPalace-style code may hold it around our calls
+            kg.stats()
+        worker = threading.Thread(target=write)
+        worker.start()
+        assert not done.wait(0.3)
+    assert done.wait(5)
+    worker.join()
+
+
+def test_close_waits_for_a_call_in_progress(kg):
+    closed = threading.Event()
+    with kg._lock:
+        closer = threading.Thread(target=lambda: (kg.close(), closed.set()))
+        closer.start()
+        assert not closed.wait(0.3)
+        assert kg.stats()["triples"] == 0  # still open while the caller holds the lock
+    assert closed.wait(5)
+    closer.join()
+    assert kg.closed
+
+
+def test_many_threads_at_once_on_one_graph_and_on_two(kg, kg_path):
+    second = KnowledgeGraph(kg_path)
+    errors: list[BaseException] = []
+
+    def work(graph, n):
+        try:
+            for i in range(20):
+                graph.add_triple(f"T{n}", "knows", f"P{i}", valid_from="2026-01-01")
+                graph.query_entity(f"T{n}", as_of="2026-02-01")
+                graph.stats()
+                graph.timeline(f"P{i}", limit=5)
+                graph._conn().execute("SELECT COUNT(*) FROM triples").fetchone()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(kg if n % 2 else second, n)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    second.close()
+    assert errors == []
+    assert kg.stats()["triples"] == 160
+    assert all(len(kg.query_entity(f"T{n}")) == 20 for n in range(8))
+
+
+def test_db_path_is_the_file_s_path(kg_path):
+    with KnowledgeGraph(kg_path) as kg:
+        assert kg.db_path == str(kg_path)
