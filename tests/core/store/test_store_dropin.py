@@ -177,3 +177,176 @@ def test_many_threads_at_once_on_one_graph_and_on_two(kg, kg_path):
 def test_db_path_is_the_file_s_path(kg_path):
     with KnowledgeGraph(kg_path) as kg:
         assert kg.db_path == str(kg_path)
+
+
+# ── rewrite: MemPalace's own behaviour, side by side ──────────────────────
+
+
+def _graphs(tmp_path):
+    """(ours, MemPalace's) on two fresh files."""
+    return KnowledgeGraph(tmp_path / "ours.sqlite3"), mempalace_class()(str(tmp_path / "mp.db"))
+
+
+def _facts(kg) -> list[dict]:
+    """The triples table as stored, ids and clock columns left out, in a stable order."""
+    rows = kg._conn().execute(
+        "SELECT subject, predicate, object, valid_from, valid_to, confidence, source_closet, "
+        "source_file, source_drawer_id, adapter_name FROM triples"
+    )
+    return sorted((dict(row) for row in rows.fetchall()), key=repr)
+
+
+def _both(tmp_path, scenario):
+    """Run ``scenario(kg)`` on ours and on MemPalace's; return both observations."""
+    seen = []
+    for kg in _graphs(tmp_path):
+        try:
+            seen.append((scenario(kg), _facts(kg), kg.stats()["entities"]))
+        finally:
+            kg.close()
+    return seen
+
+
+def _outcome(call):
+    try:
+        result = call()
+    except ValueError as exc:
+        return ("refused", "before valid_from" in str(exc))
+    if result is None:
+        return None
+    return result.rsplit("_", 1)[0]  # the id without its random part
+
+
+REWRITES = {
+    "reworded": lambda kg: _outcome(
+        lambda: kg.rewrite(
+            kg.add_triple(
+                "Weatherstation",
+                "deployed_commit",
+                "fc81c6f6",
+                valid_from="2026-01-01",
+                confidence=0.7,
+                source_closet="c1",
+                source_drawer_id="d1",
+                adapter_name="miner",
+            ),
+            "Status",
+            "deployed commit fc81c6f6",
+            at="2026-03-01",
+        )
+    ),
+    "source_file only fills a gap": lambda kg: [
+        _outcome(lambda: kg.rewrite(kg.add_triple("A", "p", "B"), "q", "C", source_file="norm")),
+        _outcome(
+            lambda: kg.rewrite(
+                kg.add_triple("A", "p", "D", source_file="mine.md"), "q", "E", source_file="norm"
+            )
+        ),
+    ],
+    "closed or unknown: nothing written": lambda kg: [
+        _outcome(lambda: kg.rewrite("t_nobody_p_x_000000000000", "q", "Fresh")),
+        _outcome(
+            lambda: kg.rewrite(
+                kg.add_triple("A", "p", "B", valid_from="2025-01-01", valid_to="2025-06-01"),
+                "q",
+                "Fresh",
+            )
+        ),
+    ],
+    "boundary before the start": lambda kg: _outcome(
+        lambda: kg.rewrite(
+            kg.add_triple("A", "p", "B", valid_from="2026-06-01"), "q", "C", at="2026-05-31"
+        )
+    ),
+    "an open successor from the same evidence is reused": lambda kg: [
+        kg.add_triple("A", "status", "Up", valid_from="2026-01-01", source_drawer_id="d"),
+        _outcome(
+            lambda: kg.rewrite(
+                kg.add_triple("A", "was_up", "Yes", source_drawer_id="d"),
+                "status",
+                "Up",
+                at="2026-02-01",
+            )
+        ),
+    ][1],
+    "other evidence or a later start is not reused": lambda kg: [
+        kg.add_triple("A", "status", "Up", source_drawer_id="other"),
+        kg.add_triple("A", "status", "Down", valid_from="2027-01-01"),
+        _outcome(
+            lambda: kg.rewrite(kg.add_triple("A", "was", "Up"), "status", "Up", at="2026-02-01")
+        ),
+        _outcome(
+            lambda: kg.rewrite(kg.add_triple("A", "was", "Down"), "status", "Down", at="2026-02-01")
+        ),
+    ][2:],
+    "the same wording again opens a new row": lambda kg: _outcome(
+        lambda: kg.rewrite(
+            kg.add_triple("A", "p", "B", valid_from="2026-01-01"),
+            "P",
+            "b",
+            at="2026-02-01T10:00:00+00:00",
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", list(REWRITES.values()), ids=list(REWRITES))
+def test_rewrite_does_what_mempalace_does(tmp_path, scenario):
+    ours, theirs = _both(tmp_path, scenario)
+    assert ours == theirs
+
+
+def test_rewrite_hands_over_at_one_instant(kg):
+    old = kg.add_triple("Bot", "uses", "Model A", valid_from="2026-01-01")
+    new = kg.rewrite(old, "runs_on", "Model A v2", at="2026-06-02")
+    assert kg.get_fact(old)["valid_to"] == kg.get_fact(new)["valid_from"] == "2026-06-02T00:00:00Z"
+    before = kg.query_entity("Bot", as_of="2026-06-01T23:59:59Z")
+    after = kg.query_entity("Bot", as_of="2026-06-02T00:00:00Z")
+    assert [(f["predicate"], f["object"]) for f in before] == [("uses", "Model A")]
+    assert [(f["predicate"], f["object"]) for f in after] == [("runs_on", "Model A v2")]
+
+
+def test_rewrite_refuses_a_bad_instant_before_looking_at_the_fact(kg):
+    for at in ("2026-02-30", "yesterday", "2026-01-01T10:00:00-05:00"):
+        with pytest.raises(ValueError):
+            kg.rewrite("t_no_such_fact", "p", "x", at=at)
+    assert kg.stats()["entities"] == 0
+
+
+def test_rewrite_is_one_step_to_undo(kg):
+    old = kg.add_triple("A", "p", "B", valid_from="2026-01-01")
+    before = _facts(kg)
+    with kg.recording() as change:
+        kg.rewrite(old, "q", "C", at="2026-02-01")
+    kg.revert(change)
+    assert _facts(kg) == before and kg.get_entity("c") is None
+
+
+def test_mempalace_s_normalize_applies_its_plan_to_our_graph(tmp_path):
+    from mempalace.kg_normalize import apply_normalize, off_vocabulary_facts
+
+    seen = []
+    for kg in _graphs(tmp_path):
+        kg.add_triple("Weatherstation", "deployed_commit", "fc81c6f6", valid_from="2026-01-01")
+        kg.add_triple("Ann", "works_on", "Orion")
+        facts = off_vocabulary_facts(kg, ["works_on", "status"])
+        plan = {
+            "facts": [
+                {
+                    "id": f["id"],
+                    "subject": f["subject"],
+                    "old_predicate": f["predicate"],
+                    "old_object": f["object"],
+                    "predicate": "status",
+                    "object": f"deployed commit {f['object']}",
+                }
+                for f in facts
+            ]
+        }
+        first = apply_normalize(kg, plan, at="2026-03-01T00:00:00Z")
+        again = apply_normalize(kg, plan, at="2026-03-02T00:00:00Z")  # the plan is stale now
+        seen.append((first, again, _facts(kg)))
+        kg.close()
+    ours, theirs = seen
+    assert ours == theirs
+    assert ours[0]["applied"] == 1 and ours[1]["stale"] == 1
