@@ -350,3 +350,114 @@ def test_mempalace_s_normalize_applies_its_plan_to_our_graph(tmp_path):
     ours, theirs = seen
     assert ours == theirs
     assert ours[0]["applied"] == 1 and ours[1]["stale"] == 1
+
+
+# ── dump_rows / apply_row: MemPalace's replication ────────────────────────
+
+
+def _filled(kg):
+    kg.add_entity("Ann", "person", {"age": 30})
+    kg.add_triple("Ann", "works_on", "Orion", valid_from="2025-01-01", source_drawer_id="d1")
+    kg.add_triple("Ann", "knows", "Bob", valid_from="2024-01-01", valid_to="2024-06-01")
+    kg.add_triple("Bob", "lives_in", "Paris", confidence=0.5, adapter_name="miner")
+    kg.add_entity("Ann", "engineer")  # replaced: its row moves to the end of the rowid order
+    return kg
+
+
+def test_dump_rows_reads_the_same_file_as_mempalace_does(kg, mempalace):
+    _filled(mempalace)
+    mempalace._conn().execute("UPDATE triples SET confidence = 'high' WHERE predicate = 'knows'")
+    mempalace._conn().commit()
+    for table in ("entities", "triples"):
+        for after, limit in ((0, 500), (0, 2), (2, 2), ("3", 1), (0, 0), (0, -5), (99, 10)):
+            assert kg.dump_rows(table, after, limit) == mempalace.dump_rows(table, after, limit)
+    rows = kg.dump_rows("triples")
+    assert [row["_rowid"] for row in rows] == [row["rowid"] for row in rows] == [1, 2, 3]
+    assert rows[1]["confidence"] == "high"  # verbatim, whatever is stored
+
+
+def test_dump_rows_pages_through_everything_at_most_a_thousand_at_a_time(kg):
+    with kg.transaction():
+        kg._conn().executemany(
+            "INSERT INTO entities (id, name) VALUES (?, ?)",
+            [(f"e{n}", f"E{n}") for n in range(1005)],
+        )
+    first = kg.dump_rows("entities", limit=5000)
+    rest = kg.dump_rows("entities", after_rowid=first[-1]["_rowid"], limit=5000)
+    assert (len(first), len(rest)) == (1000, 5)
+    assert {row["id"] for row in first + rest} == {f"e{n}" for n in range(1005)}
+
+
+def test_only_mempalace_s_two_tables_replicate(kg, mempalace):
+    refused = r"table must be one of \['entities', 'triples'\]"
+    for table in ("fl_meta", "sqlite_master", "triples; DROP TABLE triples"):
+        for graph in (kg, mempalace):
+            with pytest.raises(ValueError, match=refused):
+                graph.dump_rows(table)
+            with pytest.raises(ValueError, match=refused):
+                graph.apply_row(table, {"id": "x"})
+
+
+def test_a_replica_built_with_apply_row_matches_mempalace_s_file(tmp_path, mempalace):
+    _filled(mempalace)
+    mempalace.invalidate("Bob", "lives_in", "Paris", ended="2026-01-01")
+    with KnowledgeGraph(tmp_path / "replica.sqlite3") as replica:
+        for table in ("entities", "triples"):
+            after = 0
+            while page := mempalace.dump_rows(table, after, limit=2):
+                for row in page:
+                    replica.apply_row(table, row)
+                after = page[-1]["_rowid"]
+            assert _without_rowids(replica.dump_rows(table)) == _without_rowids(
+                mempalace.dump_rows(table)
+            )
+
+
+def _without_rowids(rows):
+    return sorted(
+        ({k: v for k, v in r.items() if k not in ("rowid", "_rowid")} for r in rows), key=repr
+    )
+
+
+def test_apply_row_folds_rows_in_as_mempalace_does(tmp_path):
+    rows = [
+        ("entities", {"id": "ann", "name": "Ann", "type": "person", "extra": "ignored"}),
+        ("triples", {"id": "t1", "subject": "ann", "predicate": "knows", "object": "zed"}),
+        ("triples", {"id": "t1", "subject": "ann", "predicate": "knows", "object": "zed",
+                     "valid_to": "2026-01-01", "confidence": 0.4}),
+        ("entities", {"id": "ann", "name": "Ann B."}),
+    ]  # fmt: skip
+    seen = []
+    for kg in _graphs(tmp_path):
+        for table, row in rows:
+            kg.apply_row(table, row)
+        seen.append({t: kg.dump_rows(t) for t in ("entities", "triples")})
+        kg.close()
+    ours, theirs = seen
+    assert ours == theirs
+    assert ours["entities"][0]["type"] is None  # a column the row lacks is stored empty
+    assert ours["triples"][0]["valid_to"] == "2026-01-01"
+
+
+def test_apply_row_refuses_a_row_it_cannot_store_and_writes_nothing(kg, mempalace):
+    for graph in (kg, mempalace):
+        with pytest.raises(ValueError, match="replicated row is missing 'id'"):
+            graph.apply_row("triples", {"id": "", "subject": "a"})
+    # MemPalace lets SQLite refuse this one (sqlite3.IntegrityError); ours says so in words
+    with pytest.raises(ValueError, match="no name"):
+        kg.apply_row("entities", {"id": "ann"})
+    with pytest.raises(ValueError, match="no subject, object"):
+        kg.apply_row("triples", {"id": "t1", "predicate": "p"})
+    assert kg.dump_rows("entities") == kg.dump_rows("triples") == []
+
+
+def test_apply_row_is_one_undoable_write_that_listeners_hear(kg):
+    kg.add_triple("Ann", "knows", "Bob")
+    row = kg.dump_rows("triples")[0]
+    reports: list[Touched] = []
+    kg.add_listener(reports.append)
+    with kg.recording() as change:
+        kg.apply_row("triples", {**row, "valid_to": "2026-01-01"})
+    assert reports == [Touched(facts={row["id"]})]
+    kg.revert(change)
+    assert kg.dump_rows("triples") == [row]  # back where it was, at its old position

@@ -19,11 +19,12 @@ from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
+from factlines.core.store.replication import MemPalaceReplication
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 
 
-class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
+class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(

@@ -96,6 +96,31 @@ class SQLiteStore:
         self._seen_data_version = version
         return Touched.all_rows() if changed else Touched()
 
+    # ── Replication: rows in rowid order, replaced by id ──────────────────
+
+    def rows_after(
+        self, table: str, columns: tuple[str, ...], after: object, limit: int
+    ) -> list[tuple[int, tuple]]:
+        """(rowid, values of ``columns``) of ``table``'s rows after rowid ``after``, in rowid
+        order: the rowid is this engine's position (MemPalace's replication pages by it)."""
+        names = _replicable(table, columns)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT rowid, {names} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (int(after), int(limit)),
+            ).fetchall()
+        return [(row[0], row[1:]) for row in rows]
+
+    def replace_row(self, table: str, values: dict) -> None:
+        """Insert the row, or replace the row with its id (it moves to the end of rowid order)."""
+        names = _replicable(table, tuple(values))
+        with self._db.transaction() as conn:
+            self._db.touch(conn, table, values["id"])
+            conn.execute(
+                f"INSERT OR REPLACE INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})",
+                list(values.values()),
+            )
+
     # ── The app's own settings of this graph ──────────────────────────────
 
     def get_meta(self, key: str) -> str | None:
@@ -112,6 +137,13 @@ class SQLiteStore:
                 conn.execute(
                     "INSERT OR REPLACE INTO fl_meta (key, value) VALUES (?, ?)", (key, value)
                 )
+
+
+def _replicable(table: str, columns: tuple[str, ...]) -> str:
+    """``columns`` as SQL, once they are known to be plain names of MemPalace's two tables."""
+    if table not in ("entities", "triples") or not all(c.isidentifier() for c in columns):
+        raise ValueError(f"cannot replicate {table!r} ({', '.join(columns)})")
+    return ", ".join(columns)
 
 
 __all__ = ["SQLiteStore"]
