@@ -461,3 +461,14 @@ def test_apply_row_is_one_undoable_write_that_listeners_hear(kg):
     assert reports == [Touched(facts={row["id"]})]
     kg.revert(change)
     assert kg.dump_rows("triples") == [row]  # back where it was, at its old position
+
+
+# ── Newer than 3.11: what MemPalace's current KG tests also call ──────────
+
+
+def test_open_facts_with_the_drawer_they_came_from(kg):
+    kg.add_triple("Amber", "lives_at", "Villa", source_drawer_id="dr1")
+    kg.add_triple("Jon", "owned", "Villa", source_drawer_id="dr2", valid_to="2025-01-01")
+    kg.add_triple("Ghost", "haunts", "Villa")
+    kg.add_triple("Echo", "haunts", "Villa", source_drawer_id="")
+    assert kg.current_triples_with_source() == [("Amber", "Villa", "dr1")]

@@ -310,6 +310,12 @@ class MemPalaceSurface:
             ]
         return results
 
+    def current_triples_with_source(self) -> list[tuple[str, str, str]]:
+        """``(subject, object, source_drawer_id)`` of every open fact that names the drawer it
+        came from (by the entities' display names). Not in MemPalace 3.11: its newer tests call
+        it; the shape is what they read (the drawer third, names first)."""
+        return self._store.facts.open_with_drawer()
+
     def find_entity_candidates(self, name: str) -> list:
         """Token/prefix matches for a name that is not an entity (MemPalace's disambiguation)."""
         return self._store.entities.candidates(name)
