@@ -306,7 +306,7 @@ class Connection:
             what = f"{_ROW_LABEL[table]} {row_id!r}"
         return (
             f"{what} was changed by another program since this step; nothing was changed, so "
-            "as not to undo their edit (reload to see the file as it is)"
+            "as not to overwrite their edit (reload to see the file as it is)"
         )
 
     @staticmethod
