@@ -8,9 +8,8 @@ ids; the engine behind it (:mod:`factlines.core.store.protocol`) stores and find
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
@@ -19,31 +18,53 @@ from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.mempalace import MemPalaceSurface
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.protocol import WRITE_WAIT, GraphStore
+from factlines.core.store.replication import MemPalaceReplication
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 
 
-class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
+class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(
-        self, db_path: str | os.PathLike | None = None, *, store: GraphStore | None = None
+        self,
+        db_path: str | os.PathLike | None = None,
+        *,
+        store: GraphStore | None = None,
+        write_wait: float = WRITE_WAIT,
     ):
+        """Open (or create) the graph at ``db_path`` (MemPalace's default path if None).
+
+        ``write_wait``: seconds the app's own edits wait for another program's write to end
+        before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
+        program, try again"); MemPalace's methods wait as long as MemPalace does.
+        """
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
             path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
             if db_path is None:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(path)
+            store = SQLiteStore(path, write_wait)
         self._store = store
         self.db_path = store.location
+
+    @property
+    def write_wait(self) -> float:
+        """Seconds the app's own edits wait for another program's write (see ``__init__``)."""
+        return self._store.write_wait
+
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None:
+        self._store.write_wait = seconds
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
 
     def close(self) -> None:
-        self._store.close()
+        # Under the lock, as MemPalace's close: never in the middle of another thread's call.
+        with self._lock:
+            self._store.close()
 
     def __enter__(self) -> KnowledgeGraph:
         return self
@@ -56,13 +77,26 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     def closed(self) -> bool:
         return self._store.closed
 
-    # MemPalace's own code reaches for the raw connection (``kg._conn()``, ``kg._connection``).
-    def _conn(self) -> sqlite3.Connection:
-        return self._store.connection
+    # ── What MemPalace's own code and tests reach for past its methods ────
 
     @property
-    def _connection(self) -> sqlite3.Connection:
-        return self._store.connection
+    def _lock(self) -> AbstractContextManager:
+        """The lock every call of this graph holds (MemPalace's ``kg._lock``); re-entrant."""
+        return self._store.lock
+
+    def _conn(self):
+        """The SQLite connection as MemPalace's code uses it (``kg._conn()``): rows by column
+        name, statements under :attr:`_lock`, ``with conn:`` as one write, ``close()`` closing
+        the graph (:mod:`factlines.core.store.sqlite.compat`). SQLite engines only."""
+        opener = getattr(self._store, "mempalace_connection", None)
+        if opener is None:
+            raise NotImplementedError(f"{type(self._store).__name__} has no SQLite connection")
+        return opener()
+
+    @property
+    def _connection(self):
+        """MemPalace's attribute: the connection :meth:`_conn` gives, None once closed."""
+        return None if self.closed else self._conn()
 
     # ── Writes as one, undo, and what changed ─────────────────────────────
 

@@ -13,7 +13,8 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.rows import PROVENANCE
 
 DIRECTIONS = ("outgoing", "incoming", "both")
 
@@ -61,6 +62,11 @@ class MemPalaceSurface:
     """The MemPalace-compatible methods of :class:`~factlines.core.store.KnowledgeGraph`."""
 
     _store: GraphStore
+
+    def _mempalace_write(self):
+        """One write of MemPalace's methods: all or nothing. A caller of MemPalace's methods
+        keeps MemPalace's patience with another program's lock; the app's own edits wait less."""
+        return self._store.transaction(wait=MEMPALACE_WAIT)
 
     # ── Names to ids ──────────────────────────────────────────────────────
 
@@ -119,7 +125,8 @@ class MemPalaceSurface:
         """Insert or replace the entity row (MemPalace's semantics: the row is rewritten)."""
         check_name(name, "name")
         eid = entity_id(name)
-        self._store.entities.put(eid, name, entity_type, properties_json(properties))
+        with self._mempalace_write():
+            self._store.entities.put(eid, name, entity_type, properties_json(properties))
         return eid
 
     def add_triple(
@@ -145,7 +152,7 @@ class MemPalaceSurface:
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
         prov = (source_closet, source_file, source_drawer_id, adapter_name)
-        with self._store.transaction():
+        with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             obj_id = self._ensure_entity(obj)
             existing = self._store.facts.open_ids(sub_id, pred, obj_id)
@@ -156,7 +163,7 @@ class MemPalaceSurface:
     def invalidate(self, subject: str, predicate: str, obj: str, ended: str | None = None) -> None:
         """End the open (subject, predicate, object) facts at ``ended`` (default: today)."""
         ended = temporal.parse(ended, "ended") or temporal.today()
-        with self._store.transaction():
+        with self._mempalace_write():
             self._end_open(
                 entity_id(subject), predicate_id(predicate), entity_id(obj), ended, "ended"
             )
@@ -182,15 +189,62 @@ class MemPalaceSurface:
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
         prov = (source_closet, source_file, source_drawer_id, adapter_name)
-        with self._store.transaction():
+        with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             new_id = self._ensure_entity(new_obj)
             self._end_open(sub_id, pred, entity_id(old_obj), at, "at")
             return self._open_successor(sub_id, pred, new_id, at, confidence, prov)
 
+    def rewrite(
+        self,
+        triple_id: str,
+        predicate: str,
+        obj: str,
+        at: str | None = None,
+        source_file: str | None = None,
+    ) -> str | None:
+        """Close the open fact ``triple_id`` and open its rewrite at the same instant, in one
+        write (MemPalace 3.11; ``mempalace kg normalize`` uses it). Returns the successor's id.
+
+        The successor keeps the subject, takes ``predicate`` and ``obj``, and carries the
+        original's confidence and provenance: rewording is not new evidence. ``source_file``
+        only fills in where the original has none. An open fact that already says the same
+        from the same evidence, and holds at the boundary, is returned instead of a second
+        one. A fact no longer open (ended, replaced or gone since a plan was made) is left
+        alone: nothing is written and the result is None. ``at`` as in :meth:`supersede`.
+        """
+        boundary = temporal.boundary(at)
+        check_name(predicate, "predicate")
+        check_name(obj, "object")
+        pred, obj_id = predicate_id(predicate), entity_id(obj)
+        with self._mempalace_write():
+            fact = self._store.facts.get(triple_id) if isinstance(triple_id, str) else None
+            if fact is None or fact["valid_to"] is not None:
+                return None
+            temporal.check_interval(fact["valid_from"], boundary, to_field="at")
+            self._ensure_entity(obj)
+            self._store.facts.update(triple_id, {"valid_to": boundary})
+            evidence = (
+                1.0 if fact["confidence"] is None else fact["confidence"],
+                fact["source_closet"],
+                fact["source_file"] or source_file,
+                fact["source_drawer_id"],
+                fact["adapter_name"],
+            )
+            for tid, valid_from in self._store.facts.open_ids(fact["subject"], pred, obj_id):
+                if valid_from is not None and temporal.start_key(valid_from) > boundary:
+                    continue  # a fact scheduled to start later does not cover the boundary
+                twin = self._store.facts.get(tid)
+                if (twin["confidence"], *(twin[f] for f in PROVENANCE)) == evidence:
+                    return tid
+            confidence, *provenance = evidence
+            return self._insert_fact(
+                fact["subject"], pred, obj_id, boundary, None, confidence, tuple(provenance)
+            )
+
     def seed_from_entity_facts(self, entity_facts: dict) -> None:
         """Bootstrap from fact_checker-style ENTITY_FACTS, as MemPalace does, in one write."""
-        with self._store.transaction():
+        with self._mempalace_write():
             for key, facts in entity_facts.items():
                 name = facts.get("full_name", key.capitalize())
                 birthday = facts.get("birthday")
@@ -255,6 +309,12 @@ class MemPalaceSurface:
                 for tid, pred, other, vf, vt, conf, closet in rows
             ]
         return results
+
+    def current_triples_with_source(self) -> list[tuple[str, str, str]]:
+        """``(subject, object, source_drawer_id)`` of every open fact that names the drawer it
+        came from (by the entities' display names). Not in MemPalace 3.11: its newer tests call
+        it; the shape is what they read (the drawer third, names first)."""
+        return self._store.facts.open_with_drawer()
 
     def find_entity_candidates(self, name: str) -> list:
         """Token/prefix matches for a name that is not an entity (MemPalace's disambiguation)."""

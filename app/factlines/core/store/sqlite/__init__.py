@@ -7,12 +7,13 @@ SQLite's errors into refusals, unavailability and bugs.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.protocol import WRITE_WAIT
+from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
@@ -21,12 +22,13 @@ from factlines.core.store.sqlite.facts import SQLiteFacts
 class SQLiteStore:
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
         self.location = path
-        self._db = Connection(path)
+        self._db = Connection(path, write_wait)
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self._seen_data_version = self._db.data_version()
+        self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
@@ -38,10 +40,12 @@ class SQLiteStore:
     def closed(self) -> bool:
         return self._db.closed
 
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """The raw connection, for MemPalace's own code that reaches for it (``kg._conn()``)."""
-        return self._db.raw()
+    def mempalace_connection(self) -> MemPalaceConnection:
+        """The connection as MemPalace's own code uses it (``kg._conn()``): see :mod:`.compat`."""
+        with self._db.lock:
+            if self._compat is None:
+                self._compat = MemPalaceConnection(self._db, self.close)
+            return self._compat
 
     @property
     def lock(self):
@@ -49,9 +53,17 @@ class SQLiteStore:
 
     # ── Writes, undo and change notes ─────────────────────────────────────
 
+    @property
+    def write_wait(self) -> float:
+        return self._db.write_wait
+
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None:
+        self._db.write_wait = float(seconds)
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self._db.transaction():
+    def transaction(self, wait: float | None = None) -> Iterator[None]:
+        with self._db.transaction(wait):
             yield
 
     @contextmanager
@@ -73,7 +85,7 @@ class SQLiteStore:
         self._db.listeners.remove(listener)
 
     def _forget_search_index(self, touched: Touched) -> None:
-        if touched.entities:
+        if touched.entities or touched.everything:
             self.entities.forget_index()
 
     def changed_externally(self) -> Touched:
@@ -83,6 +95,31 @@ class SQLiteStore:
         changed = version != self._seen_data_version
         self._seen_data_version = version
         return Touched.all_rows() if changed else Touched()
+
+    # ── Replication: rows in rowid order, replaced by id ──────────────────
+
+    def rows_after(
+        self, table: str, columns: tuple[str, ...], after: object, limit: int
+    ) -> list[tuple[int, tuple]]:
+        """(rowid, values of ``columns``) of ``table``'s rows after rowid ``after``, in rowid
+        order: the rowid is this engine's position (MemPalace's replication pages by it)."""
+        names = _replicable(table, columns)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT rowid, {names} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (int(after), int(limit)),
+            ).fetchall()
+        return [(row[0], row[1:]) for row in rows]
+
+    def replace_row(self, table: str, values: dict) -> None:
+        """Insert the row, or replace the row with its id (it moves to the end of rowid order)."""
+        names = _replicable(table, tuple(values))
+        with self._db.transaction() as conn:
+            self._db.touch(conn, table, values["id"])
+            conn.execute(
+                f"INSERT OR REPLACE INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})",
+                list(values.values()),
+            )
 
     # ── The app's own settings of this graph ──────────────────────────────
 
@@ -100,6 +137,13 @@ class SQLiteStore:
                 conn.execute(
                     "INSERT OR REPLACE INTO fl_meta (key, value) VALUES (?, ?)", (key, value)
                 )
+
+
+def _replicable(table: str, columns: tuple[str, ...]) -> str:
+    """``columns`` as SQL, once they are known to be plain names of MemPalace's two tables."""
+    if table not in ("entities", "triples") or not all(c.isidentifier() for c in columns):
+        raise ValueError(f"cannot replicate {table!r} ({', '.join(columns)})")
+    return ", ".join(columns)
 
 
 __all__ = ["SQLiteStore"]

@@ -15,22 +15,25 @@ from contextlib import contextmanager
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store.changes import Change, RowImage, Touched
+from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite.schema import open_connection
 
 _KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
+# Facts first: whether an entity the step would remove is still referred to depends on them.
+_REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
 
 # SQLite's primary result codes that mean "the environment says no", with the person's words.
 _UNAVAILABLE = {
-    sqlite3.SQLITE_BUSY: "it is locked by another program",
-    sqlite3.SQLITE_LOCKED: "it is locked by another program",
+    sqlite3.SQLITE_BUSY: "it is locked by another program, try again",
+    sqlite3.SQLITE_LOCKED: "it is locked by another program, try again",
     sqlite3.SQLITE_NOMEM: "the computer ran out of memory",
     sqlite3.SQLITE_READONLY: "it cannot be written (read-only)",
     sqlite3.SQLITE_IOERR: "reading or writing the disk failed",
     sqlite3.SQLITE_CORRUPT: "the file is damaged",
     sqlite3.SQLITE_FULL: "the disk is full",
     sqlite3.SQLITE_CANTOPEN: "the file cannot be opened (moved, deleted, or no permission)",
-    sqlite3.SQLITE_PROTOCOL: "it is locked by another program",
+    sqlite3.SQLITE_PROTOCOL: "it is locked by another program, try again",
     sqlite3.SQLITE_PERM: "permission was denied",
     sqlite3.SQLITE_AUTH: "permission was denied",
     sqlite3.SQLITE_NOTADB: "the file is not a database any more",
@@ -51,9 +54,11 @@ def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None
 class Connection:
     """The connection, its lock, the open transaction's depth and the active recordings."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
         self.path = path
         self.lock = threading.RLock()
+        self.write_wait = write_wait
+        self._busy_ms: int | None = None
         self._depth = 0
         self._recorders: list[Change] = []
         self._touched = Touched()
@@ -62,6 +67,7 @@ class Connection:
             self._conn: sqlite3.Connection | None = open_connection(path)
         except sqlite3.Error as exc:
             raise unavailable(path, exc, "opened") or exc from None
+        self._wait(self._conn, write_wait)
 
     def close(self) -> None:
         with self.lock:
@@ -109,9 +115,20 @@ class Connection:
 
     # ── Writing ───────────────────────────────────────────────────────────
 
+    def _wait(self, conn: sqlite3.Connection, seconds: float) -> None:
+        """Let SQLite wait up to ``seconds`` for another program's lock (cheap when unchanged)."""
+        ms = max(0, round(seconds * 1000))
+        if ms != self._busy_ms and conn is self._conn:
+            conn.execute(f"PRAGMA busy_timeout = {ms}")
+            self._busy_ms = ms
+
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; writes inside it join it: all or nothing."""
+    def transaction(self, wait: float | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction; writes inside it join it: all or nothing.
+
+        The outermost one waits up to ``wait`` seconds (default :attr:`write_wait`) for another
+        program's write to end, then fails as :class:`Unavailable`.
+        """
         with self.lock:
             conn = self.raw()
             if self._depth:
@@ -122,8 +139,10 @@ class Connection:
                     self._depth -= 1
                 return
             try:
+                self._wait(conn, self.write_wait if wait is None else wait)
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
+                self._wait(conn, self.write_wait)
                 raise unavailable(self.path, exc, "written") or exc from None
             self._depth = 1
             try:
@@ -141,10 +160,25 @@ class Connection:
                 raise
             finally:
                 self._depth = 0
+                self._wait(conn, self.write_wait)
             touched, self._touched = self._touched, Touched()
         if touched:
             for listener in list(self.listeners):
                 listener(touched)
+
+    @property
+    def writing(self) -> bool:
+        """Whether a write transaction of this connection is open."""
+        return self._depth > 0
+
+    def note_unknown_write(self) -> None:
+        """Rows were written past the store (raw SQL): tell listeners that anything may have
+        changed, at the end of the write it joined or now."""
+        if self._depth:
+            self._touched.everything = True
+            return
+        for listener in list(self.listeners):
+            listener(Touched.all_rows())
 
     def touch(self, conn: sqlite3.Connection, table: str, row_id: str) -> None:
         """Note a row about to be written: its id for the listeners, its image for recordings."""
@@ -189,20 +223,91 @@ class Connection:
         return RowImage(dict(zip(names, row[1:])), position=row[0])
 
     def replay(self, change: Change, to_before: bool, conflict: type[Refused]) -> None:
-        """Put back the rows' images from before (undo) or after (redo) the change.
+        """Put back the rows' images from before (undo) or after (redo) the change, in one write.
 
-        Refused with ``conflict`` when a row is no longer as the change left it.
+        Another program may have written the file since (MemPalace keeps writing it), so:
+
+        - a row already as wanted is left alone;
+        - a fact or setting no longer as the change left it refuses the whole step
+          (``conflict``): writing over it would throw away what the other program wrote;
+        - an entity the step would remove, but which a fact outside the step now refers to (or
+          which someone else rewrote), is kept and the rest of the step is carried out. The
+          person undoing "Ann mentors Zoe" wants that fact gone; the entity ``zoe`` was only
+          made on the way, and since MemPalace added "Zoe works_on Nova" it is MemPalace's too:
+          deleting it would hide MemPalace's fact from MemPalace's own queries (they join on
+          entities), while refusing would leave the person no way to take back their fact.
+          Keeping an entity harms nobody: MemPalace itself never deletes one. Likewise an entity
+          the step would create that exists again is taken as it is, not overwritten;
+        - a fact the step would open while another writer has meanwhile opened the identical
+          fact refuses the whole step: two identical open facts are what MemPalace itself never
+          writes.
+
+        Any failure (a refusal, a lock, a full disk) rolls the whole write back; ``change`` is
+        never modified, so the same step can be replayed later.
         """
+        rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
         with self.transaction() as conn:
-            for (table, row_id), (before, after) in change.rows.items():
+            opened: list[tuple[str, dict]] = []
+            for (table, row_id), (before, after) in rows:
                 expected, wanted = (after, before) if to_before else (before, after)
-                if self._row_image(conn, table, row_id) != expected:
-                    raise conflict(
-                        f"{_ROW_LABEL[table]} {row_id!r} was changed by someone else since "
-                        "this edit; reload to see the file as it is"
-                    )
+                current = self._row_image(conn, table, row_id)
+                if current == wanted or self._keeps_entity(
+                    conn, table, row_id, current, expected, wanted
+                ):
+                    continue
+                if current != expected:
+                    raise conflict(self._changed_since(conn, table, row_id, current or expected))
                 self.touch(conn, table, row_id)
                 self._put_row(conn, table, row_id, wanted)
+                if table == "triples" and _opens(current, wanted):
+                    opened.append((row_id, wanted.values))
+            ours = {row_id for (table, row_id) in change.rows if table == "triples"}
+            for row_id, values in opened:
+                self._refuse_a_twin(conn, row_id, values, ours, conflict, to_before)
+
+    @staticmethod
+    def _keeps_entity(conn, table: str, row_id: str, current, expected, wanted) -> bool:
+        """Whether an entity row stays as it is although the step would remove or create it:
+        removed, when a fact still refers to it or someone else rewrote it; created, when it
+        exists again."""
+        if table != "entities" or current is None:
+            return False
+        if wanted is not None:
+            return expected is None
+        if current != expected:
+            return True
+        used = conn.execute(
+            "SELECT 1 FROM triples WHERE subject = ?1 UNION ALL "
+            "SELECT 1 FROM triples WHERE object = ?1 LIMIT 1",
+            (row_id,),
+        ).fetchone()
+        return used is not None
+
+    def _refuse_a_twin(self, conn, row_id, values, ours, conflict, to_before) -> None:
+        twins = conn.execute(
+            "SELECT id FROM triples WHERE subject = ? AND predicate = ? AND object = ? "
+            "AND valid_to IS NULL AND id != ?",
+            (values["subject"], values["predicate"], values["object"], row_id),
+        ).fetchall()
+        if any(twin not in ours for (twin,) in twins):
+            verb = "undoing" if to_before else "redoing"
+            raise conflict(
+                f"“{_in_words(conn, values)}” is already an open fact again (another program "
+                f"added it since); {verb} this step would make it twice, so nothing was changed"
+            )
+
+    @staticmethod
+    def _changed_since(conn, table: str, row_id: str, image: RowImage | None) -> str:
+        if table == "triples" and image is not None:
+            what = f"the fact “{_in_words(conn, image.values)}”"
+        elif table == "entities" and image is not None:
+            what = f"the entity “{image.values.get('name') or row_id}”"
+        else:
+            what = f"{_ROW_LABEL[table]} {row_id!r}"
+        return (
+            f"{what} was changed by another program since this step; nothing was changed, so "
+            "as not to overwrite their edit (reload to see the file as it is)"
+        )
 
     @staticmethod
     def _put_row(conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None):
@@ -219,3 +324,24 @@ class Connection:
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
             values,
         )
+
+
+def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:
+    """Whether writing ``wanted`` over ``current`` opens a fact (subject, predicate, object)
+    that was not open as this row before."""
+    if wanted is None or wanted.values.get("valid_to") is not None:
+        return False
+    if current is None or current.values.get("valid_to") is not None:
+        return True
+    keys = ("subject", "predicate", "object")
+    return any(current.values.get(k) != wanted.values.get(k) for k in keys)
+
+
+def _in_words(conn: sqlite3.Connection, values: dict) -> str:
+    """A fact row as a person reads it: its entities' names and the predicate."""
+
+    def name(eid):
+        row = conn.execute("SELECT name FROM entities WHERE id = ?", (eid,)).fetchone()
+        return row[0] if row and row[0] else eid
+
+    return f"{name(values.get('subject'))} {values.get('predicate')} {name(values.get('object'))}"

@@ -231,6 +231,15 @@ class SQLiteFacts:
                 ).fetchall()
             return rows
 
+    def open_with_drawer(self) -> list[tuple[str, str, str]]:
+        """(subject name, object name, source_drawer_id) of the open facts naming a drawer."""
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT COALESCE(s.name, t.subject), COALESCE(o.name, t.object), "
+                f"t.source_drawer_id {_FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
+                "AND t.source_drawer_id IS NOT NULL AND t.source_drawer_id != '' ORDER BY t.rowid"
+            ).fetchall()
+
     def count(self, eid: str | None = None) -> int:
         with self._db.read() as conn:
             if eid is not None:
