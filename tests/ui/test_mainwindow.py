@@ -333,7 +333,7 @@ def test_undo_after_another_program_changed_the_rows_drops_the_step(window, demo
         other.close()
     said = messages_of(window)
     window.action_undo.trigger()
-    assert "changed by someone else" in said[-1]
+    assert "changed by another program since this step" in said[-1]
     assert window.undo_stack.count() == 0  # it can never be undone blindly
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-07-31"
 

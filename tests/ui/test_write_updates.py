@@ -22,7 +22,7 @@ def hub_window(qtbot, tmp_path):
         conn.execute("INSERT INTO entities (id, name, type) VALUES ('hub', 'Hub', 'org')")
         conn.executemany(
             "INSERT INTO entities (id, name) VALUES (?, ?)",
-            [(f"e{i:04d}", f"E{i:04d}") for i in range(200)],
+            [(f"e{i:04d}", f"E{i:04d}") for i in range(1000)],
         )
         conn.executemany(
             "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
@@ -30,9 +30,9 @@ def hub_window(qtbot, tmp_path):
             [
                 (
                     f"t{n:05d}",
-                    "hub" if n % 2 else f"e{n % 200:04d}",
+                    "hub" if n % 2 else f"e{n % 1000:04d}",
                     ("works_on", "knows", "uses")[n % 3],
-                    f"e{n % 200:04d}" if n % 2 else "hub",
+                    f"e{n % 1000:04d}" if n % 2 else "hub",
                     f"{2000 + n % 20}-01-01",
                     None if n % 4 else f"{2021 + n % 5}-06-30",
                 )
