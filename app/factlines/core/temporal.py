@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import math
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 
 from factlines.core.errors import TimeValueError
@@ -196,3 +196,13 @@ def _posix_of_key(key: str) -> float:
 def from_posix(seconds: float) -> str:
     """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
     return datetime.fromtimestamp(int(seconds // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def calendar_day(value: str | None) -> date | None:
+    """The calendar day a stored value falls on (its first ten characters), None for None."""
+    return date.fromisoformat(value[:10]) if value else None
+
+
+def day_of_posix(seconds: float) -> str:
+    """The UTC calendar day containing POSIX ``seconds``, in stored form."""
+    return (date(1970, 1, 1) + timedelta(days=math.floor(seconds / 86_400))).isoformat()

@@ -46,10 +46,6 @@ def add_months(day: date, months: int) -> date:
     return date(year, month + 1, min(day.day, last))
 
 
-def day_of(value: str | None) -> date | None:
-    return date.fromisoformat(value[:10]) if value else None
-
-
 class TimeControl(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
@@ -164,7 +160,10 @@ class TimeControl(QWidget):
         if self._span is None:
             first, last = today - timedelta(days=365 * 20), today
         else:
-            first, last = day_of(self._span[0]), max(day_of(self._span[1]), today)
+            first, last = (
+                temporal.calendar_day(self._span[0]),
+                max(temporal.calendar_day(self._span[1]), today),
+            )
         # Ordinals, clamped: a "forever" date such as 9999-12-31 has no day after it.
         low = max(first.toordinal() - MARGIN_DAYS, date.min.toordinal())
         high = min(last.toordinal() + MARGIN_DAYS, date.max.toordinal())
@@ -179,7 +178,7 @@ class TimeControl(QWidget):
     # From the state
     def _show(self, value: str | None) -> None:
         with QSignalBlocker(self.slider):
-            day = day_of(value)
+            day = temporal.calendar_day(value)
             if day is not None:
                 self.slider.setValue(day.toordinal())
         if not self.field.hasFocus() or self.field.text().strip() != (value or ""):
@@ -211,7 +210,7 @@ class TimeControl(QWidget):
         self._state.set_as_of(temporal.now_instant())
 
     def step(self, days: int = 0, months: int = 0, years: int = 0) -> None:
-        base = day_of(self._state.as_of) or self.slider_day()
+        base = temporal.calendar_day(self._state.as_of) or self.slider_day()
         try:
             target = add_months(base, months + 12 * years) + timedelta(days=days)
         except (OverflowError, ValueError):
@@ -252,7 +251,7 @@ class TimeControl(QWidget):
         if whole < 1:
             return
         self._carry -= whole
-        day = day_of(self._state.as_of).toordinal() + whole
+        day = temporal.calendar_day(self._state.as_of).toordinal() + whole
         if day >= self.slider.maximum():
             day = self.slider.maximum()
             self.pause()

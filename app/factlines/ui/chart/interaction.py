@@ -132,7 +132,7 @@ class ChartMenus:
         fact = self._bars.layout.facts[i]
         as_of = self._state.as_of
         if gl.fact_uses_days(fact, default=as_of is None or temporal.is_date(as_of)):
-            return gl.day_of(x)
+            return temporal.day_of_posix(x)
         return gl.snap_instant(x, self._nav.seconds_per_px())
 
     def bar_menu(self, i: int, x: float) -> QMenu:
@@ -237,7 +237,9 @@ class ChartMenus:
     def _as_of_value_at(self, x: float) -> str:
         """The as_of a click at ``x`` means: the day clicked in, or an instant when as_of is one."""
         as_day = self._state.as_of is None or temporal.is_date(self._state.as_of)
-        return gl.day_of(x) if as_day else gl.snap_instant(x, self._nav.seconds_per_px())
+        return (
+            temporal.day_of_posix(x) if as_day else gl.snap_instant(x, self._nav.seconds_per_px())
+        )
 
 
 class BarPointer:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
@@ -317,13 +316,6 @@ def valid_mask(layout: Layout, at: float | None) -> np.ndarray:
     return valid_mask_of(layout.start, layout.end, at)
 
 
-def day_of(seconds: float) -> str:
-    """The UTC calendar day containing POSIX ``seconds``."""
-    return (
-        datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(days=math.floor(seconds / DAY))
-    ).strftime("%Y-%m-%d")
-
-
 def nearest_midnight(seconds: float) -> float:
     return round(seconds / DAY) * DAY
 
@@ -342,7 +334,7 @@ def start_value(seconds: float, as_day: bool, seconds_per_px: float = 1.0) -> st
     """A value for ``valid_from`` (or ``as_of``) placed at ``seconds``: a day starts at its
     midnight, so the nearest midnight's day; otherwise an instant."""
     if as_day:
-        return day_of(nearest_midnight(seconds))
+        return temporal.day_of_posix(nearest_midnight(seconds))
     return snap_instant(seconds, seconds_per_px)
 
 
@@ -350,7 +342,7 @@ def end_value(seconds: float, as_day: bool, seconds_per_px: float = 1.0) -> str:
     """A value for ``valid_to`` whose bar ends at ``seconds``: a day ends at the next midnight,
     so the day before the nearest midnight; otherwise an instant."""
     if as_day:
-        return day_of(nearest_midnight(seconds) - DAY)
+        return temporal.day_of_posix(nearest_midnight(seconds) - DAY)
     return snap_instant(seconds, seconds_per_px)
 
 
@@ -377,7 +369,7 @@ def drag_value(
         inverted = other is not None and temporal.end_key(other) < temporal.start_key(value)
         key = temporal.start_key
     if inverted and math.isfinite(bound):
-        value = day_of(bound) if as_day else temporal.from_posix(bound)
+        value = temporal.day_of_posix(bound) if as_day else temporal.from_posix(bound)
     return value, temporal.to_posix(key(value))
 
 
@@ -483,7 +475,6 @@ __all__ = [
     "Layout",
     "bars_in_view",
     "build_layout",
-    "day_of",
     "describe_duration",
     "drag_value",
     "end_value",
