@@ -439,3 +439,26 @@ def test_a_bug_in_the_event_loop_does_not_end_the_app(tmp_path):
     )
     assert result.returncode == 7  # the loop ran on after the bug, until asked to end
     assert "KeyError: 'in a slot'" in result.stderr and "Traceback" in result.stderr
+
+
+def test_a_bug_in_a_read_leaves_no_model_half_reset(window, demo, monkeypatch, app_errors):
+    """A read that fails inside a view's reload reaches the handler; the models stay whole
+    (read before their reset begins) and the app goes on."""
+    window.select_entity("Lumen Labs")
+    model = window.triple_editor.model
+    shown = [f["id"] for f in model.facts]
+
+    def broken_read(*_args):
+        raise KeyError("a bug in the store")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(demo._store.facts, "of_entity", broken_read)
+        window.select_entity("Kai Moreno")
+    assert [type(r.exception) for r in app_errors.reports][:1] == [KeyError]
+    assert "broken_read" in app_errors.reports[0].traceback
+    assert [f["id"] for f in model.facts] == shown  # as it was, not half-reset
+    assert model.rowCount() == len(shown)
+    window.state.select_entity(None)
+    window.select_entity("Kai Moreno")  # the app goes on
+    assert model.rowCount() > 0
+    assert all("kai_moreno" in (f["subject"], f["object"]) for f in model.facts)

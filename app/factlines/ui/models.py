@@ -107,12 +107,13 @@ class EntityModel(QAbstractTableModel):
         """Re-read the first page and the count (after a filter, sort or data change)."""
         kg = self._state.kg
         keep = max(self.PAGE, len(self._rows)) if self._rows else self.PAGE
+        # Read before the reset begins: a read that fails leaves the model as it was.
+        rows, total = [], 0
+        if kg is not None:
+            total = kg.count_entities(self.search, self.entity_type, self.valid_at)
+            rows = self._query(0, min(keep, total))
         self.beginResetModel()
-        if kg is None:
-            self._rows, self._total = [], 0
-        else:
-            self._total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-            self._rows = self._query(0, min(keep, self._total))
+        self._rows, self._total = rows, total
         self.endResetModel()
 
     def update_rows(self) -> None:
@@ -282,9 +283,11 @@ class FactModel(QAbstractTableModel):
     # Loading, patching and restyling
     def reload(self) -> None:
         """Show the selected entity's facts afresh (a reset: a new entity, or a full reload)."""
+        # Read before the reset begins: a read that fails leaves the model as it was.
+        facts = list(self._state.entity_facts())
+        conflicts = self._state.conflicts_by_fact()
         self.beginResetModel()
-        self._facts = list(self._state.entity_facts())
-        self._conflicts = self._state.conflicts_by_fact()
+        self._facts, self._conflicts = facts, conflicts
         self._sort_rows()
         self.endResetModel()
 
