@@ -5,25 +5,10 @@ from __future__ import annotations
 
 from factlines.core.errors import Refused
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
 # The columns replicated, in MemPalace's order (its ``_REPLICATION_TABLES``).
-REPLICATED = {
-    "entities": ("id", "name", "type", "properties", "created_at"),
-    "triples": (
-        "id",
-        "subject",
-        "predicate",
-        "object",
-        "valid_from",
-        "valid_to",
-        "confidence",
-        "source_closet",
-        "source_file",
-        "source_drawer_id",
-        "adapter_name",
-        "extracted_at",
-    ),
-}
+REPLICATED = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
 # What a row cannot lack (NOT NULL in MemPalace's schema).
 _REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object")}
 _PAGE_MAX = 1000

@@ -23,6 +23,19 @@ FACT_FIELDS = (
     "extracted_at",
 )
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
+# MemPalace 3.11's columns, in its order.
+ENTITY_COLUMNS = ("id", "name", "type", "properties", "created_at")
+TRIPLE_COLUMNS = (
+    "id",
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    *PROVENANCE,
+    "extracted_at",
+)
 ENTITY_ROW_KEYS = ("id", "name", "type", "current", "ended")
 ENTITY_ORDERS = ("name", "type", "current", "ended")
 

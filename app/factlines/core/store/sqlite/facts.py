@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.store.rows import fact_dict
+from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
@@ -17,18 +17,8 @@ _FACT_COLUMNS = (
 )
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 _FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
-_WRITABLE = {
-    "subject",
-    "predicate",
-    "object",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-}
+# What a write may set: every column but the id and the time MemPalace stamps on insert.
+_WRITABLE = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 _ENTITY_FACT_COUNT = (
     "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
