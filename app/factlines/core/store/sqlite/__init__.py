@@ -101,5 +101,25 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO fl_meta (key, value) VALUES (?, ?)", (key, value)
                 )
 
+    # ── What the file holds ───────────────────────────────────────────────
 
-__all__ = ["SQLiteStore"]
+    def own_objects(self) -> list[tuple[str, str]]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') "
+                "AND substr(name, 1, 3) = 'fl_' ORDER BY type DESC, name"
+            ).fetchall()
+        return [(kind, name) for kind, name in rows]
+
+    def columns(self, table: str) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
+        return [name for (name,) in rows]
+
+
+def engine_version() -> str:
+    """The engine and the version of its library, e.g. ``SQLite 3.40.1``."""
+    return f"SQLite {sqlite3.sqlite_version}"
+
+
+__all__ = ["SQLiteStore", "engine_version"]
