@@ -43,7 +43,7 @@ class GraphView(QGraphicsView):
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setBackgroundBrush(QBrush(QColor("#fbfbfc")))
+        self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
         self.setMinimumSize(220, 200)
         self.setMouseTracking(True)
         # (path item, colour, [(valid_from, valid_to)]) per drawn edge
@@ -127,13 +127,14 @@ class GraphView(QGraphicsView):
                 (node, label, [(f["valid_from"], f["valid_to"]) for f in by_neighbour[neighbour]])
             )
         center = self._node(QPointF(0, 0), CENTER_RADIUS, entity["id"], entity["name"])
-        center.setBrush(QBrush(QColor("#1a5fb4")))
-        center.setPen(QPen(QColor("#0d3b75"), 2))
+        center.setBrush(QBrush(style.CENTER_FILL))
+        center.setPen(QPen(style.CENTER_OUTLINE, 2))
         center.setCursor(Qt.CursorShape.ArrowCursor)
         title_font = QFont()
         title_font.setBold(True)
         title = QGraphicsSimpleTextItem(entity["name"])
         title.setFont(title_font)
+        title.setBrush(style.GRAPH_TEXT)
         title.setZValue(5)
         box = title.boundingRect()
         title.setPos(-box.width() / 2, CENTER_RADIUS + 4)
@@ -165,8 +166,8 @@ class GraphView(QGraphicsView):
     def _node(self, pos: QPointF, radius: float, entity_id: str, name: str) -> QGraphicsEllipseItem:
         node = QGraphicsEllipseItem(QRectF(-radius, -radius, 2 * radius, 2 * radius))
         node.setPos(pos)
-        node.setBrush(QBrush(QColor("#ffffff")))
-        node.setPen(QPen(QColor("#5f6368"), 1.5))
+        node.setBrush(QBrush(style.NODE_FILL))
+        node.setPen(QPen(style.NODE_OUTLINE, 1.5))
         node.setZValue(2)
         node.setData(ENTITY_ROLE, entity_id)
         node.setToolTip(f"{name}\nClick to select")
@@ -177,6 +178,7 @@ class GraphView(QGraphicsView):
     def _label(self, text: str, pos: QPointF, angle: float, font: QFont) -> QGraphicsSimpleTextItem:
         label = QGraphicsSimpleTextItem(text)
         label.setFont(font)
+        label.setBrush(style.GRAPH_TEXT)
         label.setZValue(3)
         box = label.boundingRect()
         out = NODE_RADIUS + 4
@@ -189,6 +191,12 @@ class GraphView(QGraphicsView):
         label.setPos(x, y)
         self._scene.addItem(label)
         return label
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
+            self.rebuild()  # every item was made with the previous palette's colours
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -255,14 +263,14 @@ class GraphView(QGraphicsView):
         for predicate, color in self._legend:
             painter.setPen(QPen(color, 3))
             painter.drawLine(8, y - metrics.ascent() // 2 + 1, 26, y - metrics.ascent() // 2 + 1)
-            painter.setPen(QColor("#333333"))
+            painter.setPen(style.GRAPH_TEXT)
             painter.drawText(32, y, predicate)
             y += metrics.height()
         if self._note:
-            painter.setPen(QColor("#666666"))
+            painter.setPen(style.GRAPH_MUTED)
             painter.drawText(8, self.viewport().height() - 8, self._note)
         if self._legend:
-            painter.setPen(QColor("#666666"))
+            painter.setPen(style.GRAPH_MUTED)
             hint = "solid: valid at as_of · dashed: not"
             width = metrics.horizontalAdvance(hint)
             bottom = self.viewport().height() - 8
