@@ -27,6 +27,7 @@ from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.state import AppState
+from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
 from factlines.ui.triple_editor import TripleEditor
 
@@ -66,6 +67,7 @@ class MainWindow(QMainWindow):
         font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
         self.setFont(font)
         self.settings = app_settings.open_settings(settings)
+        self.theme_actions = ThemeActions(self.settings, self)  # before the views: their colours
         self.quiet = quiet  # errors go to the status bar and ``errors``, not to dialogs
         self.errors: list[str] = []
 
@@ -175,6 +177,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.time_bar.toggleViewAction())
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
+        view.addMenu(self.theme_actions.menu)
         time_menu = bar.addMenu("&Time")
         for name in TIME_MENU:
             if name is None:
