@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.time_bar.toggleViewAction())
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
+        view.addSeparator()
         view.addMenu(self.theme_actions.menu)
         time_menu = bar.addMenu("&Time")
         for name in TIME_MENU:
