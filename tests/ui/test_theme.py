@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -136,3 +138,46 @@ def test_every_view_takes_the_new_colours(window):
     QApplication.processEvents()
     assert chart.canvas.backgroundBrush().color() == QColor("white")
     assert graph.backgroundBrush().color() == style.LIGHT["GRAPH_BACKGROUND"]
+
+
+def test_the_theme_option(qapp):
+    from factlines.cli import build_parser
+
+    assert build_parser().parse_args(["--theme", "dark"]).theme == "dark"
+    assert build_parser().parse_args([]).theme is None
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--theme", "sepia"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chosen", "scale"), [("dark", 1), ("light", 2), ("dark", 2)])
+def test_screenshots_in_each_theme_and_at_twice_the_scale(tmp_path, chosen, scale):
+    import os
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    target = tmp_path / "window.png"
+    env = {
+        **os.environ,
+        "FACTLINES_SETTINGS": str(tmp_path / "s.ini"),
+        "QT_SCALE_FACTOR": str(scale),
+    }
+    env["HOME"] = str(tmp_path)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2] / "app")  # this checkout's
+    result = subprocess.run(
+        [sys.executable, "-m", "factlines", "--demo", "--entity", "Kai Moreno", "--as-of",
+         "2025-12-01", "--theme", chosen, "--screenshot", str(target)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(target))
+    assert (image.width(), image.height()) == (1500 * scale, 950 * scale)
+    small = image.scaled(150, 95)
+    mean = sum(QColor(small.pixel(x, y)).lightnessF() for x in range(150) for y in range(95)) / (
+        150 * 95
+    )
+    assert (mean < 0.35) if chosen == "dark" else (mean > 0.75), mean
+    kept = (tmp_path / "s.ini").read_text() if (tmp_path / "s.ini").exists() else ""
+    assert "theme=" not in kept  # --theme is for this run only
