@@ -142,8 +142,19 @@ BRUSHES = {
     "LINK_BRUSH": "LINK",
 }
 
-_current: dict | None = None
+
+def _variant(colors: dict) -> dict:
+    return {**colors, **{brush: QBrush(colors[name]) for brush, name in BRUSHES.items()}}
+
+
+# The variant in use, also published as this module's globals (``style.CONFLICT``) and into
+# the namespaces that asked (:func:`publish_to`), so that reading one is a plain attribute
+# read: the tables read them for every cell. Light until the application's palette says.
+_current = _variant(LIGHT)
+_chosen = False  # chosen from an application's palette yet?
+_followers: list[tuple[dict, tuple[str, ...]]] = []
 _predicate_brushes: dict[str, QBrush] = {}
+globals().update(_current)
 
 
 def is_dark(palette: QPalette | None = None) -> bool:
@@ -157,13 +168,25 @@ def is_dark(palette: QPalette | None = None) -> bool:
 
 def refresh() -> bool:
     """Choose the variant for the application palette now; True when it changed."""
-    global _current
-    chosen = DARK if is_dark() else LIGHT
-    if _current is not None and _current["PALETTE"] is chosen["PALETTE"]:
+    global _current, _chosen
+    if QGuiApplication.instance() is None:
         return False
-    _current = {**chosen, **{brush: QBrush(chosen[name]) for brush, name in BRUSHES.items()}}
+    chosen = DARK if is_dark() else LIGHT
+    _chosen, was = True, _current["PALETTE"]
+    if was is chosen["PALETTE"]:
+        return False
+    _current = _variant(chosen)
     _predicate_brushes.clear()
+    globals().update(_current)
+    for namespace, names in _followers:
+        namespace.update({name: _current[name] for name in names})
     return True
+
+
+def publish_to(namespace: dict, names: tuple[str, ...]) -> None:
+    """Keep ``names`` in ``namespace`` (a module's globals) set to the variant in use."""
+    _followers.append((namespace, tuple(names)))
+    namespace.update({name: colors()[name] for name in names})
 
 
 def palette_changed(event: QEvent) -> bool:
@@ -175,22 +198,10 @@ def palette_changed(event: QEvent) -> bool:
 
 
 def colors() -> dict:
-    """The themed colours now in use, by name."""
-    global _current
-    if _current is None:
+    """The themed colours in use, by name."""
+    if not _chosen:
         refresh()
-        if QGuiApplication.instance() is None:  # no palette yet: choose again once there is
-            current, _current = _current, None
-            return current
     return _current
-
-
-def __getattr__(name: str):
-    # ``style.CONFLICT``, ``style.PALETTE``…: the current variant's value.
-    try:
-        return colors()[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 # The CRC's starting value: chosen once so that the common MemPalace predicates (the demo's

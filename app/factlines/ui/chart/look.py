@@ -39,7 +39,7 @@ EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart
 TIME_GRID_ALPHA = 38  # the time axis's grid lines, 0..255
 LINE_LABEL_POSITION = 0.004  # the today and as_of labels, near the top of the view
 # The chart's colours, read as ``look.TEXT_COLOR``: light or dark with the palette, kept with
-# every view's in factlines.ui.style (which says what each is for).
+# every view's in factlines.ui.style (which says what each is for) and set here by it.
 COLOR_NAMES = (
     "BACKGROUND",
     "TEXT_COLOR",
@@ -60,8 +60,4 @@ COLOR_NAMES = (
     "CURSOR_LABEL_FILL",
 )
 
-
-def __getattr__(name: str):
-    if name in COLOR_NAMES:
-        return style.colors()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+style.publish_to(globals(), COLOR_NAMES)
