@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--size", type=_size, metavar="WxH", help="window size for --screenshot (1500x950)"
     )
     parser.add_argument(
+        "--theme",
+        choices=("system", "light", "dark"),
+        help="colours for this run, not kept (View > Theme keeps one)",
+    )
+    parser.add_argument(
         "--settings", metavar="INI", help="keep window settings in this file (FACTLINES_SETTINGS)"
     )
     return parser

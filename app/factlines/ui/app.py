@@ -107,6 +107,12 @@ def select_richest(window) -> None:
         window.state.select_entity(top[0]["id"])
 
 
+def _use_theme(window, args) -> None:
+    """``--theme``: these colours for this run, the kept choice left as it is."""
+    if getattr(args, "theme", None):
+        window.theme_actions.choose(args.theme, remember=False)
+
+
 def _fail(message: str) -> int:
     print(f"factlines: {message}", file=sys.stderr)
     return 2
@@ -120,6 +126,7 @@ def screenshot(args) -> int:
     _quiet_platform_notes()
     app = _application(quiet=True)
     window = MainWindow(settings=getattr(args, "settings", None), quiet=True)
+    _use_theme(window, args)
     try:
         if not _open_requested(window, args):
             return _fail(window.errors[-1] if window.errors else "cannot open the graph")
@@ -172,6 +179,7 @@ def run(args) -> int:
 
     app = _application()
     window = MainWindow(settings=getattr(args, "settings", None))
+    _use_theme(window, args)
     window.show()
     opened = _open_requested(window, args)
     if args.entity:

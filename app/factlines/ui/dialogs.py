@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store import PROVENANCE
+from factlines.ui import style
 
 PROVENANCE_LABELS = {
     "source_closet": "Source closet",
@@ -107,7 +108,7 @@ class _FormDialog(QDialog):
         self.error = QLabel(self)
         self.error.setObjectName("dialogError")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c62828;")
+        self.error.setStyleSheet(f"color: {style.CONFLICT.name()};")
         self.error.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self

@@ -42,7 +42,7 @@ class GraphView(QGraphicsView):
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setBackgroundBrush(QBrush(QColor("#fbfbfc")))
+        self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
         self.setMinimumSize(220, 200)
         self.setMouseTracking(True)
         # (path item, colour, its facts' positions in the state's facts) per drawn edge
@@ -51,8 +51,9 @@ class GraphView(QGraphicsView):
         self._nodes: list[tuple[QGraphicsEllipseItem, QGraphicsSimpleTextItem, list[int]]] = []
         self._legend: list[tuple[str, QColor]] = []
         self._note = ""
-        # Each drawn fact's edge and the facts drawn on it (dicts shared with the state's rows)
-        self._drawn: dict[str, tuple[QGraphicsPathItem, list[dict]]] = {}
+        # Each drawn fact's edge, the facts drawn on it (dicts shared with the state's rows,
+        # patched in place) and the edge's key as drawn: (predicate, direction, neighbour)
+        self._drawn: dict[str, tuple[QGraphicsPathItem, list[dict], tuple]] = {}
         self._stale = False  # the state changed while the view was hidden
         state.entityChanged.connect(lambda _e: self.rebuild())
         state.factsChanged.connect(self._facts_changed)
@@ -120,18 +121,19 @@ class GraphView(QGraphicsView):
                 item.setToolTip(_edge_tooltip(entity["name"], group))
                 self._edges.append((item, color, spans))
                 for fact in group:
-                    self._drawn[fact["id"]] = (item, group)
+                    self._drawn[fact["id"]] = (item, group, _edge_key(fact))
             node = self._node(pos, NODE_RADIUS, neighbour, names[neighbour])
             label = self._label(names[neighbour], pos, angle, label_font)
             self._nodes.append((node, label, [position(f) for f in by_neighbour[neighbour]]))
         center = self._node(QPointF(0, 0), CENTER_RADIUS, entity["id"], entity["name"])
-        center.setBrush(QBrush(QColor("#1a5fb4")))
-        center.setPen(QPen(QColor("#0d3b75"), 2))
+        center.setBrush(QBrush(style.CENTER_FILL))
+        center.setPen(QPen(style.CENTER_OUTLINE, 2))
         center.setCursor(Qt.CursorShape.ArrowCursor)
         title_font = QFont()
         title_font.setBold(True)
         title = QGraphicsSimpleTextItem(entity["name"])
         title.setFont(title_font)
+        title.setBrush(style.GRAPH_TEXT)
         title.setZValue(5)
         box = title.boundingRect()
         title.setPos(-box.width() / 2, CENTER_RADIUS + 4)
@@ -163,8 +165,8 @@ class GraphView(QGraphicsView):
     def _node(self, pos: QPointF, radius: float, entity_id: str, name: str) -> QGraphicsEllipseItem:
         node = QGraphicsEllipseItem(QRectF(-radius, -radius, 2 * radius, 2 * radius))
         node.setPos(pos)
-        node.setBrush(QBrush(QColor("#ffffff")))
-        node.setPen(QPen(QColor("#5f6368"), 1.5))
+        node.setBrush(QBrush(style.NODE_FILL))
+        node.setPen(QPen(style.NODE_OUTLINE, 1.5))
         node.setZValue(2)
         node.setData(ENTITY_ROLE, entity_id)
         node.setToolTip(f"{name}\nClick to select")
@@ -175,6 +177,7 @@ class GraphView(QGraphicsView):
     def _label(self, text: str, pos: QPointF, angle: float, font: QFont) -> QGraphicsSimpleTextItem:
         label = QGraphicsSimpleTextItem(text)
         label.setFont(font)
+        label.setBrush(style.GRAPH_TEXT)
         label.setZValue(3)
         box = label.boundingRect()
         out = NODE_RADIUS + 4
@@ -200,19 +203,21 @@ class GraphView(QGraphicsView):
         for tid in patch.changed:
             drawn = self._drawn.get(tid)
             fact = facts[state.fact_index(tid)]
-            if drawn is not None and (fact["predicate"], fact["direction"], fact["other"]) != (
-                drawn[1][0]["predicate"],
-                drawn[1][0]["direction"],
-                drawn[1][0]["other"],
-            ):
+            if drawn is not None and _edge_key(fact) != drawn[2]:
                 self.rebuild()
                 return
         record = state.entity_record()
         for tid in patch.changed:
             if tid in self._drawn:
-                item, group = self._drawn[tid]
+                item, group, _key = self._drawn[tid]
                 item.setToolTip(_edge_tooltip(record["name"], group))
         self.restyle()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
+            self.rebuild()  # every item was made with the previous palette's colours
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -279,14 +284,14 @@ class GraphView(QGraphicsView):
         for predicate, color in self._legend:
             painter.setPen(QPen(color, 3))
             painter.drawLine(8, y - metrics.ascent() // 2 + 1, 26, y - metrics.ascent() // 2 + 1)
-            painter.setPen(QColor("#333333"))
+            painter.setPen(style.GRAPH_TEXT)
             painter.drawText(32, y, predicate)
             y += metrics.height()
         if self._note:
-            painter.setPen(QColor("#666666"))
+            painter.setPen(style.GRAPH_MUTED)
             painter.drawText(8, self.viewport().height() - 8, self._note)
         if self._legend:
-            painter.setPen(QColor("#666666"))
+            painter.setPen(style.GRAPH_MUTED)
             hint = "solid: valid at as_of · dashed: not"
             width = metrics.horizontalAdvance(hint)
             bottom = self.viewport().height() - 8
@@ -320,6 +325,11 @@ class GraphView(QGraphicsView):
             {"color": color.name(), "solid": item.pen().style() == Qt.PenStyle.SolidLine}
             for item, color, _spans in self._edges
         ]
+
+
+def _edge_key(fact: dict) -> tuple[str, str, str]:
+    """What puts a fact on an edge: its predicate, its direction, the neighbour."""
+    return fact["predicate"], fact["direction"], fact["other"]
 
 
 def _edge_tooltip(entity_name: str, group: list[dict]) -> str:

@@ -16,7 +16,6 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QToolBar, QWidget
 
-from factlines import __version__
 from factlines.core.errors import Refused
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions, make_action
@@ -26,7 +25,9 @@ from factlines.ui.document import Document
 from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
+from factlines.ui.help import HelpActions
 from factlines.ui.state import AppState
+from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
 from factlines.ui.triple_editor import TripleEditor
 
@@ -66,6 +67,7 @@ class MainWindow(QMainWindow):
         font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
         self.setFont(font)
         self.settings = app_settings.open_settings(settings)
+        self.theme_actions = ThemeActions(self.settings, self)  # before the views: their colours
         self.quiet = quiet  # errors go to the status bar and ``errors``, not to dialogs
         self.errors: list[str] = []
 
@@ -85,8 +87,9 @@ class MainWindow(QMainWindow):
         self.edit_actions = EditActions(
             self.state, self.fact_actions, self.document.undo_stack, self, self.triple_editor
         )
+        self.help_actions = HelpActions(self.document, self)
         # The window's actions by the names they have always had: window.action_undo, …
-        for owner in (self.file_actions, self.edit_actions):
+        for owner in (self.file_actions, self.edit_actions, self.help_actions):
             for name, action in vars(owner).items():
                 if name.startswith("action_"):
                     setattr(self, name, action)
@@ -157,7 +160,6 @@ class MainWindow(QMainWindow):
         )
         self.action_hide_invalid.setCheckable(True)
         self.triple_editor.hide_invalid.toggled.connect(self.action_hide_invalid.setChecked)
-        self.action_about = make_action(self, "actionAbout", "&About Factlines", self.about)
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -175,14 +177,15 @@ class MainWindow(QMainWindow):
         view.addAction(self.time_bar.toggleViewAction())
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
+        view.addSeparator()
+        view.addMenu(self.theme_actions.menu)
         time_menu = bar.addMenu("&Time")
         for name in TIME_MENU:
             if name is None:
                 time_menu.addSeparator()
             else:
                 time_menu.addAction(self.time_control.actions_by_name[name])
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.action_about)
+        self.help_actions.fill(bar.addMenu("&Help"))
 
     # ── The automation surface ────────────────────────────────────────────
 
@@ -272,15 +275,6 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         self.setWindowTitle(self.document.title())
-
-    def about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About Factlines",
-            f"<b>Factlines {__version__}</b><p>Browse and hand-edit a temporal knowledge graph "
-            "(MemPalace's SQLite file). A fact that stops being true is ended, never deleted; "
-            "every view answers as of the instant on the time control.</p>",
-        )
 
     # ── Window state ──────────────────────────────────────────────────────
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import QFont
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
@@ -41,12 +41,6 @@ ENTITY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 FACT_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 VALID_ROLE = Qt.ItemDataRole.UserRole + 3
 OTHER_ID_ROLE = Qt.ItemDataRole.UserRole + 4
-
-
-_DIM = QBrush(style.DIM_TEXT)
-_CONFLICT = QBrush(style.CONFLICT)
-_CONFLICT_BACKGROUND = QBrush(style.CONFLICT_BACKGROUND)
-_LINK = QBrush(style.LINK)
 
 
 def _fill(roles, value, item, column: int) -> None:
@@ -212,7 +206,7 @@ class EntityModel(QAbstractTableModel):
             if role == ALIGNMENT:
                 return RIGHT
             if role == FOREGROUND and not entity[self.ORDERS[column]]:
-                return _DIM
+                return style.DIM_BRUSH
         elif role == TOOLTIP and column == 0:
             return f"{entity['name']}\nid: {entity['id']}"
         return None
@@ -264,7 +258,6 @@ class FactModel(QAbstractTableModel):
         self._valid = np.zeros(0, dtype=bool)  # by row, read from the state's mask
         self._source = np.zeros(0, dtype=np.int64)  # row -> position in the state's facts
         self._row_of_source = np.zeros(0, dtype=np.int64)  # and back
-        self._predicate_brushes: dict[str, QBrush] = {}
         self._conflicts: dict[str, list[dict]] = {}
         self._row_of: dict[str, int] = {}
         self._sort = (COLUMN["predicate"], Qt.SortOrder.AscendingOrder)
@@ -500,13 +493,13 @@ class FactModel(QAbstractTableModel):
         valid = self._valid[row]
         if role == FOREGROUND:
             if key == "direction" and fact["id"] in self._conflicts:
-                return _CONFLICT
+                return style.CONFLICT_BRUSH
             if not valid:
-                return _DIM
+                return style.DIM_BRUSH
             if key == "other_name":
-                return _LINK
+                return style.LINK_BRUSH
             if key == "predicate":
-                return self._predicate_brush(fact["predicate"])
+                return style.predicate_brush(fact["predicate"])
             return None
         if role == FONT:
             if not valid:
@@ -514,7 +507,7 @@ class FactModel(QAbstractTableModel):
             return self._link_font if key == "other_name" else None
         if role == BACKGROUND:
             if key in ("direction", "predicate") and fact["id"] in self._conflicts:
-                return _CONFLICT_BACKGROUND
+                return style.CONFLICT_BACKGROUND_BRUSH
             return None
         if role == ALIGNMENT:
             return RIGHT if key == "confidence" else None
@@ -532,13 +525,6 @@ class FactModel(QAbstractTableModel):
         if role == TOOLTIP:
             return self._tooltip(fact, key, row)
         return None
-
-    def _predicate_brush(self, predicate: str) -> QBrush:
-        brush = self._predicate_brushes.get(predicate)
-        if brush is None:
-            brush = QBrush(style.predicate_color(predicate).darker(130))
-            self._predicate_brushes[predicate] = brush
-        return brush
 
     def _display(self, fact: dict, key: str) -> str:
         value = fact[key]

@@ -70,6 +70,14 @@ def _text_list(raw) -> list[str]:
     return [str(item) for item in raw if item not in (None, "")]
 
 
+THEMES = ("system", "light", "dark")
+
+
+def _theme(raw) -> str:
+    text = _text(raw)
+    return text if text in THEMES else UNREADABLE
+
+
 def _as_of(raw) -> str | None:
     text = _text(raw)
     return None if text in (None, "all") else text
@@ -91,6 +99,7 @@ BYTES = Kind("bytes", _bytes)
 TEXT = Kind("text", _text)
 TEXT_LIST = Kind("text list", _text_list, lambda value: None if value is None else list(value))
 AS_OF = Kind("as_of", _as_of, lambda value: value or "all")  # "all" is all time
+THEME_NAME = Kind("theme", _theme)
 
 
 class Setting(Generic[T]):
@@ -157,6 +166,7 @@ WINDOW_STATE = widget_setting("mainWindow", "state")  # docks and tool bars
 TRIPLE_HEADER = widget_setting("tripleTable", "header")  # column widths and order
 HIDE_INVALID = Setting("view/hideInvalid", FLAG, False)
 PLAY_SPEED = Setting("time/playSpeed", NUMBER, None)  # an index into the speed list
+THEME = Setting("view/theme", THEME_NAME, "system")  # one of THEMES
 RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
@@ -168,6 +178,7 @@ SETTINGS = (
     TRIPLE_HEADER,
     HIDE_INVALID,
     PLAY_SPEED,
+    THEME,
     RECENT_FILES,
     LAST_FILE,
     VERSION,

@@ -1,25 +1,26 @@
 """Colours and text forms every view shares: predicate colours, dimming, dates and instants.
 
 Imports no view: the table, the chart and the graph all take their colours from here.
+
+Colours come in a light and a dark variant, chosen by the application palette's window colour
+(a dark window means dark variants). Views read them by name when they paint, as
+``style.CONFLICT`` or ``look.TEXT_COLOR``, and re-read them on a palette change
+(:func:`palette_changed`).
 """
 
 from __future__ import annotations
 
 import zlib
 
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 
 from factlines.core import temporal
 
-DIM_TEXT = QColor("#9aa0a6")
-CONFLICT = QColor("#c62828")
-CONFLICT_BACKGROUND = QColor("#fdecea")
-LINK = QColor("#1a5fb4")
-
-# A fixed palette (no pure red: red is reserved for conflicts and the as_of cursor). A
-# predicate's colour is its name's CRC32 modulo the palette, so it is the same for every entity
-# and every run.
-PALETTE = (
+# A fixed palette per variant (no pure red: red is reserved for conflicts and the as_of cursor).
+# A predicate's colour is its name's CRC32 modulo the palette, so it is the same for every
+# entity and every run; the dark variant is the same hue, lighter, in the same place.
+LIGHT_PALETTE = (
     "#4e79a7",  # blue
     "#f28e2b",  # orange
     "#59a14f",  # green
@@ -41,6 +42,167 @@ PALETTE = (
     "#5d4037",  # dark brown
     "#607d8b",  # blue grey
 )
+DARK_PALETTE = (
+    "#6f9bd1",  # blue
+    "#f5a04a",  # orange
+    "#73c165",  # green
+    "#c994ba",  # purple
+    "#4fc4bc",  # teal
+    "#e0b32a",  # gold
+    "#bf977f",  # brown
+    "#ec8fd0",  # pink
+    "#8c8fe6",  # indigo
+    "#b0b052",  # olive
+    "#38bfe2",  # cyan
+    "#a3a3a3",  # grey
+    "#5f83c4",  # navy
+    "#d9813f",  # rust
+    "#4caf50",  # forest
+    "#a872cf",  # violet
+    "#26a69a",  # dark teal
+    "#ee5a92",  # crimson
+    "#a1887f",  # dark brown
+    "#90a4ae",  # blue grey
+)
+
+# Every themed colour by the name views read it with. The chart's (``look.X``) keep the types
+# pyqtgraph and QPainter take there: a colour string, a QColor, or an RGBA tuple.
+LIGHT = {
+    "PALETTE": LIGHT_PALETTE,
+    # The tables and the messages beside them
+    "DIM_TEXT": QColor("#9aa0a6"),
+    "CONFLICT": QColor("#c62828"),
+    "CONFLICT_BACKGROUND": QColor("#fdecea"),
+    "LINK": QColor("#1a5fb4"),
+    "SUBTLE_TEXT": QColor("#5f6368"),  # a secondary word in a heading, e.g. an entity's type
+    # The chart
+    "BACKGROUND": "w",
+    "TEXT_COLOR": "#2b2f36",
+    "MUTED_TEXT": "#5b6270",  # incoming lanes, the legend, the today label
+    "CURSOR_COLOR": "#d62728",  # the as_of cursor
+    "CONFLICT_TEXT": "#d62728",  # conflicts in the title, legend and tooltips
+    "CONFLICT_COLOR": QColor(214, 39, 40),  # conflict spans and the lane axis's conflict dots
+    "ROW_STRIPE": QColor("#f3f5f8"),  # every other lane
+    "HEADER_ROW": QColor("#e9edf2"),  # a predicate group's header row
+    "GROUP_LINE": QColor("#d3d9e1"),  # the line above a group
+    "SELECTED_ROW": QColor("#e3edfb"),
+    "HOVER_OUTLINE": "#3b4250",
+    "SELECTED_OUTLINE": "#11151c",  # also the outline of a dragged end's preview
+    "PREVIEW_FILL": QColor(17, 21, 28, 40),
+    "AXIS_COLOR": "#b9c0ca",
+    "TODAY_COLOR": "#7a8290",
+    "TODAY_LABEL_FILL": (255, 255, 255, 200),
+    "CURSOR_LABEL_FILL": (255, 255, 255, 230),
+    # The neighbourhood graph
+    "GRAPH_BACKGROUND": QColor("#fbfbfc"),
+    "GRAPH_TEXT": QColor("#202124"),
+    "GRAPH_MUTED": QColor("#5f6368"),
+    "NODE_FILL": QColor("#ffffff"),
+    "NODE_OUTLINE": QColor("#5f6368"),
+    "CENTER_FILL": QColor("#1a5fb4"),
+    "CENTER_OUTLINE": QColor("#0d3b75"),
+}
+DARK = {
+    "PALETTE": DARK_PALETTE,
+    "DIM_TEXT": QColor("#80868f"),
+    "CONFLICT": QColor("#ff7070"),
+    "CONFLICT_BACKGROUND": QColor("#4a2326"),
+    "LINK": QColor("#8cb8ff"),
+    "SUBTLE_TEXT": QColor("#a4abb6"),
+    "BACKGROUND": "#1e1f22",
+    "TEXT_COLOR": "#e3e6eb",
+    "MUTED_TEXT": "#a4abb6",
+    "CURSOR_COLOR": "#ff5c5c",
+    "CONFLICT_TEXT": "#ff7070",
+    "CONFLICT_COLOR": QColor(255, 92, 92),
+    "ROW_STRIPE": QColor("#25272b"),
+    "HEADER_ROW": QColor("#2e3137"),
+    "GROUP_LINE": QColor("#3d414a"),
+    "SELECTED_ROW": QColor("#263d5c"),
+    "HOVER_OUTLINE": "#c8ced8",
+    "SELECTED_OUTLINE": "#f4f6fa",
+    "PREVIEW_FILL": QColor(244, 246, 250, 40),
+    "AXIS_COLOR": "#5c626d",
+    "TODAY_COLOR": "#8d95a3",
+    "TODAY_LABEL_FILL": (30, 31, 34, 200),
+    "CURSOR_LABEL_FILL": (30, 31, 34, 230),
+    "GRAPH_BACKGROUND": QColor("#1e1f22"),
+    "GRAPH_TEXT": QColor("#e3e6eb"),
+    "GRAPH_MUTED": QColor("#a4abb6"),
+    "NODE_FILL": QColor("#2e3137"),
+    "NODE_OUTLINE": QColor("#9aa0a6"),
+    "CENTER_FILL": QColor("#3584e4"),
+    "CENTER_OUTLINE": QColor("#99c1f1"),
+}
+# Brushes the table models hand out for every cell: made once per variant.
+BRUSHES = {
+    "DIM_BRUSH": "DIM_TEXT",
+    "CONFLICT_BRUSH": "CONFLICT",
+    "CONFLICT_BACKGROUND_BRUSH": "CONFLICT_BACKGROUND",
+    "LINK_BRUSH": "LINK",
+}
+
+
+def _variant(colors: dict) -> dict:
+    return {**colors, **{brush: QBrush(colors[name]) for brush, name in BRUSHES.items()}}
+
+
+# The variant in use, also published as this module's globals (``style.CONFLICT``) and into
+# the namespaces that asked (:func:`publish_to`), so that reading one is a plain attribute
+# read: the tables read them for every cell. Light until the application's palette says.
+_current = _variant(LIGHT)
+_chosen = False  # chosen from an application's palette yet?
+_followers: list[tuple[dict, tuple[str, ...]]] = []
+_predicate_brushes: dict[str, QBrush] = {}
+globals().update(_current)
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    """Does ``palette`` (the application's by default) paint dark windows?"""
+    if palette is None:
+        if QGuiApplication.instance() is None:
+            return False
+        palette = QGuiApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def refresh() -> bool:
+    """Choose the variant for the application palette now; True when it changed."""
+    global _current, _chosen
+    if QGuiApplication.instance() is None:
+        return False
+    chosen = DARK if is_dark() else LIGHT
+    _chosen, was = True, _current["PALETTE"]
+    if was is chosen["PALETTE"]:
+        return False
+    _current = _variant(chosen)
+    _predicate_brushes.clear()
+    globals().update(_current)
+    for namespace, names in _followers:
+        namespace.update({name: _current[name] for name in names})
+    return True
+
+
+def publish_to(namespace: dict, names: tuple[str, ...]) -> None:
+    """Keep ``names`` in ``namespace`` (a module's globals) set to the variant in use."""
+    _followers.append((namespace, tuple(names)))
+    namespace.update({name: colors()[name] for name in names})
+
+
+def palette_changed(event: QEvent) -> bool:
+    """For a view's ``changeEvent``: is ``event`` a palette change? The colours follow it."""
+    if event.type() not in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+        return False
+    refresh()
+    return True
+
+
+def colors() -> dict:
+    """The themed colours in use, by name."""
+    if not _chosen:
+        refresh()
+    return _current
+
 
 # The CRC's starting value: chosen once so that the common MemPalace predicates (the demo's
 # seventeen among them) get distinct colours. Changing it recolours every chart.
@@ -48,18 +210,38 @@ PALETTE_SALT = 101311
 
 
 def palette_index(predicate: str) -> int:
-    """A predicate's place in :data:`PALETTE` (the chart keeps colours as these indices)."""
-    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(PALETTE)
+    """A predicate's place in the palette (the chart keeps colours as these indices)."""
+    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(LIGHT_PALETTE)
+
+
+def palette_color(index: int) -> str:
+    """The colour at ``index`` of the palette now in use, as ``#rrggbb``."""
+    return colors()["PALETTE"][index]
 
 
 def predicate_color_name(predicate: str) -> str:
     """A predicate's colour as ``#rrggbb`` (for rich text, and the chart's group headers)."""
-    return PALETTE[palette_index(predicate)]
+    return colors()["PALETTE"][palette_index(predicate)]
 
 
 def predicate_color(predicate: str) -> QColor:
     """A stable colour per predicate, the same in every view."""
     return QColor(predicate_color_name(predicate))
+
+
+def predicate_brush(predicate: str) -> QBrush:
+    """A predicate's colour for text on the table's background: darker on a light one."""
+    brush = _predicate_brushes.get(predicate)
+    if brush is None:
+        color = predicate_color(predicate)
+        brush = QBrush(color if is_dark_variant() else color.darker(130))
+        _predicate_brushes[predicate] = brush
+    return brush
+
+
+def is_dark_variant() -> bool:
+    """Are the dark variants in use?"""
+    return colors()["PALETTE"] is DARK_PALETTE
 
 
 def show_time(value: str | None, empty: str = "") -> str:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
+from factlines.ui import style
 from factlines.ui.state import AppState
 
 PLAY_TICK_MS = 40
@@ -197,7 +198,7 @@ class TimeControl(QWidget):
         try:
             self._state.set_as_of(text or None)
         except Refused as exc:  # TimeValueError
-            self.field.setStyleSheet("background: #fdecea;")
+            self.field.setStyleSheet(f"background: {style.CONFLICT_BACKGROUND.name()};")
             self._state.message.emit(f"as_of not changed: {exc}")
             return
         self.field.setStyleSheet("")

@@ -69,7 +69,9 @@ class ValidatingDelegate(QStyledItemDelegate):
     def _check(self, editor: QLineEdit, fact: dict, key: str, text: str) -> None:
         reason = FactModel.check(fact, key, text.strip()) if fact else None
         if reason:
-            editor.setStyleSheet("background: #fdecea; color: #c62828;")
+            editor.setStyleSheet(
+                f"background: {style.CONFLICT_BACKGROUND.name()}; color: {style.CONFLICT.name()};"
+            )
             editor.setToolTip(reason)
         else:
             editor.setStyleSheet("")
@@ -223,6 +225,11 @@ class TripleEditor(QWidget):
         self._show_fact(self._state.fact)
         self._update_title()
 
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            self._update_title()  # its rich text names colours
+
     def _update_title(self) -> None:
         kg, entity = self._state.kg, self._entity
         if entity is None:
@@ -233,7 +240,8 @@ class TripleEditor(QWidget):
         facts = self.model.facts
         valid = self.model.valid_count
         conflicts = self.model.conflict_count
-        parts = [f"<b>{entity['name']}</b> <span style='color:#666'>({entity['type']})</span>"]
+        subtle = style.SUBTLE_TEXT.name()
+        parts = [f"<b>{entity['name']}</b> <span style='color:{subtle}'>({entity['type']})</span>"]
         if self._state.as_of is None:
             parts.append(f"{len(facts)} facts")
         else:

@@ -10,7 +10,13 @@ from factlines.core.errors import (
     TimeValueError,
 )
 from factlines.core.store.changes import Change, Touched
-from factlines.core.store.facade import DEFAULT_KG_PATH, KnowledgeGraph, open_graph
+from factlines.core.store.facade import (
+    DEFAULT_KG_PATH,
+    MEMPALACE_COLUMNS,
+    KnowledgeGraph,
+    engine_version,
+    open_graph,
+)
 from factlines.core.store.mempalace import DIRECTIONS
 from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
 
@@ -18,6 +24,7 @@ __all__ = [
     "DEFAULT_KG_PATH",
     "DIRECTIONS",
     "ENTITY_ORDERS",
+    "MEMPALACE_COLUMNS",
     "PROVENANCE",
     "Change",
     "ConflictError",
@@ -29,5 +36,6 @@ __all__ = [
     "TimeValueError",
     "Touched",
     "describe",
+    "engine_version",
     "open_graph",
 ]

@@ -22,6 +22,24 @@ from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
+# MemPalace 3.11's tables, column for column (contract §1.2).
+MEMPALACE_COLUMNS = {
+    "entities": ("id", "name", "type", "properties", "created_at"),
+    "triples": (
+        "id",
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "confidence",
+        "source_closet",
+        "source_file",
+        "source_drawer_id",
+        "adapter_name",
+        "extracted_at",
+    ),
+}
 
 
 class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings):
@@ -134,6 +152,30 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
     def changed_externally(self) -> bool:
         """Has another program written the graph since we last looked?"""
         return bool(self.external_changes())
+
+    # ── What the file holds (read only) ───────────────────────────────────
+
+    def factlines_objects(self) -> list[tuple[str, str]]:
+        """What Factlines added to the file (contract §1.4): its tables, then its indexes,
+        each ``(kind, name)`` with the ``fl_`` prefix."""
+        return self._store.own_objects()
+
+    def missing_mempalace_columns(self) -> dict[str, list[str]]:
+        """MemPalace 3.11's columns the file's tables lack, by table; empty when it has them
+        all (contract §1.2)."""
+        missing = {}
+        for table, wanted in MEMPALACE_COLUMNS.items():
+            present = set(self._store.columns(table))
+            if gaps := [column for column in wanted if column not in present]:
+                missing[table] = gaps
+        return missing
+
+
+def engine_version() -> str:
+    """The storage engine's library and version, e.g. ``SQLite 3.40.1``."""
+    from factlines.core.store.sqlite import engine_version as sqlite_version
+
+    return sqlite_version()
 
 
 def open_graph(location: str | os.PathLike, *, create: bool = True) -> KnowledgeGraph:

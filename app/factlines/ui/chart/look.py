@@ -1,11 +1,12 @@
 """The chart's sizes and colours, in one place: every part of the chart takes them from here.
 
-Predicate colours are not here: every view shares them, from :mod:`factlines.ui.style`.
+The colours live in :mod:`factlines.ui.style` with every view's, in a light and a dark
+variant; predicate colours too, since every view shares them.
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from factlines.ui import style
 
 # ── Bars (sizes in device pixels unless said otherwise) ──────────────────
 BAR_FRACTION = 0.62  # a bar's height, in rows
@@ -35,22 +36,28 @@ LEGEND_SIZE = "9pt"
 EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart
 
 # ── Colours ──────────────────────────────────────────────────────────────
-BACKGROUND = "w"
-TEXT_COLOR = "#2b2f36"
-MUTED_TEXT = "#5b6270"  # incoming lanes, the legend, the today label
-CURSOR_COLOR = "#d62728"  # the as_of cursor
-CONFLICT_TEXT = "#d62728"  # conflicts in the title, legend and tooltips
-CONFLICT_COLOR = QColor(214, 39, 40)  # conflict spans and the lane axis's conflict dots
-ROW_STRIPE = QColor("#f3f5f8")  # every other lane
-HEADER_ROW = QColor("#e9edf2")  # a predicate group's header row
-GROUP_LINE = QColor("#d3d9e1")  # the line above a group
-SELECTED_ROW = QColor("#e3edfb")
-HOVER_OUTLINE = "#3b4250"
-SELECTED_OUTLINE = "#11151c"  # also the outline of a dragged end's preview
-PREVIEW_FILL = QColor(17, 21, 28, 40)
-AXIS_COLOR = "#b9c0ca"
 TIME_GRID_ALPHA = 38  # the time axis's grid lines, 0..255
-TODAY_COLOR = "#7a8290"
 LINE_LABEL_POSITION = 0.004  # the today and as_of labels, near the top of the view
-TODAY_LABEL_FILL = (255, 255, 255, 200)
-CURSOR_LABEL_FILL = (255, 255, 255, 230)
+# The chart's colours, read as ``look.TEXT_COLOR``: light or dark with the palette, kept with
+# every view's in factlines.ui.style (which says what each is for) and set here by it.
+COLOR_NAMES = (
+    "BACKGROUND",
+    "TEXT_COLOR",
+    "MUTED_TEXT",
+    "CURSOR_COLOR",
+    "CONFLICT_TEXT",
+    "CONFLICT_COLOR",
+    "ROW_STRIPE",
+    "HEADER_ROW",
+    "GROUP_LINE",
+    "SELECTED_ROW",
+    "HOVER_OUTLINE",
+    "SELECTED_OUTLINE",
+    "PREVIEW_FILL",
+    "AXIS_COLOR",
+    "TODAY_COLOR",
+    "TODAY_LABEL_FILL",
+    "CURSOR_LABEL_FILL",
+)
+
+style.publish_to(globals(), COLOR_NAMES)

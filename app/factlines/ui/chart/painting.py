@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
-from factlines.ui.style import PALETTE
+from factlines.ui.style import palette_color
 
 
 class BarEvents(Protocol):
@@ -97,7 +97,7 @@ class BarsItem(pg.GraphicsObject):
         if style is None:
             conf = (key % (gl.CONFIDENCE_LEVELS + 1)) / gl.CONFIDENCE_LEVELS
             valid = (key // (gl.CONFIDENCE_LEVELS + 1)) % 2 == 1
-            color = QColor(PALETTE[key // (2 * (gl.CONFIDENCE_LEVELS + 1))])
+            color = QColor(palette_color(key // (2 * (gl.CONFIDENCE_LEVELS + 1))))
             if valid:
                 fill = _mix(color, 0.30 + 0.70 * conf)
                 pen = QPen(color.darker(135))
@@ -111,6 +111,11 @@ class BarsItem(pg.GraphicsObject):
             style = (QBrush(fill), pen, fill)
             self._styles[(key, outline)] = style
         return style
+
+    def forget_colors(self) -> None:
+        """The palette changed: make the bars' brushes and pens again."""
+        self._styles.clear()
+        self.update()
 
     def set_valid(self, valid: np.ndarray) -> None:
         """Restyle for a new as_of: repaint only the bars whose validity flipped."""

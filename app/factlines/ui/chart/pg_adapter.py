@@ -85,6 +85,20 @@ class WrapLabel(pg.LabelItem):
             self.updateMin()
 
 
+def recolor_line_label(line: pg.InfiniteLine, color, fill, border=None) -> None:
+    """Give an InfiniteLine's label new text, fill and (optionally) border colours.
+
+    Its InfLineLabel, a TextItem, takes ``fill`` and ``border`` only when it is made, and keeps
+    them as its ``fill`` and ``border`` attributes (undocumented), which its ``paint`` reads.
+    """
+    label = line.label
+    label.setColor(color)
+    label.fill = pg.mkBrush(fill)
+    if border is not None:
+        label.border = pg.mkPen(border)
+    label.update()
+
+
 def central_layout(canvas: pg.GraphicsLayoutWidget) -> pg.GraphicsLayout:
     """The GraphicsLayout that holds the title, the plot and the legend."""
     # GraphicsLayoutWidget.ci (undocumented attribute): the layout's margins and spacing, and

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.chart import export, look, pg_adapter
 from factlines.ui.chart import layout as gl
@@ -301,6 +302,34 @@ class GanttChart(QWidget):
             self.navigator.ensure_row_visible(int(self.bars.layout.row[self.bars.selected]))
         self.bars.update()
         self.lane_axis.update()
+
+    # ── Colours: the palette's, light or dark ────────────────────────────
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            self.apply_colors()
+
+    def apply_colors(self) -> None:
+        """Take the colours of the palette now in use: the parts made with the previous
+        palette's, then a reload (the layout, title and legend name predicate colours)."""
+        self._glw.setBackground(look.BACKGROUND)
+        self._title.setAttr("color", look.TEXT_COLOR)
+        self._legend.setAttr("color", look.MUTED_TEXT)
+        for axis in (self.lane_axis, self.time_axis):
+            axis.setPen(pg.mkPen(look.AXIS_COLOR))
+            axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
+        self.today_line.setPen(pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine))
+        pg_adapter.recolor_line_label(self.today_line, look.MUTED_TEXT, look.TODAY_LABEL_FILL)
+        self.cursor.setPen(pg.mkPen(look.CURSOR_COLOR, width=2))
+        self.cursor.setHoverPen(pg.mkPen(look.CURSOR_COLOR, width=4))
+        pg_adapter.recolor_line_label(
+            self.cursor, look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR
+        )
+        self._empty.setStyleSheet(
+            f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
+        )
+        self.bars.forget_colors()
+        self.reload()
 
     # ── What is drawn ────────────────────────────────────────────────────
     def drawn_intervals(self) -> list[dict]:

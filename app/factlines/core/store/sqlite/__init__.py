@@ -7,6 +7,7 @@ SQLite's errors into refusals, unavailability and bugs.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -138,6 +139,21 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO fl_meta (key, value) VALUES (?, ?)", (key, value)
                 )
 
+    # ── What the file holds ───────────────────────────────────────────────
+
+    def own_objects(self) -> list[tuple[str, str]]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') "
+                "AND substr(name, 1, 3) = 'fl_' ORDER BY type DESC, name"
+            ).fetchall()
+        return [(kind, name) for kind, name in rows]
+
+    def columns(self, table: str) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
+        return [name for (name,) in rows]
+
 
 def _replicable(table: str, columns: tuple[str, ...]) -> str:
     """``columns`` as SQL, once they are known to be plain names of MemPalace's two tables."""
@@ -146,4 +162,9 @@ def _replicable(table: str, columns: tuple[str, ...]) -> str:
     return ", ".join(columns)
 
 
-__all__ = ["SQLiteStore"]
+def engine_version() -> str:
+    """The engine and the version of its library, e.g. ``SQLite 3.40.1``."""
+    return f"SQLite {sqlite3.sqlite_version}"
+
+
+__all__ = ["SQLiteStore", "engine_version"]

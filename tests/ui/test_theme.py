@@ -1,0 +1,183 @@
+"""Light and dark: the palette's variant of every colour, View → Theme, and views that follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+from factlines.ui import settings as app_settings
+from factlines.ui import style, theme
+from factlines.ui.chart import look
+from factlines.ui.models import COLUMN
+from ui_fixtures import *  # noqa: F403
+
+
+@pytest.fixture(autouse=True)
+def back_to_the_system_theme():
+    yield
+    theme.apply("system")
+    assert not style.is_dark_variant()
+
+
+def luminance(color) -> float:
+    c = QColor(color) if not isinstance(color, tuple) else QColor(*color)
+
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast(a, b) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_both_variants_name_the_same_colours_of_the_same_kinds():
+    assert style.LIGHT.keys() == style.DARK.keys()
+    for name in style.LIGHT:
+        assert type(style.LIGHT[name]) is type(style.DARK[name]), name
+    assert len(style.LIGHT_PALETTE) == len(style.DARK_PALETTE)
+    assert set(look.COLOR_NAMES) <= set(style.LIGHT)
+
+
+@pytest.mark.parametrize("variant", ["LIGHT", "DARK"])
+def test_text_is_readable_on_its_background(qapp, variant):
+    colors = getattr(style, variant)
+    base = theme.make_palette(variant.lower()).color(QPalette.ColorRole.Base)
+    chart = "#ffffff" if colors["BACKGROUND"] == "w" else colors["BACKGROUND"]
+    for text in ("TEXT_COLOR", "MUTED_TEXT", "CONFLICT_TEXT", "CURSOR_COLOR"):
+        assert contrast(colors[text], chart) >= 4.5, text
+    for text in ("TEXT_COLOR", "MUTED_TEXT"):
+        for band in ("ROW_STRIPE", "HEADER_ROW", "SELECTED_ROW"):
+            assert contrast(colors[text], colors[band]) >= 4.5, (text, band)
+    for text in ("GRAPH_TEXT", "GRAPH_MUTED"):
+        assert contrast(colors[text], colors["GRAPH_BACKGROUND"]) >= 4.5, text
+    for text in ("CONFLICT", "LINK", "SUBTLE_TEXT"):
+        assert contrast(colors[text], base) >= 4.5, text
+    assert contrast(colors["CONFLICT"], colors["CONFLICT_BACKGROUND"]) >= 3.5
+    assert contrast(colors["DIM_TEXT"], base) >= 2.5  # dimmed on purpose, still legible
+
+
+def test_dark_predicate_colours_stand_out_from_the_dark_chart(qapp):
+    for color in style.DARK_PALETTE:
+        assert contrast(color, style.DARK["BACKGROUND"]) >= 3.0, color
+
+
+def test_the_variant_follows_the_palettes_window_colour(qapp):
+    assert not style.is_dark(theme.make_palette("light"))
+    assert style.is_dark(theme.make_palette("dark"))
+    theme.apply("dark")
+    assert QApplication.style().name().lower() == "fusion"
+    assert style.is_dark_variant() and style.DARK["CONFLICT"] == style.CONFLICT
+    assert style.DARK["TEXT_COLOR"] == look.TEXT_COLOR
+    assert style.predicate_color_name("works_on") == style.DARK_PALETTE[8]
+    theme.apply("system")
+    assert style.LIGHT["TEXT_COLOR"] == look.TEXT_COLOR
+    assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() >= 128
+
+
+def test_an_unknown_theme_is_refused(qapp):
+    with pytest.raises(ValueError, match="sepia"):
+        theme.apply("sepia")
+
+
+def test_the_theme_menu_keeps_the_choice(window, isolated_settings):
+    actions = window.theme_actions.actions
+    assert actions["system"].isChecked()
+    menu_titles = [a.text() for a in window.menuBar().actions()]
+    view = window.menuBar().actions()[menu_titles.index("&View")].menu()
+    assert window.theme_actions.menu.menuAction() in view.actions()
+    actions["dark"].trigger()
+    assert actions["dark"].isChecked() and not actions["system"].isChecked()
+    assert theme.applied() == "dark"
+    assert app_settings.THEME.get(window.settings) == "dark"
+    window.theme_actions.choose("light", remember=False)
+    assert app_settings.THEME.get(window.settings) == "dark"
+
+
+def test_a_kept_theme_applies_at_start_and_a_bad_one_reads_as_system(qtbot, isolated_settings):
+    from factlines.ui import MainWindow
+
+    settings = app_settings.open_settings(str(isolated_settings))
+    settings.setValue(app_settings.THEME.key, "dark")
+    settings.sync()
+    win = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(win)
+    assert theme.applied() == "dark" and win.theme_actions.actions["dark"].isChecked()
+    settings.setValue(app_settings.THEME.key, "purple")
+    assert app_settings.THEME.get(settings) == "system"
+
+
+def test_every_view_takes_the_new_colours(window):
+    window.select_entity("Kai Moreno")
+    window.set_as_of("2025-12-01")
+    window.graph_dock.show()
+    theme.apply("dark")
+    QApplication.processEvents()
+    chart, graph = window.gantt, window.graph_view
+    assert chart.canvas.backgroundBrush().color() == QColor(style.DARK["BACKGROUND"])
+    assert chart.time_axis.textPen().color() == QColor(style.DARK["TEXT_COLOR"])
+    assert chart.cursor.pen.color() == QColor(style.DARK["CURSOR_COLOR"])
+    headers = chart.bars.layout.headers
+    assert headers and all(h.color in style.DARK_PALETTE for h in headers)
+    assert graph.backgroundBrush().color() == style.DARK["GRAPH_BACKGROUND"]
+    labels = [label for _node, label, _spans in graph._nodes]
+    assert labels and all(label.brush().color() == style.DARK["GRAPH_TEXT"] for label in labels)
+    assert all(QColor(e["color"]).name() in style.DARK_PALETTE for e in graph.drawn_edges())
+    model = window.triple_editor.model
+    row = next(r for r in range(model.rowCount()) if not model.facts[r]["current"])
+    brush = model.index(row, COLUMN["valid_from"]).data(Qt.ItemDataRole.ForegroundRole)
+    assert brush.color() == style.DARK["DIM_TEXT"]
+    assert style.DARK["SUBTLE_TEXT"].name() in window.triple_editor.title.text()
+    theme.apply("system")
+    QApplication.processEvents()
+    assert chart.canvas.backgroundBrush().color() == QColor("white")
+    assert graph.backgroundBrush().color() == style.LIGHT["GRAPH_BACKGROUND"]
+
+
+def test_the_theme_option(qapp):
+    from factlines.cli import build_parser
+
+    assert build_parser().parse_args(["--theme", "dark"]).theme == "dark"
+    assert build_parser().parse_args([]).theme is None
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--theme", "sepia"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chosen", "scale"), [("dark", 1), ("light", 2), ("dark", 2)])
+def test_screenshots_in_each_theme_and_at_twice_the_scale(tmp_path, chosen, scale):
+    import os
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    target = tmp_path / "window.png"
+    env = {
+        **os.environ,
+        "FACTLINES_SETTINGS": str(tmp_path / "s.ini"),
+        "QT_SCALE_FACTOR": str(scale),
+    }
+    env["HOME"] = str(tmp_path)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2] / "app")  # this checkout's
+    result = subprocess.run(
+        [sys.executable, "-m", "factlines", "--demo", "--entity", "Kai Moreno", "--as-of",
+         "2025-12-01", "--theme", chosen, "--screenshot", str(target)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(target))
+    assert (image.width(), image.height()) == (1500 * scale, 950 * scale)
+    small = image.scaled(150, 95)
+    mean = sum(QColor(small.pixel(x, y)).lightnessF() for x in range(150) for y in range(95)) / (
+        150 * 95
+    )
+    assert (mean < 0.35) if chosen == "dark" else (mean > 0.75), mean
+    kept = (tmp_path / "s.ini").read_text() if (tmp_path / "s.ini").exists() else ""
+    assert "theme=" not in kept  # --theme is for this run only
