@@ -175,3 +175,15 @@ def test_ending_a_fact_patches_its_bar_and_graph_edge_in_place(hub_window, qtbot
     fresh = window.gantt.drawn_intervals()
     window.gantt.reload()
     assert window.gantt.drawn_intervals() == fresh  # the same as laid out from scratch
+
+
+def test_a_fact_moved_to_another_predicate_is_drawn_on_its_new_edge(hub_window, qtbot):
+    window = hub_window
+    window.graph_dock.show()
+    qtbot.waitUntil(window.graph_view.isVisible, timeout=2000)
+    tid = next(iter(window.graph_view._drawn))  # one the graph draws (it caps neighbours)
+    assert window.kg.update_fact(tid, predicate="advises")
+    fact = window.state.entity_facts()[window.state.fact_index(tid)]
+    item, group, key = window.graph_view._drawn[tid]
+    assert key == ("advises", fact["direction"], fact["other"])
+    assert fact in group and "advises" in item.toolTip()
