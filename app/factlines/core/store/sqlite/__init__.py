@@ -13,9 +13,11 @@ from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
+from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
 class SQLiteStore:
@@ -84,6 +86,37 @@ class SQLiteStore:
         self._seen_data_version = version
         return Touched.all_rows() if changed else Touched()
 
+    # ── Our indexes (see .indexes): each build or removal on its own connection ──
+
+    def missing_indexes(self) -> list[str]:
+        """The default indexes this file lacks."""
+        with self._db.read() as conn:
+            return indexes.missing_defaults(conn)
+
+    def build_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        with self._db.read() as conn:
+            names = indexes.missing_defaults(conn)
+        return indexes.build(self.location, names, progress)
+
+    def speed_indexes(self) -> list[str]:
+        """The speed indexes the file has."""
+        with self._db.snapshot() as conn:
+            have = indexes.present(conn)
+            return [name for name in indexes.speed(conn) if name in have]
+
+    def speed_index_cost(self) -> int:
+        """About how many bytes the missing speed indexes would add."""
+        with self._db.snapshot() as conn:
+            return indexes.estimated_bytes(conn, indexes.missing_speed(conn))
+
+    def add_speed_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        with self._db.read() as conn:
+            names = indexes.missing_speed(conn)
+        return indexes.build(self.location, names, progress)
+
+    def remove_speed_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        return indexes.drop(self.location, self.speed_indexes(), progress)
+
     # ── The app's own settings of this graph ──────────────────────────────
 
     def get_meta(self, key: str) -> str | None:
@@ -102,4 +135,4 @@ class SQLiteStore:
                 )
 
 
-__all__ = ["SQLiteStore"]
+__all__ = ["DEFAULT_INDEXES", "SPEED_INDEXES", "SQLiteStore"]

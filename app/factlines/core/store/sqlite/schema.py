@@ -1,19 +1,26 @@
 """Opening a file: refuse what is not a knowledge graph untouched, create or upgrade what is.
 
-MemPalace owns ``entities`` and ``triples``; we only add the two columns MemPalace 3.x adds
-itself, and our own ``fl_``-prefixed indexes and table, versioned with ``PRAGMA user_version``.
+MemPalace owns ``entities`` and ``triples`` and their indexes; of those we only ever add the two
+columns MemPalace 3.x adds itself. What is ours is prefixed ``fl_``: the ``fl_meta`` table (the
+app's settings of a graph), ``fl_schema`` (our schema version) and a few indexes.
+``PRAGMA user_version`` belongs to whoever else uses the file: never read as ours, never set.
+Opening an existing file builds no index (see :mod:`.indexes`): a new file gets its indexes at
+creation, when its tables are empty.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from dataclasses import dataclass, field
 
 from factlines.core.errors import NotAKnowledgeGraph
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
-SCHEMA_VERSION = 1
+# 1: the version in PRAGMA user_version and six covering indexes built on open.
+# 2: the version in fl_schema; only the small default indexes, built apart from opening.
+SCHEMA_VERSION = 2
 # A page cache large enough for a 100k-fact graph's hot pages (SQLite allocates it on demand).
 CACHE_KIB = 65_536
 
@@ -47,27 +54,45 @@ CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
 CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 """
 
-# Ours, which MemPalace ignores:
-# - entities listed and searched in name order from the index alone;
-# - an entity's facts from the index alone: open/ended counts, and an entity's timeline page
-#   chosen before any row is read;
-# - the chronological timeline walked in order; ended facts counted without reading rows;
-# - a relationship's facts filtered by time from the index alone;
-# - a home for the app's own settings of a graph.
-# The covering indexes roughly double a MemPalace file's size; that is the price of answering
-# MemPalace's own queries in half its time and of the app's per-entity views.
-FACTLINES_SCHEMA = """
-CREATE INDEX IF NOT EXISTS fl_triples_subject_cover
-    ON triples(subject, valid_to, valid_from, id, object);
-CREATE INDEX IF NOT EXISTS fl_triples_object_cover
-    ON triples(object, valid_to, valid_from, id, subject);
-CREATE INDEX IF NOT EXISTS fl_triples_from_id ON triples(valid_from, id);
-CREATE INDEX IF NOT EXISTS fl_entities_name_cover ON entities(name COLLATE NOCASE, id, type);
-CREATE INDEX IF NOT EXISTS fl_triples_to ON triples(valid_to);
-CREATE INDEX IF NOT EXISTS fl_triples_predicate_cover
-    ON triples(predicate, valid_from, valid_to, subject, object, id);
-CREATE TABLE IF NOT EXISTS fl_meta (key TEXT PRIMARY KEY, value TEXT);
-"""
+FL_META = "CREATE TABLE IF NOT EXISTS fl_meta (key TEXT PRIMARY KEY, value TEXT)"
+FL_SCHEMA = "CREATE TABLE IF NOT EXISTS fl_schema (version INTEGER NOT NULL)"
+
+# Our indexes, name -> (table, indexed terms, columns read for a size estimate); see .indexes
+# for why these and when they are built.
+NAME_INDEX = "fl_entities_name_cover"
+DEFAULT_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # The entity list in name order, and the search index loaded in that order, from the index.
+    "fl_entities_name_cover": ("entities", "name COLLATE NOCASE, id, type", ("name", "id", "type")),
+}
+SPEED_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # An entity's facts, open/ended counts and timeline page chosen from the index alone.
+    "fl_triples_subject_cover": (
+        "triples",
+        "subject, valid_to, valid_from, id, object",
+        ("subject", "valid_to", "valid_from", "id", "object"),
+    ),
+    "fl_triples_object_cover": (
+        "triples",
+        "object, valid_to, valid_from, id, subject",
+        ("object", "valid_to", "valid_from", "id", "subject"),
+    ),
+    # The chronological timeline walked in order.
+    "fl_triples_from_id": ("triples", "valid_from, id", ("valid_from", "id")),
+    # The latest and earliest ends read off an index's ends.
+    "fl_triples_to": ("triples", "valid_to", ("valid_to",)),
+    # A relationship's facts filtered by time from the index alone.
+    "fl_triples_predicate_cover": (
+        "triples",
+        "predicate, valid_from, valid_to, subject, object, id",
+        ("predicate", "valid_from", "valid_to", "subject", "object", "id"),
+    ),
+}
+
+
+def create_statement(name: str) -> str:
+    table, terms, _ = {**DEFAULT_INDEXES, **SPEED_INDEXES}[name]
+    return f"CREATE INDEX IF NOT EXISTS {name} ON {table}({terms})"
+
 
 REQUIRED_COLUMNS = {
     "entities": {"id", "name"},
@@ -76,11 +101,28 @@ REQUIRED_COLUMNS = {
 NEWER_TRIPLE_COLUMNS = ("source_drawer_id", "adapter_name")
 
 
-def inspect(path: str) -> bool:
+EMPTY = "empty"
+ABSENT = "absent"
+GRAPH = "graph"
+DAMAGED = object()
+
+
+@dataclass(frozen=True)
+class Found:
+    """What :func:`inspect` found: ``kind`` (absent, empty or graph), the tables' columns and
+    our schema version (0: never opened by Factlines; 1: opened by its first releases; None:
+    unreadable, the file is damaged)."""
+
+    kind: str
+    columns: dict[str, set[str]] = field(default_factory=dict)
+    version: int | None = 0
+
+
+def inspect(path: str) -> Found:
     """Check, without writing, that ``path`` can be opened as a knowledge graph.
 
-    Returns True when the file exists and already holds the graph's tables, False when it is
-    absent or empty (it will be created). Raises NotAKnowledgeGraph naming what is wrong.
+    Raises NotAKnowledgeGraph naming what is wrong: not SQLite, another application's
+    database, or a graph of a newer Factlines.
     """
     if os.path.isdir(path):
         raise NotAKnowledgeGraph(f"{path} is a folder, not a knowledge graph file")
@@ -88,14 +130,14 @@ def inspect(path: str) -> bool:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise NotAKnowledgeGraph(f"cannot create {path}: the folder {parent} does not exist")
-        return False
+        return Found(ABSENT)
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_MAGIC))
     except OSError as exc:
         raise NotAKnowledgeGraph(f"cannot read {path}: {exc.strerror or exc}") from None
     if header == b"":
-        return False
+        return Found(EMPTY)
     if header != SQLITE_MAGIC:
         raise NotAKnowledgeGraph(f"{path} is not a SQLite database, so it is not a knowledge graph")
     try:
@@ -109,12 +151,13 @@ def inspect(path: str) -> bool:
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             )
         }
+        stored = _stored_version(probe, tables)
     except sqlite3.DatabaseError as exc:
         raise NotAKnowledgeGraph(f"{path} is a damaged or encrypted SQLite file ({exc})") from None
     finally:
         probe.close()
     if not tables:
-        return False
+        return Found(EMPTY)
     missing = [
         f"{table} ({', '.join(sorted(cols - tables.get(table, set())))})"
         if table in tables
@@ -127,7 +170,40 @@ def inspect(path: str) -> bool:
             f"{path} is a SQLite database of another application, not a knowledge graph "
             f"(missing: {'; '.join(missing)}); it was left untouched"
         )
-    return True
+    version = _version(stored, path)
+    return Found(GRAPH, tables, version)
+
+
+def _stored_version(probe: sqlite3.Connection, tables: dict):
+    """Our version as fl_schema stores it; 1 for a file with fl_meta but no fl_schema (the first
+    releases kept it in user_version), None for a file Factlines never opened; ``DAMAGED`` when
+    fl_schema cannot be read: reads will say so, and nothing is written to it."""
+    if "fl_schema" not in tables:
+        return 1 if "fl_meta" in tables else None
+    try:
+        row = probe.execute("SELECT MAX(version) FROM fl_schema").fetchone()
+    except sqlite3.DatabaseError:
+        return DAMAGED
+    return row[0] if row and row[0] is not None else 1
+
+
+def _version(stored, path: str) -> int | None:
+    """Our schema version as stored; a newer one than this app knows is refused."""
+    if stored is None:
+        return 0
+    if stored is DAMAGED:
+        return None
+    try:
+        version = int(stored)
+    except (TypeError, ValueError):
+        version = None
+    if version is None or version > SCHEMA_VERSION:
+        raise NotAKnowledgeGraph(
+            f"{path} was last set up by a newer Factlines (its schema version is {stored!r}; "
+            f"this Factlines knows versions up to {SCHEMA_VERSION}). Open it with a newer "
+            "Factlines; it was left untouched"
+        )
+    return version
 
 
 def _uri_path(path: str) -> str:
@@ -138,7 +214,7 @@ def open_connection(path: str) -> sqlite3.Connection:
     """The one long-lived connection: WAL, a busy timeout, schema created or upgraded.
 
     SQLite's own errors propagate for the caller to sort into unavailable and bugs."""
-    inspect(path)
+    found = inspect(path)
     # Autocommit mode: the store issues BEGIN IMMEDIATE / COMMIT itself, one per write.
     conn = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -148,27 +224,10 @@ def open_connection(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(triples)")}
-        needs_work = (
-            version < SCHEMA_VERSION
-            or not columns
-            or any(col not in columns for col in NEWER_TRIPLE_COLUMNS)
-        )
-        if needs_work:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in _statements(MEMPALACE_SCHEMA + FACTLINES_SCHEMA):
-                    conn.execute(statement)
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(triples)")}
-                for col in NEWER_TRIPLE_COLUMNS:
-                    if col not in columns:
-                        conn.execute(f"ALTER TABLE triples ADD COLUMN {col} TEXT")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        if found.kind == GRAPH:
+            _upgrade(conn, found)
+        else:
+            _create(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise NotAKnowledgeGraph(f"cannot open {path} as a knowledge graph: {exc}") from None
@@ -176,6 +235,56 @@ def open_connection(path: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """A new graph: MemPalace's tables and indexes, ours, and our version, in one write."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(MEMPALACE_SCHEMA):
+            conn.execute(statement)
+        conn.execute(FL_META)
+        conn.execute(FL_SCHEMA)
+        for name in DEFAULT_INDEXES:  # the tables are empty: instant
+            conn.execute(create_statement(name))
+        _set_version(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _upgrade(conn: sqlite3.Connection, found: Found) -> None:
+    """An existing graph: the two columns MemPalace 3.x adds, our table and our version.
+    One short write, and only when something is missing; no index is built here."""
+    columns = found.columns["triples"]
+    if found.version is None:
+        return  # damaged: reads report it; writing could only make it worse
+    if (
+        found.version >= SCHEMA_VERSION
+        and "fl_meta" in found.columns
+        and "fl_schema" in found.columns
+        and all(col in columns for col in NEWER_TRIPLE_COLUMNS)
+    ):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(triples)")}
+        for col in NEWER_TRIPLE_COLUMNS:
+            if col not in columns:
+                conn.execute(f"ALTER TABLE triples ADD COLUMN {col} TEXT")
+        conn.execute(FL_META)
+        conn.execute(FL_SCHEMA)
+        _set_version(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _set_version(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM fl_schema")
+    conn.execute("INSERT INTO fl_schema (version) VALUES (?)", (SCHEMA_VERSION,))
 
 
 def _statements(script: str) -> list[str]:
