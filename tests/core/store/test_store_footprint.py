@@ -197,6 +197,143 @@ def test_speed_indexes_are_priced_then_added_and_removed_with_the_same_answers(t
         assert _answers(kg) == plain
 
 
+# ── Figures kept until the file changes ───────────────────────────────────
+
+
+def test_kept_stats_and_span_follow_every_kind_of_write(kg, kg_path):
+    kg.add_triple("a", "p", "b", valid_from="2020-01-01", valid_to="2020-12-31")
+    assert (kg.stats()["triples"], kg.time_span()[1]) == (1, "2020-12-31T23:59:59Z")
+    kg.add_triple("a", "p", "c", valid_to="2021-05-01T10:00:00Z")  # our own write
+    assert (kg.stats()["expired_facts"], kg.time_span()[1]) == (2, "2021-05-01T10:00:00Z")
+    with sqlite3.connect(str(kg_path)) as other:  # another connection
+        other.execute("UPDATE triples SET valid_to = '2022-01-01' WHERE object = 'c'")
+    assert kg.time_span()[1] == "2022-01-01T23:59:59Z"
+    kg._conn().execute("UPDATE triples SET valid_to = NULL WHERE object = 'c'")  # raw, ours
+    assert (kg.stats()["expired_facts"], kg.time_span()[1]) == (1, "2020-12-31T23:59:59Z")
+    with pytest.raises(RuntimeError), kg.transaction():
+        kg.add_triple("x", "p", "y", valid_to="2030-01-01")
+        assert (kg.stats()["triples"], kg.time_span()[1]) == (3, "2030-01-01T23:59:59Z")
+        raise RuntimeError("rolled back")
+    assert (kg.stats()["triples"], kg.time_span()[1]) == (2, "2020-12-31T23:59:59Z")
+
+
+@pytest.mark.parametrize(
+    "stray",
+    ["0000-ab-cd", "9999-ab-cd", " 000-01-01T00:00:00Z", "zzzz-01-01T00:00:00Z", "", "2026"],
+)
+def test_the_span_ignores_ends_that_are_not_dates_with_or_without_speed_indexes(kg, stray):
+    kg.add_triple("a", "p", "b", valid_from="2020-01-01", valid_to="2020-12-31")
+    kg.add_triple("a", "p", "c", valid_from="2020-03-01", valid_to="2020-06-01T12:00:00Z")
+    kg._conn().execute(
+        "INSERT INTO triples (id, subject, predicate, object, valid_to) "
+        "VALUES ('stray', 'a', 'q', 'b', ?)",
+        (stray,),
+    )
+    expected = ("2020-01-01T00:00:00Z", "2020-12-31T23:59:59Z")
+    assert kg.time_span() == expected
+    kg.add_speed_indexes()
+    assert kg.time_span() == expected
+
+
 def test_open_graph_takes_the_same_options(mempalace_file):
     with open_graph(mempalace_file) as kg:
         assert kg.missing_indexes() == ["fl_entities_name_cover"]
+
+
+# ── The entity list without indexes over the facts ────────────────────────
+
+
+def _ranked_by_hand(path, order, entity_type=None, ids=None, direction="DESC") -> list[tuple]:
+    """Every entity with its counts, sorted by SQLite as the list promises: the count
+    descending, then the name (NOCASE), then the id."""
+    both = (
+        "(SELECT COUNT(*) FROM triples t WHERE (t.subject = e.id OR t.object = e.id) AND "
+        "t.valid_to IS {} NULL)"
+    )
+    with sqlite3.connect(str(path)) as conn:
+        rows = conn.execute(
+            f"SELECT id, name, type, {both.format('')} AS current, "
+            f"{both.format('NOT')} AS ended FROM entities e "
+            f"ORDER BY {order} {direction}, name COLLATE NOCASE, id"
+        ).fetchall()
+    return [
+        row
+        for row in rows
+        if (entity_type is None or row[2] == entity_type) and (ids is None or row[0] in ids)
+    ]
+
+
+@pytest.fixture(scope="module")
+def wide_graph(tmp_path_factory):
+    """Many entities, most with a few facts, some hubs, some without any fact, tied counts."""
+    path = tmp_path_factory.mktemp("wide") / "kg.sqlite3"
+    build(path, 3_000, 6_000, hubs=4)
+    with sqlite3.connect(str(path)) as conn:
+        names = ["émile", "Émile", "ZOE", "zoe", "Zoë", "_under", "Über", "zoé", "Zoe"]
+        conn.executemany(
+            "INSERT INTO entities (id, name, type) VALUES (?, ?, 'person')",
+            [(f"lonely_{i}", f"Lonely {i}") for i in range(40)]
+            + [(f"tricky_{i}", name) for i, name in enumerate(names)],
+        )
+        # Tied counts among names that differ only in case and accents.
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object, valid_to) "
+            "VALUES (?, ?, 'knows', ?, ?)",
+            [
+                (f"t_tricky_{i}_{j}", f"tricky_{i}", f"lonely_{j}", None if j % 3 else "2020-01-01")
+                for i in range(len(names))
+                for j in range(30)
+            ],
+        )
+    return path
+
+
+@pytest.mark.parametrize("order", ["current", "ended"])
+def test_ranking_by_counts_without_covering_indexes_is_exact(wide_graph, order):
+    with KnowledgeGraph(wide_graph) as kg:
+        assert kg.speed_indexes() == []
+        expected = _ranked_by_hand(wide_graph, order)
+        for limit, offset in ((1, 0), (30, 0), (50, 20), (100, 2_900), (100, 2_990), (60, 0)):
+            page = kg.list_entities(order=order, descending=True, limit=limit, offset=offset)
+            assert [tuple(r.values()) for r in page] == expected[offset : offset + limit]
+        people = _ranked_by_hand(wide_graph, order, entity_type="person")
+        page = kg.list_entities(entity_type="person", order=order, descending=True, limit=40)
+        assert [tuple(r.values()) for r in page] == people[:40]
+        found = {e["id"] for e in kg.list_entities("ka", limit=10_000)}
+        page = kg.list_entities("ka", order=order, descending=True, limit=25, offset=5)
+        assert [tuple(r.values()) for r in page] == _ranked_by_hand(wide_graph, order, ids=found)[
+            5:30
+        ]
+
+
+def test_deep_pages_in_name_order_are_the_same_without_the_name_index(wide_graph, tmp_path):
+    copy = tmp_path / "copy.sqlite3"
+    copy.write_bytes(wide_graph.read_bytes())
+    with KnowledgeGraph(copy) as kg:
+        assert kg.missing_indexes() == ["fl_entities_name_cover"]
+        pages = [
+            kg.list_entities(limit=60, offset=offset, descending=descending)
+            for offset in (0, 1_500, 2_500, 3_000)
+            for descending in (False, True)
+        ]
+        kg.build_indexes()
+        assert pages == [
+            kg.list_entities(limit=60, offset=offset, descending=descending)
+            for offset in (0, 1_500, 2_500, 3_000)
+            for descending in (False, True)
+        ]
+
+
+def test_a_default_index_too_slow_to_build_unasked_becomes_a_speed_index(
+    mempalace_file, monkeypatch
+):
+    from factlines.core.store.sqlite import indexes
+
+    monkeypatch.setattr(indexes, "DEFAULT_BUILD_ROWS", 2)
+    with KnowledgeGraph(mempalace_file) as kg:
+        assert kg.missing_indexes() == []
+        assert kg.speed_index_cost() > 0
+        assert kg.add_speed_indexes()[0] == "fl_entities_name_cover"
+        assert kg.speed_indexes() == ["fl_entities_name_cover", *SPEED_INDEXES]
+        kg.remove_speed_indexes()
+        assert kg.speed_indexes() == []
