@@ -28,15 +28,24 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(
-        self, db_path: str | os.PathLike | None = None, *, store: GraphStore | None = None
+        self,
+        db_path: str | os.PathLike | None = None,
+        *,
+        initialize_empty: bool = False,
+        store: GraphStore | None = None,
     ):
+        """Open the graph at ``db_path`` (MemPalace's default path when None).
+
+        A missing file is created; an existing empty file is made a graph only with
+        ``initialize_empty`` (it may be a file picked by mistake).
+        """
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
             path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
             if db_path is None:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(path)
+            store = SQLiteStore(path, initialize_empty=initialize_empty)
         self._store = store
         self.db_path = store.location
 
@@ -136,14 +145,18 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
         return self._store.remove_speed_indexes(progress)
 
 
-def open_graph(location: str | os.PathLike, *, create: bool = True) -> KnowledgeGraph:
+def open_graph(
+    location: str | os.PathLike, *, create: bool = True, initialize_empty: bool = False
+) -> KnowledgeGraph:
     """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
 
-    With ``create=False`` a location where no graph exists yet is refused instead of created.
+    With ``create=False`` a location where no file exists is refused instead of created. An
+    existing empty file (any file of 0 bytes, or a SQLite database without tables) is refused
+    untouched unless ``initialize_empty``: ask the person first.
     """
     path = Path(location).expanduser()
     if not create and not path.exists():
         raise Refused(f"{path} does not exist")
     if path.exists() and not path.is_file():
         raise NotAKnowledgeGraph(f"{path} is not a file")
-    return KnowledgeGraph(path)
+    return KnowledgeGraph(path, initialize_empty=initialize_empty)

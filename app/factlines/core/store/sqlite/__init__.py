@@ -23,9 +23,9 @@ from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 class SQLiteStore:
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, initialize_empty: bool = False):
         self.location = path
-        self._db = Connection(path)
+        self._db = Connection(path, initialize_empty=initialize_empty)
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self._seen_data_version = self._db.data_version()

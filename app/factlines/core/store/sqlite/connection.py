@@ -51,7 +51,7 @@ def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None
 class Connection:
     """The connection, its lock, the open transaction's depth and the active recordings."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, initialize_empty: bool = False):
         self.path = path
         self.lock = threading.RLock()
         self._depth = 0
@@ -59,7 +59,9 @@ class Connection:
         self._touched = Touched()
         self.listeners: list[Callable[[Touched], None]] = []
         try:
-            self._conn: sqlite3.Connection | None = open_connection(path)
+            self._conn: sqlite3.Connection | None = open_connection(
+                path, initialize_empty=initialize_empty
+            )
         except sqlite3.Error as exc:
             raise unavailable(path, exc, "opened") or exc from None
 

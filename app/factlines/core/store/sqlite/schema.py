@@ -210,11 +210,18 @@ def _uri_path(path: str) -> str:
     return os.path.abspath(path).replace("?", "%3f").replace("#", "%23")
 
 
-def open_connection(path: str) -> sqlite3.Connection:
+def open_connection(path: str, *, initialize_empty: bool = False) -> sqlite3.Connection:
     """The one long-lived connection: WAL, a busy timeout, schema created or upgraded.
 
-    SQLite's own errors propagate for the caller to sort into unavailable and bugs."""
+    A file that does not exist is created. An existing empty file is made a graph only with
+    ``initialize_empty``: it may be anything a person picked by mistake. SQLite's own errors
+    propagate for the caller to sort into unavailable and bugs."""
     found = inspect(path)
+    if found.kind == EMPTY and not initialize_empty:
+        raise NotAKnowledgeGraph(
+            f"{path} is an empty file, not a knowledge graph; it was left untouched"
+            " (it becomes a new, empty graph only when asked to)"
+        )
     # Autocommit mode: the store issues BEGIN IMMEDIATE / COMMIT itself, one per write.
     conn = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
