@@ -137,6 +137,7 @@ def test_an_empty_file_is_left_alone_unless_asked(tmp_path, name, content):
         lambda: KnowledgeGraph(path),
         lambda: open_graph(path),
         lambda: open_graph(path, create=True),
+        lambda: KnowledgeGraph(path, read_only=True, initialize_empty=True),
     ):
         with pytest.raises(NotAKnowledgeGraph, match=r"empty file.*left untouched"):
             opening()
@@ -150,7 +151,11 @@ def test_an_empty_file_is_left_alone_unless_asked(tmp_path, name, content):
 def test_a_missing_file_is_created_unless_refused(tmp_path):
     with open_graph(tmp_path / "new.sqlite3") as kg:
         assert kg.stats()["triples"] == 0
-    for opening in (lambda: open_graph(tmp_path / "absent.sqlite3", create=False),):
+    for opening in (
+        lambda: open_graph(tmp_path / "absent.sqlite3", create=False),
+        lambda: open_graph(tmp_path / "absent.sqlite3", read_only=True),
+        lambda: KnowledgeGraph(tmp_path / "absent.sqlite3", read_only=True),
+    ):
         with pytest.raises(KnowledgeGraphError, match="does not exist"):
             opening()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.sqlite3"]

@@ -89,7 +89,8 @@ def test_another_tools_user_version_is_read_and_left_alone(mempalace_file):
     assert _version(mempalace_file) == [(SCHEMA_VERSION,)]
 
 
-def test_a_graph_of_a_newer_factlines_is_refused_untouched(kg_path):
+@pytest.mark.parametrize("read_only", [False, True], ids=["read-write", "read-only"])
+def test_a_graph_of_a_newer_factlines_is_refused_untouched(kg_path, read_only):
     with KnowledgeGraph(kg_path) as kg:
         kg.add_triple("a", "p", "b")
     with sqlite3.connect(str(kg_path)) as conn:
@@ -97,7 +98,7 @@ def test_a_graph_of_a_newer_factlines_is_refused_untouched(kg_path):
     _size(kg_path)
     before = kg_path.read_bytes()
     with pytest.raises(NotAKnowledgeGraph, match=r"newer Factlines.*99.*left untouched"):
-        KnowledgeGraph(kg_path)
+        KnowledgeGraph(kg_path, read_only=read_only)
     assert kg_path.read_bytes() == before
 
 
@@ -237,6 +238,7 @@ def test_the_span_ignores_ends_that_are_not_dates_with_or_without_speed_indexes(
 
 def test_open_graph_takes_the_same_options(mempalace_file):
     with open_graph(mempalace_file) as kg:
+        assert not kg.read_only
         assert kg.missing_indexes() == ["fl_entities_name_cover"]
 
 

@@ -3,10 +3,15 @@
 ``KnowledgeGraph(path)`` opens (or creates) a SQLite file as MemPalace's class does;
 :func:`open_graph` is the one way in for the app. The façade checks input and turns names into
 ids; the engine behind it (:mod:`factlines.core.store.protocol`) stores and finds rows.
+
+Read-only (``read_only=True``, or automatically when the file, its folder or its side files may
+not be written): ``read_only`` and ``read_only_reason`` say so, and every method that writes
+raises :class:`~factlines.core.errors.ReadOnlyGraph` before doing anything.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -31,21 +36,22 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
         self,
         db_path: str | os.PathLike | None = None,
         *,
+        read_only: bool = False,
         initialize_empty: bool = False,
         store: GraphStore | None = None,
     ):
         """Open the graph at ``db_path`` (MemPalace's default path when None).
 
-        A missing file is created; an existing empty file is made a graph only with
-        ``initialize_empty`` (it may be a file picked by mistake).
+        A missing file is created (not when ``read_only``); an existing empty file is made a
+        graph only with ``initialize_empty`` (it may be a file picked by mistake).
         """
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
             path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
-            if db_path is None:
+            if db_path is None and not read_only:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(path, initialize_empty=initialize_empty)
+            store = SQLiteStore(path, read_only=read_only, initialize_empty=initialize_empty)
         self._store = store
         self.db_path = store.location
 
@@ -65,6 +71,16 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     def closed(self) -> bool:
         return self._store.closed
 
+    @property
+    def read_only(self) -> bool:
+        """Nothing can be written: asked for, or the file may not be written by this user."""
+        return self._store.read_only
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the graph is read-only, in words for a banner; None when it is not."""
+        return self._store.read_only_reason
+
     # MemPalace's own code reaches for the raw connection (``kg._conn()``, ``kg._connection``).
     def _conn(self) -> sqlite3.Connection:
         return self._store.connection
@@ -78,6 +94,7 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write: every write inside the block happens, or none does."""
+        self._store.refuse_writes()
         with self._store.transaction():
             yield
 
@@ -116,7 +133,8 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
     # on a worker thread while this graph is read; readers see the result when it commits.
 
     def missing_indexes(self) -> list[str]:
-        """The default indexes (small, chosen for what the app shows) this file still lacks."""
+        """The default indexes (small, chosen for what the app shows) this file still lacks;
+        always empty on a read-only graph, where nothing is built."""
         return self._store.missing_indexes()
 
     def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
@@ -145,18 +163,66 @@ class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
         return self._store.remove_speed_indexes(progress)
 
 
+# Every method that writes, refused up front on a read-only graph (the engine refuses any
+# write too, but only once the arguments have been checked and the rows read).
+WRITE_METHODS = (
+    "add_entity",
+    "add_triple",
+    "invalidate",
+    "supersede",
+    "seed_from_entity_facts",
+    "rewrite",
+    "apply_row",
+    "update_fact",
+    "add_fact",
+    "supersede_fact",
+    "end_fact",
+    "delete_fact",
+    "rename_entity",
+    "set_entity_type",
+    "set_entity_properties",
+    "merge_entities",
+    "set_single_valued",
+    "revert",
+    "reapply",
+    "build_indexes",
+    "add_speed_indexes",
+    "remove_speed_indexes",
+)
+
+
+def _refused_when_read_only(method):
+    @functools.wraps(method)
+    def write(self, *args, **kwargs):
+        self._store.refuse_writes()
+        return method(self, *args, **kwargs)
+
+    return write
+
+
+for _name in WRITE_METHODS:
+    if hasattr(KnowledgeGraph, _name):
+        setattr(KnowledgeGraph, _name, _refused_when_read_only(getattr(KnowledgeGraph, _name)))
+
+
 def open_graph(
-    location: str | os.PathLike, *, create: bool = True, initialize_empty: bool = False
+    location: str | os.PathLike,
+    *,
+    create: bool = True,
+    read_only: bool = False,
+    initialize_empty: bool = False,
 ) -> KnowledgeGraph:
     """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
 
-    With ``create=False`` a location where no file exists is refused instead of created. An
-    existing empty file (any file of 0 bytes, or a SQLite database without tables) is refused
-    untouched unless ``initialize_empty``: ask the person first.
+    With ``create=False`` (and always with ``read_only``) a location where no file exists is
+    refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
+    database without tables) is refused untouched unless ``initialize_empty``: ask the person
+    first. Read-only is also chosen automatically when the file may not be written; see
+    ``KnowledgeGraph.read_only_reason``.
     """
     path = Path(location).expanduser()
-    if not create and not path.exists():
+    if (not create or read_only) and not path.exists():
         raise Refused(f"{path} does not exist")
     if path.exists() and not path.is_file():
         raise NotAKnowledgeGraph(f"{path} is not a file")
-    return KnowledgeGraph(path, initialize_empty=initialize_empty)
+    return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)

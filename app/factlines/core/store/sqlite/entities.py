@@ -36,7 +36,7 @@ class SQLiteEntities:
     def __init__(self, db: Connection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
-        self._search_index_version = -1
+        self._search_index_version: tuple | None = None
         self._kept = Kept(db)
 
     # ── One row ───────────────────────────────────────────────────────────
@@ -288,14 +288,14 @@ class SQLiteEntities:
 
     def _current_index(self, conn) -> EntitySearchIndex | None:
         """The in-memory search index if it is up to date, else None (nothing is built)."""
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
         if self._search_index is not None and self._search_index_version == version:
             return self._search_index
         return None
 
     def _index(self, conn) -> EntitySearchIndex:
         """The in-memory search index, rebuilt when the file changed since it was built."""
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
         if self._search_index is None or self._search_index_version != version:
             rows = conn.execute(
                 "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"

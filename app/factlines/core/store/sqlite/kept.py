@@ -2,9 +2,9 @@
 
 Without indexes of our own over the facts, a few answers read every fact (the ends of the time
 span, the open/ended counts per entity). They are computed once and kept under a key that
-changes whenever the file may have: ``PRAGMA data_version`` (another connection committed) and
-``total_changes`` (this connection wrote, also through the raw connection MemPalace's code may
-use).
+changes whenever the file may have: this connection's epoch (a reopened private copy),
+``PRAGMA data_version`` (another connection committed) and ``total_changes`` (this connection
+wrote, also through the raw connection MemPalace's code may use).
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ class Kept:
     def key(self, conn) -> tuple:
         """What changes when the file may have changed. Read inside a snapshot, after its first
         read, it equals a value's key only if nothing changed since that value was computed."""
-        return (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        return (
+            self._db.epoch,
+            conn.execute("PRAGMA data_version").fetchone()[0],
+            conn.total_changes,
+        )
 
     def fresh(self, name: str) -> tuple[Any, tuple] | None:
         """(value, key) when ``name`` is kept and the file has not changed since; else None."""

@@ -118,32 +118,36 @@ class Found:
     version: int | None = 0
 
 
-def inspect(path: str) -> Found:
+def inspect(path: str, label: str | None = None) -> Found:
     """Check, without writing, that ``path`` can be opened as a knowledge graph.
 
+    ``label`` names the file in messages (the original when ``path`` is a private copy).
     Raises NotAKnowledgeGraph naming what is wrong: not SQLite, another application's
     database, or a graph of a newer Factlines.
     """
+    label = label or path
     if os.path.isdir(path):
-        raise NotAKnowledgeGraph(f"{path} is a folder, not a knowledge graph file")
+        raise NotAKnowledgeGraph(f"{label} is a folder, not a knowledge graph file")
     if not os.path.exists(path):
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise NotAKnowledgeGraph(f"cannot create {path}: the folder {parent} does not exist")
+            raise NotAKnowledgeGraph(f"cannot create {label}: the folder {parent} does not exist")
         return Found(ABSENT)
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_MAGIC))
     except OSError as exc:
-        raise NotAKnowledgeGraph(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise NotAKnowledgeGraph(f"cannot read {label}: {exc.strerror or exc}") from None
     if header == b"":
         return Found(EMPTY)
     if header != SQLITE_MAGIC:
-        raise NotAKnowledgeGraph(f"{path} is not a SQLite database, so it is not a knowledge graph")
+        raise NotAKnowledgeGraph(
+            f"{label} is not a SQLite database, so it is not a knowledge graph"
+        )
     try:
         probe = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
-        raise NotAKnowledgeGraph(f"cannot open {path}: {exc}") from None
+        raise NotAKnowledgeGraph(f"cannot open {label}: {exc}") from None
     try:
         tables = {
             name: {col[1] for col in probe.execute(f"PRAGMA table_info({name})")}
@@ -153,7 +157,7 @@ def inspect(path: str) -> Found:
         }
         stored = _stored_version(probe, tables)
     except sqlite3.DatabaseError as exc:
-        raise NotAKnowledgeGraph(f"{path} is a damaged or encrypted SQLite file ({exc})") from None
+        raise NotAKnowledgeGraph(f"{label} is a damaged or encrypted SQLite file ({exc})") from None
     finally:
         probe.close()
     if not tables:
@@ -167,10 +171,10 @@ def inspect(path: str) -> Found:
     ]
     if missing:
         raise NotAKnowledgeGraph(
-            f"{path} is a SQLite database of another application, not a knowledge graph "
+            f"{label} is a SQLite database of another application, not a knowledge graph "
             f"(missing: {'; '.join(missing)}); it was left untouched"
         )
-    version = _version(stored, path)
+    version = _version(stored, label)
     return Found(GRAPH, tables, version)
 
 
@@ -187,7 +191,7 @@ def _stored_version(probe: sqlite3.Connection, tables: dict):
     return row[0] if row and row[0] is not None else 1
 
 
-def _version(stored, path: str) -> int | None:
+def _version(stored, label: str) -> int | None:
     """Our schema version as stored; a newer one than this app knows is refused."""
     if stored is None:
         return 0
@@ -199,7 +203,7 @@ def _version(stored, path: str) -> int | None:
         version = None
     if version is None or version > SCHEMA_VERSION:
         raise NotAKnowledgeGraph(
-            f"{path} was last set up by a newer Factlines (its schema version is {stored!r}; "
+            f"{label} was last set up by a newer Factlines (its schema version is {stored!r}; "
             f"this Factlines knows versions up to {SCHEMA_VERSION}). Open it with a newer "
             "Factlines; it was left untouched"
         )
@@ -210,21 +214,34 @@ def _uri_path(path: str) -> str:
     return os.path.abspath(path).replace("?", "%3f").replace("#", "%23")
 
 
-def open_connection(path: str, *, initialize_empty: bool = False) -> sqlite3.Connection:
-    """The one long-lived connection: WAL, a busy timeout, schema created or upgraded.
+def open_connection(
+    path: str,
+    *,
+    read_only: bool = False,
+    initialize_empty: bool = False,
+    source: str | None = None,
+) -> sqlite3.Connection:
+    """The one long-lived connection to the graph at ``path`` (or to ``source``, a private copy
+    of it): WAL, a busy timeout; in read-write mode the schema created or upgraded.
 
-    A file that does not exist is created. An existing empty file is made a graph only with
-    ``initialize_empty``: it may be anything a person picked by mistake. SQLite's own errors
-    propagate for the caller to sort into unavailable and bugs."""
-    found = inspect(path)
-    if found.kind == EMPTY and not initialize_empty:
+    A file that does not exist is created (not in read-only mode). An existing empty file is
+    made a graph only with ``initialize_empty``: it may be anything a person picked by mistake.
+    Read-only writes nothing at all. SQLite's own errors propagate for the caller to sort into
+    unavailable and bugs."""
+    target = source or path
+    found = inspect(target, label=path)
+    if found.kind == ABSENT and read_only:
+        raise NotAKnowledgeGraph(f"{path} does not exist, so there is nothing to read")
+    if found.kind == EMPTY and (read_only or not initialize_empty):
         raise NotAKnowledgeGraph(
             f"{path} is an empty file, not a knowledge graph; it was left untouched"
-            " (it becomes a new, empty graph only when asked to)"
+            + ("" if read_only else " (it becomes a new, empty graph only when asked to)")
         )
+    if read_only:
+        return _open_read_only(target, path, found)
     # Autocommit mode: the store issues BEGIN IMMEDIATE / COMMIT itself, one per write.
     conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -242,6 +259,51 @@ def open_connection(path: str, *, initialize_empty: bool = False) -> sqlite3.Con
         conn.close()
         raise
     return conn
+
+
+def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        f"file:{_uri_path(target)}?mode=ro",
+        uri=True,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        missing = [c for c in NEWER_TRIPLE_COLUMNS if c not in found.columns["triples"]]
+        if missing:
+            # An older MemPalace file, which we may not upgrade: read it through a view (in
+            # this connection's private temp schema, which comes first in name lookups) that
+            # adds the two newer columns as empty.
+            columns = [c for c in _TRIPLE_COLUMNS if c not in missing]
+            conn.execute(
+                "CREATE TEMP VIEW triples AS SELECT rowid AS rowid, "
+                + ", ".join(columns + [f"NULL AS {c}" for c in missing])
+                + " FROM main.triples"
+            )
+        conn.execute("PRAGMA query_only = 1")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise NotAKnowledgeGraph(f"cannot read {path} as a knowledge graph: {exc}") from None
+    return conn
+
+
+_TRIPLE_COLUMNS = [
+    "id",
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source_closet",
+    "source_file",
+    "source_drawer_id",
+    "adapter_name",
+    "extracted_at",
+]
 
 
 def _create(conn: sqlite3.Connection) -> None:
