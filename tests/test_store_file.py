@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from factlines import KnowledgeGraph, KnowledgeGraphError
+from factlines import KnowledgeGraph, KnowledgeGraphError, NotAKnowledgeGraph, open_graph
 from factlines.core.store.sqlite.schema import NEWER_TRIPLE_COLUMNS
 from store_helpers import dump, make_old_mempalace_file
 
@@ -111,16 +111,54 @@ def test_reopening_rewrites_nothing(kg_path):
         assert conn.execute("PRAGMA user_version").fetchone() == changes_before
 
 
-@pytest.mark.parametrize("content", [b"", "empty database"], ids=["zero bytes", "empty sqlite"])
-def test_an_empty_file_becomes_a_graph(kg_path, content):
-    if content == b"":
-        kg_path.write_bytes(b"")
+def _make_empty(path, content):
+    if content == "empty database":
+        sqlite3.connect(str(path)).close()
+        path.touch()
     else:
-        sqlite3.connect(str(kg_path)).close()
-        kg_path.touch()
-    with KnowledgeGraph(kg_path) as kg:
+        path.write_bytes(content)
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("knowledge_graph.sqlite3", b""),
+        ("knowledge_graph.sqlite3", "empty database"),
+        ("notes.txt", b""),
+    ],
+    ids=["zero bytes", "empty sqlite", "empty notes.txt"],
+)
+def test_an_empty_file_is_left_alone_unless_asked(tmp_path, name, content):
+    """An existing empty file may be anything a person picked by mistake: it becomes a graph
+    only when asked (the app asks the person first)."""
+    path = tmp_path / name
+    _make_empty(path, content)
+    for opening in (
+        lambda: KnowledgeGraph(path),
+        lambda: open_graph(path),
+        lambda: open_graph(path, create=True),
+        lambda: KnowledgeGraph(path, read_only=True, initialize_empty=True),
+    ):
+        with pytest.raises(NotAKnowledgeGraph, match=r"empty file.*left untouched"):
+            opening()
+        assert path.read_bytes() == b""
+        assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    with open_graph(path, initialize_empty=True) as kg:
         kg.add_triple("a", "p", "b")
-    assert len(dump(kg_path)["triples"]) == 1
+    assert len(dump(path)["triples"]) == 1
+
+
+def test_a_missing_file_is_created_unless_refused(tmp_path):
+    with open_graph(tmp_path / "new.sqlite3") as kg:
+        assert kg.stats()["triples"] == 0
+    for opening in (
+        lambda: open_graph(tmp_path / "absent.sqlite3", create=False),
+        lambda: open_graph(tmp_path / "absent.sqlite3", read_only=True),
+        lambda: KnowledgeGraph(tmp_path / "absent.sqlite3", read_only=True),
+    ):
+        with pytest.raises(KnowledgeGraphError, match="does not exist"):
+            opening()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.sqlite3"]
 
 
 def test_a_failing_write_leaves_nothing(kg, kg_path):

@@ -2,6 +2,7 @@
 
     python tests/bench/bench_store.py            # 10k entities / 100k facts, and 100k / 1M
     python tests/bench/bench_store.py --quick    # small sizes: does it run, do results match
+    python tests/bench/bench_store.py --speed    # with the opt-in speed indexes built
 
 Builds a graph with MemPalace-compatible rows once (a few hubs with ~2,000 facts, 40
 predicates, dates and instants, ~45% of facts ended), copies it, and times each query on our
@@ -142,6 +143,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few rounds")
     parser.add_argument("--dir", help="where to build the files (default: a temporary folder)")
+    parser.add_argument("--speed", action="store_true", help="with the opt-in speed indexes built")
     args = parser.parse_args(argv)
 
     from mempalace.knowledge_graph import KnowledgeGraph as MemPalaceKG
@@ -168,16 +170,26 @@ def main(argv=None) -> int:
         rows.append((label, figure, target, "PASS" if ok else "MISS", note))
 
     t0 = time.perf_counter()
-    KnowledgeGraph(ours_path).close()
-    first_open = time.perf_counter() - t0
+    with KnowledgeGraph(ours_path) as kg:
+        first_open = time.perf_counter() - t0
+        # As the app does after opening (off its UI thread): the default indexes, and the speed
+        # indexes only when asked for.
+        t0 = time.perf_counter()
+        kg.build_indexes()
+        if args.speed:
+            kg.add_speed_indexes()
+        indexing = time.perf_counter() - t0
     opens = []
     for _ in range(max(5, rounds // 4)):
         t0 = time.perf_counter()
         KnowledgeGraph(ours_path).close()
         opens.append(time.perf_counter() - t0)
     opened = statistics.median(opens)
-    note = f"first open, building fl_ indexes: {first_open * 1000:.0f} ms"
-    row("open (after one-time indexing)", f"{_ms(opened)} ms", "<= 100 ms", opened <= 0.1, note)
+    note = (
+        f"first open {first_open * 1000:.0f} ms, then "
+        f"{'default + speed' if args.speed else 'default'} indexes {indexing * 1000:.0f} ms"
+    )
+    row("open", f"{_ms(opened)} ms", "<= 100 ms", opened <= 0.1, note)
 
     ours, mem = KnowledgeGraph(ours_path), MemPalaceKG(str(mem_path))
     hub, ordinary = info["hubs"][0], info["ordinary"]
@@ -220,6 +232,9 @@ def main(argv=None) -> int:
     mem_size = big.stat().st_size
     t0 = time.perf_counter()
     with KnowledgeGraph(big) as kg:
+        kg.build_indexes()
+        if args.speed:
+            kg.add_speed_indexes()
         indexing = time.perf_counter() - t0
         searches = ["e", "ali", "son", "Chen Ka", "zz", "dorvel", big_info["names"][1234].lower()]
         page, count = {}, {}
@@ -236,7 +251,7 @@ def main(argv=None) -> int:
                 sink[text] = statistics.median(samples)
     size_note = (
         f"file {mem_size / 1e6:.0f} MB as MemPalace wrote it, {big.stat().st_size / 1e6:.0f} MB "
-        f"with our indexes (first open {indexing:.1f} s)"
+        f"with our indexes (open and index builds {indexing:.1f} s)"
     )
     for label, times in (("page (list_entities)", page), ("count (count_entities)", count)):
         worst = max(times, key=times.get)

@@ -112,7 +112,7 @@ def test_about_says_the_version_the_file_and_the_libraries(window):
     assert f"Factlines {__version__}" in text
     assert "MemPalace 3.11 schema: yes" in text
     assert "source_drawer_id/adapter_name: present" in text
-    assert "fl_meta" in text and "fl_triples_subject_cover" in text
+    assert "fl_meta" in text and "fl_schema" in text and "fl_entities_name_cover" in text
     for name, version in (
         ("Python", platform.python_version()),
         ("PySide6", PySide6.__version__),

@@ -32,6 +32,6 @@ def create_demo(folder: str | None = None) -> KnowledgeGraph:
     """A new demo graph in a temporary file (the shipped data is never opened for writing)."""
     handle, path = tempfile.mkstemp(prefix="factlines-demo-", suffix=".sqlite3", dir=folder)
     os.close(handle)
-    kg = KnowledgeGraph(path)
+    kg = KnowledgeGraph(path, initialize_empty=True)  # the empty file mkstemp just made
     write_demo(kg)
     return kg

@@ -3,10 +3,15 @@
 ``KnowledgeGraph(path)`` opens (or creates) a SQLite file as MemPalace's class does;
 :func:`open_graph` is the one way in for the app. The façade checks input and turns names into
 ids; the engine behind it (:mod:`factlines.core.store.protocol`) stores and finds rows.
+
+Read-only (``read_only=True``, or automatically when the file, its folder or its side files may
+not be written): ``read_only`` and ``read_only_reason`` say so, and every method that writes
+raises :class:`~factlines.core.errors.ReadOnlyGraph` before doing anything.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -49,11 +54,15 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
         self,
         db_path: str | os.PathLike | None = None,
         *,
+        read_only: bool = False,
+        initialize_empty: bool = False,
         store: GraphStore | None = None,
         write_wait: float = WRITE_WAIT,
     ):
-        """Open (or create) the graph at ``db_path`` (MemPalace's default path if None).
+        """Open the graph at ``db_path`` (MemPalace's default path when None).
 
+        A missing file is created (not when ``read_only``); an existing empty file is made a
+        graph only with ``initialize_empty`` (it may be a file picked by mistake).
         ``write_wait``: seconds the app's own edits wait for another program's write to end
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
@@ -62,9 +71,14 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
             from factlines.core.store.sqlite import SQLiteStore
 
             path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
-            if db_path is None:
+            if db_path is None and not read_only:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(path, write_wait)
+            store = SQLiteStore(
+                path,
+                read_only=read_only,
+                initialize_empty=initialize_empty,
+                write_wait=write_wait,
+            )
         self._store = store
         self.db_path = store.location
 
@@ -95,6 +109,16 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
     def closed(self) -> bool:
         return self._store.closed
 
+    @property
+    def read_only(self) -> bool:
+        """Nothing can be written: asked for, or the file may not be written by this user."""
+        return self._store.read_only
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the graph is read-only, in words for a banner; None when it is not."""
+        return self._store.read_only_reason
+
     # ── What MemPalace's own code and tests reach for past its methods ────
 
     @property
@@ -121,6 +145,7 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write: every write inside the block happens, or none does."""
+        self._store.refuse_writes()
         with self._store.transaction():
             yield
 
@@ -170,6 +195,83 @@ class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEd
                 missing[table] = gaps
         return missing
 
+    # ── Our indexes ───────────────────────────────────────────────────────
+    # Opening never builds an index on an existing file. Each method below that builds or
+    # drops works on a connection of its own, one index per short transaction, so it can run
+    # on a worker thread while this graph is read; readers see the result when it commits.
+
+    def missing_indexes(self) -> list[str]:
+        """The default indexes (small, chosen for what the app shows) this file still lacks;
+        always empty on a read-only graph, where nothing is built."""
+        return self._store.missing_indexes()
+
+    def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
+        """Build the missing default indexes; ``progress(done, total, name)`` before each and
+        at the end. Returns the names built."""
+        return self._store.build_indexes(progress)
+
+    def speed_indexes(self) -> list[str]:
+        """The opt-in speed indexes this file has."""
+        return self._store.speed_indexes()
+
+    def speed_index_cost(self) -> float:
+        """About how many MB the missing speed indexes would add to the file (an estimate
+        from a sample of rows, for asking the person before :meth:`add_speed_indexes`)."""
+        return self._store.speed_index_cost() / 1e6
+
+    def add_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
+        """Build the speed indexes: faster per-entity views, timelines and time span on huge
+        graphs, for the size :meth:`speed_index_cost` says. Each build holds the file's write
+        lock while it runs (0.3 to 2 s each on a million facts): MemPalace waits meanwhile."""
+        return self._store.add_speed_indexes(progress)
+
+    def remove_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None):
+        """Drop the speed indexes, one per transaction (up to ~0.7 s each on a million facts).
+        SQLite reuses their pages; the file shrinks only when vacuumed."""
+        return self._store.remove_speed_indexes(progress)
+
+
+# Every method that writes, refused up front on a read-only graph (the engine refuses any
+# write too, but only once the arguments have been checked and the rows read).
+WRITE_METHODS = (
+    "add_entity",
+    "add_triple",
+    "invalidate",
+    "supersede",
+    "seed_from_entity_facts",
+    "rewrite",
+    "apply_row",
+    "update_fact",
+    "add_fact",
+    "supersede_fact",
+    "end_fact",
+    "delete_fact",
+    "rename_entity",
+    "set_entity_type",
+    "set_entity_properties",
+    "merge_entities",
+    "set_single_valued",
+    "revert",
+    "reapply",
+    "build_indexes",
+    "add_speed_indexes",
+    "remove_speed_indexes",
+)
+
+
+def _refused_when_read_only(method):
+    @functools.wraps(method)
+    def write(self, *args, **kwargs):
+        self._store.refuse_writes()
+        return method(self, *args, **kwargs)
+
+    return write
+
+
+for _name in WRITE_METHODS:
+    if hasattr(KnowledgeGraph, _name):
+        setattr(KnowledgeGraph, _name, _refused_when_read_only(getattr(KnowledgeGraph, _name)))
+
 
 def engine_version() -> str:
     """The storage engine's library and version, e.g. ``SQLite 3.40.1``."""
@@ -178,14 +280,24 @@ def engine_version() -> str:
     return sqlite_version()
 
 
-def open_graph(location: str | os.PathLike, *, create: bool = True) -> KnowledgeGraph:
+def open_graph(
+    location: str | os.PathLike,
+    *,
+    create: bool = True,
+    read_only: bool = False,
+    initialize_empty: bool = False,
+) -> KnowledgeGraph:
     """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
 
-    With ``create=False`` a location where no graph exists yet is refused instead of created.
+    With ``create=False`` (and always with ``read_only``) a location where no file exists is
+    refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
+    database without tables) is refused untouched unless ``initialize_empty``: ask the person
+    first. Read-only is also chosen automatically when the file may not be written; see
+    ``KnowledgeGraph.read_only_reason``.
     """
     path = Path(location).expanduser()
-    if not create and not path.exists():
+    if (not create or read_only) and not path.exists():
         raise Refused(f"{path} does not exist")
     if path.exists() and not path.is_file():
         raise NotAKnowledgeGraph(f"{path} is not a file")
-    return KnowledgeGraph(path)
+    return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)

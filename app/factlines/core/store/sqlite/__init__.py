@@ -14,21 +14,32 @@ from contextlib import contextmanager
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import WRITE_WAIT
+from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
+from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
 class SQLiteStore:
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
-    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
+    def __init__(
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        initialize_empty: bool = False,
+        write_wait: float = WRITE_WAIT,
+    ):
         self.location = path
-        self._db = Connection(path, write_wait)
+        self._db = Connection(
+            path, read_only=read_only, initialize_empty=initialize_empty, write_wait=write_wait
+        )
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
-        self._seen_data_version = self._db.data_version()
+        self._seen_data_version = self._version()
         self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)
 
@@ -51,6 +62,23 @@ class SQLiteStore:
     @property
     def lock(self):
         return self._db.lock
+
+    @property
+    def read_only(self) -> bool:
+        return self._db.read_only
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the graph is read-only, in words (None when it is not)."""
+        return self._db.access.reason
+
+    @property
+    def private_copy(self) -> bool:
+        """Read through a private copy of the file (another user's, or a locked folder)."""
+        return self._db.private_copy
+
+    def refuse_writes(self) -> None:
+        self._db.refuse_writes()
 
     # ── Writes, undo and change notes ─────────────────────────────────────
 
@@ -89,12 +117,19 @@ class SQLiteStore:
         if touched.entities or touched.everything:
             self.entities.forget_index()
 
+    def _version(self) -> tuple[int, int]:
+        return self._db.epoch, self._db.data_version()
+
     def changed_externally(self) -> Touched:
         """What another connection changed since we last looked (SQLite cannot say which
-        rows, so anything changed is everything); empty when nothing did. Cheap to poll."""
-        version = self._db.data_version()
+        rows, so anything changed is everything); empty when nothing did. Cheap to poll;
+        a private copy is taken again here when its original changed."""
+        self._db.refresh()
+        version = self._version()
         changed = version != self._seen_data_version
         self._seen_data_version = version
+        if changed:
+            self.entities.forget_index()
         return Touched.all_rows() if changed else Touched()
 
     # ── Replication: rows in rowid order, replaced by id ──────────────────
@@ -122,10 +157,53 @@ class SQLiteStore:
                 list(values.values()),
             )
 
+    # ── Our indexes (see .indexes): each build or removal on its own connection ──
+
+    def missing_indexes(self) -> list[str]:
+        """The default indexes this file lacks; none on a read-only graph (nothing is built)."""
+        if self.read_only:
+            return []
+        with self._db.read() as conn:
+            return indexes.missing_defaults(conn)
+
+    def build_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        self.refuse_writes()
+        with self._db.read() as conn:
+            names = indexes.missing_defaults(conn)
+        return indexes.build(self.location, names, progress)
+
+    def speed_indexes(self) -> list[str]:
+        """The speed indexes the file has."""
+        with self._db.snapshot() as conn:
+            have = indexes.present(conn)
+            return [name for name in indexes.speed(conn) if name in have]
+
+    def speed_index_cost(self) -> int:
+        """About how many bytes the missing speed indexes would add."""
+        with self._db.snapshot() as conn:
+            return indexes.estimated_bytes(conn, indexes.missing_speed(conn))
+
+    def add_speed_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        self.refuse_writes()
+        with self._db.read() as conn:
+            names = indexes.missing_speed(conn)
+        return indexes.build(self.location, names, progress)
+
+    def remove_speed_indexes(self, progress: indexes.Progress | None = None) -> list[str]:
+        self.refuse_writes()
+        return indexes.drop(self.location, self.speed_indexes(), progress)
+
     # ── The app's own settings of this graph ──────────────────────────────
 
     def get_meta(self, key: str) -> str | None:
         with self._db.read() as conn:
+            if (
+                self.read_only
+                and not conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fl_meta'"
+                ).fetchone()
+            ):
+                return None  # a file Factlines never set up, read without setting it up
             row = conn.execute("SELECT value FROM fl_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
@@ -167,4 +245,4 @@ def engine_version() -> str:
     return f"SQLite {sqlite3.sqlite_version}"
 
 
-__all__ = ["SQLiteStore", "engine_version"]
+__all__ = ["DEFAULT_INDEXES", "SPEED_INDEXES", "SQLiteStore", "engine_version"]

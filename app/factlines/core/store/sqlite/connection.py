@@ -13,9 +13,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from factlines.core.errors import Refused, Unavailable
+from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import Change, RowImage, Touched
 from factlines.core.store.protocol import WRITE_WAIT
+from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.schema import open_connection
 
 _KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
@@ -52,9 +53,21 @@ def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None
 
 
 class Connection:
-    """The connection, its lock, the open transaction's depth and the active recordings."""
+    """The connection, its lock, the open transaction's depth and the active recordings.
 
-    def __init__(self, path: str, write_wait: float = WRITE_WAIT):
+    Read-only (asked for, or the file, its folder or its side files not writable): every write
+    is refused before anything happens, and where SQLite's side files would not be the owner's
+    the connection reads a private :class:`Snapshot`, taken again when the original changes.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        initialize_empty: bool = False,
+        write_wait: float = WRITE_WAIT,
+    ):
         self.path = path
         self.lock = threading.RLock()
         self.write_wait = write_wait
@@ -63,26 +76,93 @@ class Connection:
         self._recorders: list[Change] = []
         self._touched = Touched()
         self.listeners: list[Callable[[Touched], None]] = []
+        self._initialize_empty = initialize_empty
+        # Counts the connections opened on this graph: a new one restarts data_version.
+        self.epoch = 0
+        self._closed = False
+        self._snapshot: Snapshot | None = None
+        self._conn: sqlite3.Connection | None = None
+        self.access = access_for(path, read_only)
         try:
-            self._conn: sqlite3.Connection | None = open_connection(path)
+            if self.access.private_copy:
+                self._snapshot = Snapshot(path)
+            self._conn = self._open()
         except sqlite3.Error as exc:
+            self.close()
             raise unavailable(path, exc, "opened") or exc from None
+        except BaseException:
+            self.close()
+            raise
         self._wait(self._conn, write_wait)
+
+    def _open(self) -> sqlite3.Connection:
+        self._busy_ms = None  # a new connection starts with the schema's timeout
+        return open_connection(
+            self.path,
+            read_only=self.access.read_only,
+            initialize_empty=self._initialize_empty,
+            source=self._snapshot.path if self._snapshot is not None else None,
+        )
 
     def close(self) -> None:
         with self.lock:
+            self._closed = True
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            if self._snapshot is not None:
+                self._snapshot.close()
+                self._snapshot = None
 
     @property
     def closed(self) -> bool:
-        return self._conn is None
+        return self._closed
 
     def raw(self) -> sqlite3.Connection:
-        if self._conn is None:
+        if self._closed:
             raise Refused(f"the knowledge graph {self.path} is closed")
+        if self._conn is None:  # a private copy could not be taken again
+            self.refresh()
+            if self._conn is None:
+                raise Unavailable(f"{self.path} could not be read; try again")
         return self._conn
+
+    # ── Read-only ─────────────────────────────────────────────────────────
+
+    @property
+    def read_only(self) -> bool:
+        return self.access.read_only
+
+    def refuse_writes(self) -> None:
+        """Raise :class:`ReadOnlyGraph` when the graph is read-only (before anything happens)."""
+        if self.access.read_only:
+            raise ReadOnlyGraph(
+                f"{self.path} is open read-only ({self.access.reason}); nothing can be changed"
+            )
+
+    @property
+    def private_copy(self) -> bool:
+        return self._snapshot is not None
+
+    def refresh(self) -> bool:
+        """Reading a private copy: take it again if the original changed. True when it did."""
+        snapshot = self._snapshot
+        if snapshot is None or self._closed:
+            return False
+        with self.lock:
+            if self._conn is not None and not snapshot.changed():
+                return False
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            snapshot.refresh()
+            try:
+                self._conn = self._open()
+                self._wait(self._conn, self.write_wait)
+            except sqlite3.Error as exc:
+                raise unavailable(self.path, exc, "read") or exc from None
+            self.epoch += 1
+            return True
 
     # ── Reading ───────────────────────────────────────────────────────────
 
@@ -127,8 +207,10 @@ class Connection:
         """One write transaction; writes inside it join it: all or nothing.
 
         The outermost one waits up to ``wait`` seconds (default :attr:`write_wait`) for another
-        program's write to end, then fails as :class:`Unavailable`.
+        program's write to end, then fails as :class:`Unavailable`. A read-only graph refuses
+        before anything happens.
         """
+        self.refuse_writes()
         with self.lock:
             conn = self.raw()
             if self._depth:

@@ -7,18 +7,16 @@ import json
 from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
 from factlines.core.store.rows import ENTITY_ROW_KEYS
-from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite import ranking, timesql
 from factlines.core.store.sqlite.connection import Connection
+from factlines.core.store.sqlite.kept import Kept
+from factlines.core.store.sqlite.ranking import COUNTS
+from factlines.core.store.sqlite.schema import NAME_INDEX
 
 _MIN_CANDIDATE_LEN = 3
-
-_COUNTS = (
-    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NULL) + "
-    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id AND valid_to IS NULL)",
-    "(SELECT COUNT(*) FROM triples WHERE subject = e.id AND valid_to IS NOT NULL) + "
-    "(SELECT COUNT(*) FROM triples WHERE object = e.id AND subject != e.id "
-    "AND valid_to IS NOT NULL)",
-)
+# Past this offset a name-ordered page is sliced from the in-memory name order (loaded once per
+# change of the file) rather than sorted by SQLite, when no name index exists.
+_DEEP_OFFSET = 2_000
 
 
 def escape_like(value: str) -> str:
@@ -38,7 +36,8 @@ class SQLiteEntities:
     def __init__(self, db: Connection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
-        self._search_index_version = -1
+        self._search_index_version: tuple | None = None
+        self._kept = Kept(db)
 
     # ── One row ───────────────────────────────────────────────────────────
 
@@ -140,7 +139,24 @@ class SQLiteEntities:
     ) -> list[dict]:
         """A page of entities with their current and ended fact counts (see the façade)."""
         direction = "DESC" if descending else "ASC"
+        if order in ("current", "ended") and valid_at_key is None:
+            rows = self._by_count(search, entity_type, order, descending, limit, offset)
+            if rows is not None:
+                return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
         with self._db.snapshot() as conn:
+            if (
+                not search
+                and order == "name"
+                and entity_type is None
+                and valid_at_key is None
+                and not self._name_indexed(conn)
+            ):
+                # Without the name index SQLite sorts every entity for a page deep in the list;
+                # the in-memory name order answers it once loaded.
+                index = self._index(conn) if offset >= _DEEP_OFFSET else self._current_index(conn)
+                if index is not None:
+                    ids = index.ids[::-1] if descending else index.ids
+                    return self._rows_with_counts(conn, ids[offset : offset + limit])
             if search and order == "name":
                 index = self._index(conn)
                 hits = index.matches(search, entity_type)
@@ -154,44 +170,104 @@ class SQLiteEntities:
                 if descending:
                     hits = hits[::-1]
                 page = [index.ids[i] for i in hits[offset : offset + limit]]
-                found = {
-                    row[0]: row
-                    for row in rows_for_ids(
-                        conn, "SELECT id, name, type FROM entities WHERE id IN", page
-                    )
-                }
-                rows = [found[i] for i in page if i in found]
-            else:
-                ids = self._search_ids(conn, search) if search else None
-                where, params = self._filter(ids, entity_type, valid_at_key)
-                if order in ("current", "ended"):
-                    # Ordered by a count: every match's counts are needed before the page is known.
-                    rows = conn.execute(
-                        f"SELECT e.id, e.name, e.type, {_COUNTS[0]} AS current, "
-                        f"{_COUNTS[1]} AS ended FROM entities e {where} "
-                        f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id "
-                        "LIMIT ? OFFSET ?",
-                        [*params, limit, offset],
-                    ).fetchall()
-                    return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
-                if order == "type":
-                    sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
-                else:
-                    sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
+                return self._rows_with_counts(conn, page)
+            ids = self._search_ids(conn, search) if search else None
+            where, params = self._filter(ids, entity_type, valid_at_key)
+            if order in ("current", "ended"):
+                # Ordered by a count: every match's counts are needed before the page is known.
                 rows = conn.execute(
-                    f"SELECT e.id, e.name, e.type FROM entities e {where} "
-                    f"ORDER BY {sort} LIMIT ? OFFSET ?",
+                    f"SELECT e.id, e.name, e.type, {COUNTS[0]} AS current, "
+                    f"{COUNTS[1]} AS ended FROM entities e {where} "
+                    f"ORDER BY {order} {direction}, e.name COLLATE NOCASE, e.id "
+                    "LIMIT ? OFFSET ?",
                     [*params, limit, offset],
                 ).fetchall()
-            counts = {
-                eid: (cur, end)
-                for eid, cur, end in rows_for_ids(
-                    conn,
-                    f"SELECT e.id, {_COUNTS[0]}, {_COUNTS[1]} FROM entities e WHERE e.id IN",
-                    [row[0] for row in rows],
+                return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
+            if order == "type":
+                sort = f"e.type COLLATE NOCASE {direction}, e.name COLLATE NOCASE, e.id"
+            else:
+                sort = f"e.name COLLATE NOCASE {direction}, e.id {direction}"
+            rows = conn.execute(
+                f"SELECT e.id, e.name, e.type FROM entities e {where} "
+                f"ORDER BY {sort} LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            ).fetchall()
+            return self._rows_with_counts(conn, rows)
+
+    @staticmethod
+    def _rows_with_counts(conn, page: list) -> list[dict]:
+        """Entity rows with their counts, in the order of ``page`` (ids, or (id, name, type)
+        rows already read); ids no longer in the table are left out."""
+        if page and isinstance(page[0], str):
+            found = {
+                row[0]: row
+                for row in rows_for_ids(
+                    conn, "SELECT id, name, type FROM entities WHERE id IN", page
                 )
             }
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in rows]
+            page = [found[i] for i in page if i in found]
+        counts = {
+            eid: (cur, end)
+            for eid, cur, end in rows_for_ids(
+                conn,
+                f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]} FROM entities e WHERE e.id IN",
+                [row[0] for row in page],
+            )
+        }
+        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in page]
+
+    # ── Ranked by counts (see .ranking) ───────────────────────────────────
+
+    def _by_count(self, search, entity_type, order, descending, limit, offset) -> list | None:
+        """A page ranked by a count, from figures kept until the file changes; None when the
+        file changed meanwhile (the caller then lets SQLite rank)."""
+        if limit <= 0:
+            return []
+        with self._db.read() as conn:
+            if conn.in_transaction:
+                return None  # inside a write of ours: nothing is kept, let SQLite rank
+            covered = conn.execute(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                "('fl_triples_subject_cover', 'fl_triples_object_cover')"
+            ).fetchone()[0]
+            if covered == 2:
+                return None  # the speed indexes count from the index alone: let SQLite rank
+        wanted = limit + offset
+        name = f"ranked {order} {descending}"
+        if descending and self._kept.fresh(name) is None:
+            totals, key = self._kept.get_with_key("totals", ranking.totals)
+            with self._db.snapshot() as conn:
+                if self._same_file(conn, key):
+                    allowed = set(self._search_ids(conn, search)) if search else None
+                    rows = ranking.top(conn, totals, order, allowed, entity_type, wanted)
+                    if rows is not None:
+                        return rows[offset:]
+        full, key = self._kept.get_with_key(
+            name, lambda conn: ranking.ranked(conn, order, descending)
+        )
+        with self._db.snapshot() as conn:
+            if not self._same_file(conn, key):
+                return None
+            if search:
+                allowed = set(self._search_ids(conn, search))
+                full = [row for row in full if row[0] in allowed]
+        if entity_type is not None:
+            full = [row for row in full if row[2] == entity_type]
+        return full[offset:wanted]
+
+    def _same_file(self, conn, key) -> bool:
+        """Is this snapshot of the file the one figures kept under ``key`` were read from?"""
+        conn.execute("SELECT 1 FROM entities LIMIT 1").fetchone()  # the snapshot starts here
+        return key is not None and self._kept.key(conn) == key
+
+    def _name_indexed(self, conn) -> bool:
+        return (
+            conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                (NAME_INDEX,),
+            ).fetchone()
+            is not None
+        )
 
     def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int:
         with self._db.snapshot() as conn:
@@ -210,9 +286,16 @@ class SQLiteEntities:
         index = self._index(conn)
         return [index.ids[i] for i in index.matches(text, entity_type)]
 
+    def _current_index(self, conn) -> EntitySearchIndex | None:
+        """The in-memory search index if it is up to date, else None (nothing is built)."""
+        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._search_index is not None and self._search_index_version == version:
+            return self._search_index
+        return None
+
     def _index(self, conn) -> EntitySearchIndex:
         """The in-memory search index, rebuilt when the file changed since it was built."""
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
         if self._search_index is None or self._search_index_version != version:
             rows = conn.execute(
                 "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"

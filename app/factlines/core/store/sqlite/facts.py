@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from factlines.core import temporal
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
+from factlines.core.store.sqlite.kept import Kept
 
 # A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
 # still readable by id: its names fall back to the ids.
@@ -15,6 +18,7 @@ _FACT_COLUMNS = (
     "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
     "t.extracted_at"
 )
+_DATE_PREFIX = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 _FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
 # What a write may set: every column but the id and the time MemPalace stamps on insert.
@@ -43,9 +47,15 @@ _ENTITY_TIMELINE = (
 )
 
 
+def _well_formed(value: str | None) -> bool:
+    """The test of :func:`timesql.well_formed` in Python (None is no bound, and fine)."""
+    return value is None or (len(value) in (10, 20) and _DATE_PREFIX.match(value) is not None)
+
+
 class SQLiteFacts:
     def __init__(self, db: Connection):
         self._db = db
+        self._kept = Kept(db)
 
     # ── One fact ──────────────────────────────────────────────────────────
 
@@ -238,15 +248,19 @@ class SQLiteFacts:
                 ).fetchone()[0]
             return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
+    # ── Graph-wide figures, kept until the file changes (see .kept) ───────
+
     def counts(self) -> tuple[int, int, int, list[str]]:
         """(entities, facts, ended facts, predicates), read in one snapshot so they add up."""
-        with self._db.snapshot() as conn:
-            entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
-            triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
-            ended = conn.execute(
-                "SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL"
-            ).fetchone()[0]
-            return entities, triples, ended, self._predicates(conn)
+        return self._kept.get("counts", self._counts)
+
+    def _counts(self, conn) -> tuple[int, int, int, list[str]]:
+        entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+        triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+        # Without an index led by valid_to, SQLite counts over MemPalace's idx_triples_valid.
+        ended = conn.execute("SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL")
+        ended = ended.fetchone()[0]
+        return entities, triples, ended, self._predicates(conn)
 
     def predicates(self) -> list[str]:
         with self._db.read() as conn:
@@ -263,23 +277,63 @@ class SQLiteFacts:
         return [r[0] for r in rows]
 
     def time_span(self) -> tuple[str, str] | None:
-        """The earliest and latest comparison keys of any dated fact, or None if none is.
+        """The earliest and latest comparison keys of any dated fact, or None if none is."""
+        with self._db.read() as conn:
+            indexed = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'fl_triples_to'"
+            ).fetchone()
+        if indexed:
+            with self._db.snapshot() as conn:
+                return self._span_from_indexes(conn)
+        return self._kept.get("time_span", self._span_by_scan)
 
-        Read off the ends of the valid_from and valid_to indexes, not by scanning: for starts
-        the text order is the key order; for ends only the day of the extreme value can hold
-        a date whose key (its last second) beats an instant, or the other way round.
+    def _span_by_scan(self, conn) -> tuple[str, str] | None:
+        """Starts off the ends of MemPalace's (valid_from, valid_to) index; ends from one pass
+        over that index (it holds every valid_to): the least and greatest date and instant.
+
+        Dates and instants each sort as their keys do, so the extremes of each kind are the
+        candidates; a candidate that is not well formed (rare) sends that kind to an exact pass.
         """
-        with self._db.snapshot() as conn:
-            first_from = self._extreme(conn, "valid_from", "ASC")
-            last_from = self._extreme(conn, "valid_from", "DESC")
-            first_to = self._extreme(conn, "valid_to", "ASC")
-            if first_to is not None and temporal.is_date(first_to):
-                first_to = self._extreme(conn, "valid_to", "ASC", within_day=first_to) or first_to
-            last_to = self._extreme(conn, "valid_to", "DESC")
-            if last_to is not None and not temporal.is_date(last_to):
-                day = last_to[:10]
-                if conn.execute("SELECT 1 FROM triples WHERE valid_to = ?", (day,)).fetchone():
-                    last_to = day
+        first_from = self._extreme(conn, "valid_from", "ASC")
+        last_from = self._extreme(conn, "valid_from", "DESC")
+        row = conn.execute(
+            "SELECT MIN(valid_to) FILTER (WHERE length(valid_to) = 10), "
+            "MAX(valid_to) FILTER (WHERE length(valid_to) = 10), "
+            "MIN(valid_to) FILTER (WHERE length(valid_to) = 20), "
+            "MAX(valid_to) FILTER (WHERE length(valid_to) = 20) "
+            "FROM triples WHERE valid_to IS NOT NULL"
+        ).fetchone()
+        ends = []
+        for length, low, high in ((10, row[0], row[1]), (20, row[2], row[3])):
+            if not (_well_formed(low) and _well_formed(high)):
+                low, high = conn.execute(
+                    "SELECT MIN(valid_to), MAX(valid_to) FROM triples "
+                    f"WHERE length(valid_to) = ? AND {timesql.well_formed('valid_to')}",
+                    (length,),
+                ).fetchone()
+            ends += [temporal.end_key(low), temporal.end_key(high)]
+        keys = [
+            key
+            for key in (temporal.start_key(first_from), temporal.start_key(last_from), *ends)
+            if key is not None
+        ]
+        return (min(keys), max(keys)) if keys else None
+
+    def _span_from_indexes(self, conn) -> tuple[str, str] | None:
+        """With the valid_to speed index: every bound read off an index's ends, not by scanning.
+        For starts the text order is the key order; for ends only the day of the extreme value
+        can hold a date whose key (its last second) beats an instant, or the other way round.
+        """
+        first_from = self._extreme(conn, "valid_from", "ASC")
+        last_from = self._extreme(conn, "valid_from", "DESC")
+        first_to = self._extreme(conn, "valid_to", "ASC")
+        if first_to is not None and temporal.is_date(first_to):
+            first_to = self._extreme(conn, "valid_to", "ASC", within_day=first_to) or first_to
+        last_to = self._extreme(conn, "valid_to", "DESC")
+        if last_to is not None and not temporal.is_date(last_to):
+            day = last_to[:10]
+            if conn.execute("SELECT 1 FROM triples WHERE valid_to = ?", (day,)).fetchone():
+                last_to = day
         keys = [
             key
             for key in (

@@ -1,0 +1,397 @@
+"""Read-only, for real (issue 9, item 2): nothing is written, and no side file owned by anyone
+but the file's owner is ever left beside it.
+
+Cases with another user: when the suite runs as root (as CI does), the reader runs as an
+unprivileged user (``nobody``, or a throwaway user created for the session) in a forked child
+that gave up root for good; the files and MemPalace's writer stay root's. Run as an ordinary
+user, those cases cannot make files of another owner and are skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import pwd
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import pytest
+
+from factlines import KnowledgeGraph, open_graph
+from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph
+from factlines.core.store.facade import WRITE_METHODS
+from store_helpers import dump, make_old_mempalace_file, mempalace_class
+
+THROWAWAY_USER = "factlines-reader"
+
+# ── Running a test body as another user ───────────────────────────────────
+
+
+def _reader_account() -> pwd.struct_passwd | None:
+    for name in ("nobody", THROWAWAY_USER):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            pass
+    if shutil.which("useradd") is None:
+        return None
+    subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", THROWAWAY_USER],
+        check=False,
+        capture_output=True,
+    )
+    try:
+        return pwd.getpwnam(THROWAWAY_USER)
+    except KeyError:
+        return None
+
+
+@pytest.fixture(scope="session")
+def reader():
+    """``reader(fn, *args, **kwargs)``: run ``fn`` in a forked child as an unprivileged other
+    user and return its result; an exception there fails the test with the child's traceback."""
+    if not hasattr(os, "fork") or os.geteuid() != 0:
+        pytest.skip("needs root to read as another user (CI runs as root); ran as an ordinary user")
+    account = _reader_account()
+    if account is None:
+        pytest.skip("no unprivileged user exists and none could be created")
+
+    def run(fn, *args, **kwargs):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            os.close(read_end)
+            try:
+                os.setgroups([])
+                os.setgid(account.pw_gid)
+                os.setuid(account.pw_uid)  # for good: real, effective and saved
+                os.environ.pop("TMPDIR", None)  # root's may be private: find the reader's own
+                tempfile.tempdir = None
+                outcome = ("ok", fn(*args, **kwargs))
+            except BaseException:
+                outcome = ("error", traceback.format_exc())
+            with os.fdopen(write_end, "wb") as pipe:
+                pickle.dump(outcome, pipe)
+            os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        kind, value = pickle.loads(data)
+        if kind == "error":
+            pytest.fail(f"in the reader's process:\n{value}", pytrace=False)
+        return value
+
+    run.uid = account.pw_uid
+    run.gid = account.pw_gid
+    return run
+
+
+@pytest.fixture
+def shared():
+    """A folder another user can reach (pytest's own temporary folders are private)."""
+    if not os.path.isdir("/tmp"):
+        pytest.skip("no /tmp for a folder another user can reach")
+    folder = Path(tempfile.mkdtemp(prefix="fl-read-only-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _listing(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file beside the graph: owner, size, mtime."""
+    return {
+        p.name: (p.stat().st_uid, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+    }
+
+
+def _mempalace_graph(path: Path) -> None:
+    folder_mode = path.parent.stat().st_mode & 0o7777
+    mp = mempalace_class()(str(path))
+    mp.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01", valid_to="2025-06-30")
+    mp.add_triple("Kai", "works_on", "Nova", valid_from="2025-07-01")
+    mp.add_triple("Ann", "knows", "Kai")
+    mp.close()
+    path.parent.chmod(folder_mode)  # MemPalace makes the folder its owner's alone (0700)
+
+
+def _browse(path: str, **options) -> dict:
+    """What a person does with a read-only graph: everything but edits."""
+    with KnowledgeGraph(path, **options) as kg:
+        seen = {
+            "read_only": kg.read_only,
+            "reason": kg.read_only_reason,
+            "stats": kg.stats(),
+            "kai": sorted(f["object"] for f in kg.query_entity("Kai")),
+            "entities": [e["id"] for e in kg.list_entities()],
+            "search": [e["id"] for e in kg.list_entities("ka")],
+            "span": kg.time_span(),
+            "intervals": len(kg.intervals("Kai")),
+            "settings": kg.single_valued_predicates(),
+            "missing_indexes": kg.missing_indexes(),
+        }
+        for attempt in (
+            lambda: kg.add_triple("Kai", "likes", "tea"),
+            lambda: kg.set_single_valued("works_on"),
+            lambda: kg.build_indexes(),
+        ):
+            try:
+                attempt()
+            except ReadOnlyGraph as exc:
+                seen.setdefault("refusals", []).append(str(exc))
+    return seen
+
+
+def _assert_browsed(seen: dict) -> None:
+    assert seen["read_only"] is True and seen["reason"]
+    assert seen["stats"]["triples"] == 3
+    assert seen["kai"] == ["Nova", "Orion"]
+    assert seen["entities"] == ["ann", "kai", "nova", "orion"]
+    assert seen["search"] == ["kai"]
+    assert seen["span"] == ("2025-01-01T00:00:00Z", "2025-07-01T00:00:00Z")
+    assert seen["intervals"] == 3
+    assert seen["settings"] == []
+    assert seen["missing_indexes"] == []
+    assert len(seen["refusals"]) == 3
+    assert all("read-only" in message for message in seen["refusals"])
+
+
+# ── Another user's file ───────────────────────────────────────────────────
+
+
+def test_a_file_in_a_folder_the_reader_may_not_write_is_browsed(reader, shared):
+    folder = shared / "locked"
+    folder.mkdir(mode=0o755)
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    before, content = _listing(folder), path.read_bytes()
+    seen = reader(_browse, str(path))
+    _assert_browsed(seen)
+    assert "may not write" in seen["reason"]
+    assert _listing(folder) == before
+    assert path.read_bytes() == content
+
+
+def test_a_live_graph_in_a_shared_folder_is_read_from_a_private_copy(reader, shared):
+    """MemPalace (root) keeps the graph open with facts only in its -wal; the reader sees them,
+    sees a new one after MemPalace writes it, and leaves no file of its own anywhere."""
+    folder = shared / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _LIVE_WRITER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        folder.chmod(0o1777)  # MemPalace made it 0700 on opening; a team folder stays shared
+        before = _listing(folder)
+        assert before[path.name + "-wal"][1] > 0  # facts waiting in the -wal
+        seen = reader(_follow_live_writer, str(path), writer.stdin.fileno(), writer.stdout.fileno())
+        after = _listing(folder)
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=30)
+    assert seen["first"] == 4  # three facts in the file, one only in the -wal
+    assert seen["changed"] is True and seen["then"] == 5
+    assert seen["unchanged"] is False
+    assert seen["reason"] == "you may not write this file"
+    assert seen["private_copy_removed"] is True
+    assert set(after) == set(before)  # nothing new beside the graph
+    assert {uid for uid, _, _ in after.values()} == {0}  # every file there is still root's
+    assert after[path.name][2] == before[path.name][2]  # the main file was not written
+
+
+_LIVE_WRITER = """
+import sys
+from mempalace.knowledge_graph import KnowledgeGraph
+kg = KnowledgeGraph(sys.argv[1])
+kg._conn().execute("PRAGMA wal_autocheckpoint = 0")
+kg.add_triple("Zoe", "works_on", "Nova", valid_from="2025-08-01")
+print("ready", flush=True)
+for line in sys.stdin:
+    kg.add_triple("Zoe", "mentors", "Ann", valid_from="2025-09-01")
+    print("added", flush=True)
+"""
+
+
+def _follow_live_writer(path: str, to_writer: int, from_writer: int) -> dict:
+    with open_graph(path) as kg:
+        first = kg.stats()["triples"]
+        unchanged = kg.changed_externally()
+        snapshot_folder = kg._store._db._snapshot.folder
+        os.write(to_writer, b"add\n")
+        assert os.read(from_writer, 100).strip() == b"added"
+        changed = kg.changed_externally()
+        then = kg.stats()["triples"]
+        reason = kg.read_only_reason
+    return {
+        "first": first,
+        "unchanged": unchanged,
+        "changed": changed,
+        "then": then,
+        "reason": reason,
+        "private_copy_removed": not os.path.exists(snapshot_folder),
+    }
+
+
+def test_another_users_writable_file_asked_read_only_leaves_no_file_of_the_reader(reader, shared):
+    folder = shared / "team"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    path.chmod(0o666)
+    before = _listing(folder)
+    seen = reader(_browse, str(path), read_only=True)
+    _assert_browsed(seen)
+    assert seen["reason"] == "opened read-only, as asked"
+    assert _listing(folder) == before
+
+
+def test_the_readers_own_unwritable_file_never_opened_by_factlines(reader, shared):
+    """A file of the reader's that the reader may not write: read in place, nothing written
+    (no fl_meta, no index, no version); SQLite's empty side files are the reader's own."""
+    folder = shared / "own"
+    folder.mkdir()
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    for item in (folder, path):
+        os.chown(item, reader.uid, reader.gid)
+    path.chmod(0o444)
+    schema, rows, stamp = _schema(path), dump(path), path.stat().st_mtime_ns
+    seen = reader(_browse, str(path))
+    _assert_browsed(seen)
+    assert seen["reason"] == "you may not write this file"
+    assert _schema(path) == schema and dump(path) == rows
+    assert path.stat().st_mtime_ns == stamp
+    for name, (uid, size, _) in _listing(folder).items():
+        assert uid == reader.uid, name
+        if name.endswith("-wal"):
+            assert size == 0
+
+
+def _schema(path) -> list:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [
+            *conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name"),
+            conn.execute("PRAGMA user_version").fetchone(),
+            conn.execute("PRAGMA journal_mode").fetchone(),
+        ]
+    finally:
+        conn.close()
+
+
+# ── Asked for, on one's own file ──────────────────────────────────────────
+
+
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_read_only_as_asked_writes_nothing(tmp_path, journal):
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute(f"PRAGMA journal_mode = {journal}")
+    schema, rows, stamp = _schema(path), dump(path), path.stat().st_mtime_ns
+    seen = _browse(str(path), read_only=True)
+    _assert_browsed(seen)
+    assert seen["reason"] == "opened read-only, as asked"
+    assert _schema(path) == schema and dump(path) == rows
+    assert path.stat().st_mtime_ns == stamp
+    wal = tmp_path / "knowledge_graph.sqlite3-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    if journal == "delete":
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["knowledge_graph.sqlite3"]
+
+
+def _arguments(name: str) -> tuple:
+    """Plausible arguments for each write method (the refusal must come first anyway)."""
+    return {
+        "add_entity": ("Zoe",),
+        "add_triple": ("Zoe", "knows", "Kai"),
+        "invalidate": ("Kai", "works_on", "Nova"),
+        "supersede": ("Kai", "works_on", "Nova", "Atlas"),
+        "seed_from_entity_facts": ({"zoe": {"full_name": "Zoe"}},),
+        "rewrite": ("t_x", "knows", "Ann"),
+        "apply_row": ("entities", {"id": "zoe", "name": "Zoe"}),
+        "update_fact": ("t_x",),
+        "add_fact": ("Zoe", "knows", "Kai"),
+        "supersede_fact": ("t_x", "Atlas"),
+        "end_fact": ("t_x",),
+        "delete_fact": ("t_x",),
+        "rename_entity": ("Kai", "Kai M"),
+        "set_entity_type": ("Kai", "person"),
+        "set_entity_properties": ("Kai", {"a": 1}),
+        "merge_entities": ("Ann", "Kai"),
+        "set_single_valued": ("works_on",),
+        "revert": (None,),
+        "reapply": (None,),
+        "build_indexes": (),
+        "add_speed_indexes": (),
+        "remove_speed_indexes": (),
+    }[name]
+
+
+def test_every_write_is_refused_up_front_in_words(tmp_path):
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    rows = dump(path)
+    with open_graph(path, read_only=True) as kg:
+        for name in WRITE_METHODS:
+            if not hasattr(kg, name):
+                continue
+            with pytest.raises(ReadOnlyGraph, match=r"open read-only .*nothing can be changed"):
+                getattr(kg, name)(*_arguments(name))
+        with pytest.raises(ReadOnlyGraph), kg.transaction():
+            pass
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            kg._conn().execute("DELETE FROM triples")
+    assert dump(path) == rows
+    assert issubclass(ReadOnlyGraph, ValueError)
+
+
+def test_read_only_sees_mempalace_write_in_place(tmp_path):
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    with KnowledgeGraph(path, read_only=True) as kg:
+        assert kg.changed_externally() is False
+        mp = mempalace_class()(str(path))
+        mp.add_triple("Zoe", "knows", "Kai")
+        mp.close()
+        assert kg.changed_externally() is True
+        assert kg.stats()["triples"] == 4
+        assert [e["id"] for e in kg.list_entities("zo")] == ["zoe"]
+
+
+def test_an_older_mempalace_file_is_read_without_being_upgraded(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    make_old_mempalace_file(path)
+    schema, rows = _schema(path), dump(path)
+    with KnowledgeGraph(path, read_only=True) as kg:
+        fact = kg.get_fact("t_0")
+        assert (fact["source_closet"], fact["source_drawer_id"], fact["adapter_name"]) == (
+            "closet0",
+            None,
+            None,
+        )
+        assert len(kg.query_entity("P0")) == 1
+        assert len(kg.timeline("P0")) == 2
+    assert _schema(path) == schema and dump(path) == rows
+
+
+def test_read_only_refuses_what_it_cannot_read_untouched(tmp_path):
+    empty = tmp_path / "notes.txt"
+    empty.write_bytes(b"")
+    with pytest.raises(NotAKnowledgeGraph, match="empty file"):
+        KnowledgeGraph(empty, read_only=True)
+    assert empty.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
