@@ -75,16 +75,18 @@ def settle_after_startup() -> None:
 
 
 def startup_path(settings) -> tuple[Path, bool]:
-    """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's, or a new one."""
-    from factlines.core.store import DEFAULT_KG_PATH
+    """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's (its default
+    file, else the palace's, as MemPalace resolves them), or a new one."""
+    from factlines.core.mempalace_paths import mempalace_graphs
     from factlines.ui import settings as app_settings
     from factlines.ui.document import default_new_path
 
     last = app_settings.last_file(settings)
     if last and Path(last).is_file():
         return Path(last), True
-    if Path(DEFAULT_KG_PATH).is_file():
-        return Path(DEFAULT_KG_PATH), True
+    graphs = mempalace_graphs()
+    if graphs:
+        return graphs[0], True
     path = default_new_path()
     return path, path.exists()
 

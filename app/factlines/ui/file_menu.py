@@ -16,7 +16,11 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.core.store import DEFAULT_KG_PATH
+from factlines.core.mempalace_paths import (
+    GraphCandidate,
+    describe_mempalace_graphs,
+    mempalace_graph_candidates,
+)
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import make_action
 from factlines.ui.document import Document, default_new_path
@@ -44,13 +48,13 @@ class FileActions(QObject):
         self.action_open = make_action(
             window, "actionOpen", "&Open…", self.open_dialog, QKeySequence.StandardKey.Open
         )
-        self.action_open_mempalace = make_action(
-            window,
-            "actionOpenMemPalace",
-            "Open &MemPalace's graph",
-            self.open_mempalace,
-            tip=DEFAULT_KG_PATH,
-        )
+        # MemPalace keeps a graph in up to two places (its default file and the palace's):
+        # the submenu lists them as MemPalace resolves them, each said in words.
+        self.mempalace_menu = QMenu("Open &MemPalace's graph", window)
+        self.mempalace_menu.setObjectName("mempalaceMenu")
+        self.mempalace_menu.setToolTipsVisible(True)
+        self.action_open_mempalace = self.mempalace_menu.menuAction()
+        self.action_open_mempalace.setObjectName("actionOpenMemPalace")
         self.action_open_demo = make_action(
             window, "actionOpenDemo", "Open the &demo graph", self.open_demo
         )
@@ -62,7 +66,8 @@ class FileActions(QObject):
     def fill(self, menu: QMenu) -> None:
         """Put the file actions in ``menu`` (the window adds Quit)."""
         menu.aboutToShow.connect(self.update_mempalace_action)
-        menu.addActions([self.action_new, self.action_open, self.action_open_mempalace])
+        menu.addActions([self.action_new, self.action_open])
+        menu.addMenu(self.mempalace_menu)
         menu.addMenu(self.recent_menu)
         menu.addAction(self.action_open_demo)
 
@@ -95,12 +100,19 @@ class FileActions(QObject):
         return True
 
     def open_mempalace(self) -> bool:
-        if not Path(DEFAULT_KG_PATH).exists():
-            self._report(
-                "MemPalace's graph not found", f"There is no MemPalace graph at {DEFAULT_KG_PATH}"
-            )
+        """Open MemPalace's graph: the one that exists; when its default file and the palace's
+        both do, the default, saying that the other exists too (the submenu lists both)."""
+        candidates = mempalace_graph_candidates()
+        existing = [c for c in candidates if c.exists]
+        if not existing:
+            self._report("MemPalace's graph not found", describe_mempalace_graphs(candidates))
             return False
-        return self.open_path(DEFAULT_KG_PATH)
+        opened = self.open_path(existing[0].path)
+        if opened and len(existing) > 1:
+            self.document.state.message.emit(
+                describe_mempalace_graphs(candidates) + " (File → Open MemPalace's graph)"
+            )
+        return opened
 
     def open_demo(self) -> bool:
         try:
@@ -146,11 +158,19 @@ class FileActions(QObject):
     # ── The menu's state ──────────────────────────────────────────────────
 
     def update_mempalace_action(self) -> None:
-        exists = Path(DEFAULT_KG_PATH).exists()
-        self.action_open_mempalace.setEnabled(exists)
-        self.action_open_mempalace.setStatusTip(
-            DEFAULT_KG_PATH if exists else f"No MemPalace graph at {DEFAULT_KG_PATH}"
-        )
+        """List MemPalace's graphs as MemPalace 3.11 finds them now (the environment and its
+        config may have changed since the last look)."""
+        candidates = mempalace_graph_candidates()
+        self.mempalace_menu.clear()
+        for candidate in candidates:
+            action = self.mempalace_menu.addAction(_candidate_label(candidate))
+            action.setToolTip(candidate.describe())
+            action.setEnabled(candidate.exists)
+            action.triggered.connect(lambda _=False, p=candidate.path: self.open_path(p))
+        summary = describe_mempalace_graphs(candidates)
+        self.action_open_mempalace.setEnabled(any(c.exists for c in candidates))
+        self.action_open_mempalace.setStatusTip(summary)
+        self.action_open_mempalace.setToolTip(summary)
 
     def update_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -159,3 +179,12 @@ class FileActions(QObject):
             action = self.recent_menu.addAction(path)
             action.triggered.connect(lambda _=False, p=path: self.open_path(p))
         self.recent_menu.setEnabled(bool(recent))
+
+
+def _candidate_label(candidate: GraphCandidate) -> str:
+    """A menu entry: which of MemPalace's places, and where; "(not there)" when missing."""
+    where = "Default" if "default" in candidate.rules else "Palace"
+    if len(candidate.rules) > 1:
+        where = "Default and palace"
+    missing = "" if candidate.exists else "  (not there)"
+    return f"{where}: {candidate.path}{missing}"
