@@ -4,6 +4,7 @@ its default file and the palace's both exist."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
@@ -53,5 +54,7 @@ def test_no_mempalace_graph_is_said_in_words(window, tmp_path, monkeypatch):
     window.file_actions.update_mempalace_action()
     assert not window.action_open_mempalace.isEnabled()
     assert [a.isEnabled() for a in window.file_actions.mempalace_menu.actions()] == [False, False]
+    warnings = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warnings.append(a[2]))
     assert not window.open_mempalace()
-    assert "No MemPalace graph at" in window.errors[-1]
+    assert len(warnings) == 1 and "No MemPalace graph at" in warnings[0]
