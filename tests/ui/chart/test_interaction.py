@@ -5,6 +5,7 @@ Every edit is checked in the file through a second connection, then undone.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -79,7 +80,11 @@ def test_hover_tooltip_describes_the_fact(h):
     assert "Orion" in chart.bars.toolTip()
     assert chart.bars.hovered == i
     berlin = chart.bars.layout.index_of(h.fact_id("lives_in", "Berlin"))
-    assert "Conflict: overlaps Lisbon" in chart.tooltip(berlin)
+    # The other fact by its names and dates, never its id; the overlap as days.
+    text = chart.tooltip(berlin)
+    assert "Conflict: overlaps Kai Moreno lives_in Lisbon (2023-06-01 – " in text
+    assert "from 2023-06-01 to 2023-08-31" in text
+    assert not re.search(r"t_\w+_[0-9a-f]{12}", text)
 
 
 def test_tooltip_confidence_is_the_one_drawn(h):

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QWidget
 
 from factlines.core import temporal
-from factlines.core.errors import Refused
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.actions import FactActions
@@ -24,6 +24,7 @@ from factlines.ui.chart import look, pg_adapter
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
 from factlines.ui.state import AppState
+from factlines.ui.wording import fact_in_words
 
 
 class GanttViewBox(pg.ViewBox):
@@ -402,15 +403,28 @@ class BarPointer:
         for conflict in layout.conflicts:
             if fact["id"] in (conflict["a"], conflict["b"]):
                 other = conflict["b"] if conflict["a"] == fact["id"] else conflict["a"]
-                j = layout.index_of(other)
-                name = layout.lanes[int(layout.lane[j])].other_name if j >= 0 else other
-                span = f"{conflict['start'] or '…'} – {conflict['end'] or 'open'}"
+                span = (
+                    f"{style.show_key(conflict['start'], 'the start')} to "
+                    f"{style.show_key(conflict['end'], 'open', as_end=True)}"
+                )
                 rows.append(
-                    f"<span style='color:{look.CONFLICT_TEXT}'>"
-                    f"Conflict: overlaps {html.escape(name)} ({html.escape(span)})</span>"
+                    f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
+                    f"{html.escape(self._fact_words(other))} from {html.escape(span)}</span>"
                 )
         rows.append("<i>drag an end to change it · double-click to edit · right-click for more</i>")
         return "<br>".join(rows)
+
+    def _fact_words(self, triple_id: str) -> str:
+        """Another fact by its names and dates: drawn here, else read once (a tooltip)."""
+        layout = self.bars.layout
+        j = layout.index_of(triple_id)
+        fact = layout.facts[j] if j >= 0 else None
+        if fact is None and self._state.kg is not None:
+            try:
+                fact = self._state.kg.get_fact(triple_id)
+            except (Refused, Unavailable):  # gone since, or unreadable now
+                return "another fact"
+        return fact_in_words(fact) if fact is not None else "another fact"
 
 
 class ChartKeys:
