@@ -18,6 +18,7 @@ from factlines.core.errors import DuplicateFact, Refused, Unavailable
 from factlines.core.store import KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
 from factlines.ui.errors import in_words
+from factlines.ui.fact_actions import FactActionSet
 from factlines.ui.fact_forms import FactForms
 from factlines.ui.state import AppState
 
@@ -37,18 +38,23 @@ def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str
 
 
 class FactActions(FactForms, QObject):
-    """The edits, as methods (for scripts and the views) and as forms (:class:`FactForms`)."""
+    """The edits, as methods (for scripts and the views), as forms (:class:`FactForms`) and,
+    in :attr:`commands`, as the one set of QActions every menu, button and context menu shows.
+
+    ``read_only()`` tells whether the open graph may not be written (by default it may)."""
 
     def __init__(
         self,
         state: AppState,
         stack: QUndoStack,
         parent: QWidget | None = None,
+        read_only: Callable[[], bool] | None = None,
     ):
         super().__init__(parent)
         self.state = state
         self.stack = stack
         self._dialog_parent = parent
+        self.commands = FactActionSet(self, parent or self, read_only or (lambda: False))
 
     def _run(self, text: str, work: Callable[[KnowledgeGraph], object]) -> object:
         """Run one undoable edit; a refusal, or a store unavailable now, propagates."""

@@ -23,6 +23,7 @@ from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
+from factlines.ui.fact_actions import mirror, starts_after, why_not_end
 from factlines.ui.state import AppState
 from factlines.ui.wording import fact_in_words
 
@@ -137,66 +138,55 @@ class ChartMenus:
         return gl.snap_instant(x, self._nav.seconds_per_px())
 
     def bar_menu(self, i: int, x: float) -> QMenu:
-        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names."""
-        layout = self._bars.layout
-        fact = layout.facts[i]
+        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names.
+
+        The bar's fact is selected first; then the shared fact actions are offered for it (as
+        entries that keep the chart's names), with what only the chart can offer: ending or
+        moving the end where the mouse is, zooming to the fact, setting as_of there."""
+        fact = self._bars.layout.facts[i]
         triple_id = fact["id"]
-        is_open = fact["valid_to"] is None
+        self._state.select_fact(triple_id)
+        shared = self._actions.commands
         as_of_here = self._as_of_value_at(x)
+        here = self.here_value(i, x)
+        here_words = f"the day clicked ({here})" if temporal.is_date(here) else f"{here}"
         menu = QMenu(self._parent)
         menu.setToolTipsVisible(True)
         title = menu.addAction(describe(fact))
         title.setEnabled(False)
         menu.addSeparator()
-        actions = self._actions
 
-        def add(name, text, slot, enabled=True, tip=""):
+        def add(name, text, slot, reason=None, tip="", verb=""):
             action = menu.addAction(text)
             action.setObjectName(name)
-            action.setEnabled(enabled)
-            if tip:
-                action.setToolTip(tip)
+            action.setEnabled(reason is None)
+            action.setToolTip(tip if reason is None else f"Cannot {verb}: {reason}")
             action.triggered.connect(slot)
             return action
 
-        here = self.here_value(i, x)
-        ended_tip = "" if is_open else f"already ended on {fact['valid_to']}"
+        blocked = shared.blocked()  # no graph, or one that cannot be written
         add(
             "ganttEndHere",
             f"End fact here ({here})",
-            lambda: actions.end_fact(triple_id, here),
-            is_open,
-            ended_tip,
+            lambda: self._actions.end_fact(triple_id, here),
+            blocked or why_not_end(fact, here, here_words),
+            f"End “{describe(fact)}” at {here_words}",
+            f"end it at {here}",
         )
-        as_of = self._state.as_of
-        at_text = (
-            f"End fact at as_of ({as_of})"
-            if as_of
-            else f"End fact at as_of (today, {temporal.today()})"
-        )
-        add(
-            "ganttEndAtAsOf",
-            at_text,
-            lambda: actions.end_fact(triple_id, as_of),
-            is_open,
-            ended_tip,
-        )
-        if not is_open:
+        mirror(shared.end, menu, "ganttEndAtAsOf")
+        if fact["valid_to"] is not None:
             add(
                 "ganttMoveEnd",
                 f"Move end here ({here})",
-                lambda: actions.set_dates(triple_id, fact["valid_from"], here),
+                lambda: self._actions.set_dates(triple_id, fact["valid_from"], here),
+                blocked or starts_after(fact, here, here_words),
+                f"Make “{describe(fact)}” end at {here_words}",
+                f"move its end to {here}",
             )
         menu.addSeparator()
-        add(
-            "ganttReplace",
-            "Replace with…",
-            lambda: actions.replace_fact_dialog(triple_id),
-            is_open,
-            ended_tip,
-        )
-        add("ganttEdit", "Edit…", lambda: actions.edit_fact_dialog(triple_id))
-        add("ganttDelete", "Delete…", lambda: actions.delete_fact(triple_id))
+        mirror(shared.replace, menu, "ganttReplace")
+        mirror(shared.edit, menu, "ganttEdit")
+        mirror(shared.delete, menu, "ganttDelete")
         menu.addSeparator()
         add("ganttZoomFact", "Zoom to this fact", lambda: self._nav.zoom_to_fact(triple_id))
         add(
