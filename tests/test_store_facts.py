@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from factlines import KnowledgeGraphError
+from factlines.core.errors import DuplicateFact
 from factlines.core.store import FactNotFound
 from store_helpers import dump, oracle_end, oracle_start
 
@@ -141,6 +142,15 @@ def test_update_fact_refuses_a_second_open_identical_fact(kg, fact):
         with pytest.raises(KnowledgeGraphError, match="already exists"):
             kg.update_fact(triple_id, **changes)
     assert dump(kg.db_path) == before
+
+
+def test_a_second_open_fact_is_named_by_its_entities_and_its_id_is_kept(kg, fact):
+    kg.end_fact(fact, "2020-06-01")
+    paris = kg.add_triple("Ann", "lives_in", "Paris", valid_from="2021-01-01")
+    with pytest.raises(DuplicateFact) as caught:
+        kg.update_fact(fact, object="Paris", valid_to=None)
+    assert "Ann lives_in Paris already exists (since 2021-01-01)" in str(caught.value)
+    assert paris not in str(caught.value) and caught.value.fact_id == paris
 
 
 def test_end_fact(kg, fact):

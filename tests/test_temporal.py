@@ -303,3 +303,25 @@ def test_today_and_now_are_in_the_accepted_forms():
 def test_the_error_says_what_is_wrong(value, reason):
     with pytest.raises(TimeValueError, match=reason):
         temporal.parse(value, "valid_from")
+
+
+def test_a_refusal_keeps_what_was_wrong_for_callers_that_say_it_in_their_words():
+    """The message stays exact for scripts; the fields let the app say it with its labels."""
+    with pytest.raises(TimeValueError) as bad:
+        temporal.parse("2026-02-30", "valid_from")
+    assert (bad.value.field, bad.value.value, bad.value.reason) == (
+        "valid_from",
+        "2026-02-30",
+        "no such calendar day",
+    )
+    assert not bad.value.inverted and str(bad.value).startswith("valid_from='2026-02-30'")
+    with pytest.raises(TimeValueError) as inverted:
+        temporal.check_interval("2026-03-10", "2026-03-01", to_field="ended")
+    error = inverted.value
+    assert error.inverted
+    assert (error.field, error.value, error.start_field, error.start) == (
+        "ended",
+        "2026-03-01",
+        "valid_from",
+        "2026-03-10",
+    )

@@ -52,8 +52,9 @@ def test_every_action_with_a_shortcut_is_listed(window):
 def test_rows_say_where_and_what(window):
     rows = {row["name"]: row for row in help.shortcut_rows(window)}
     end = rows["actionEndFact"]
-    assert (end["text"], end["where"]) == ("End fact", "Edit")
-    assert end["tip"] == "End the selected fact at as_of (or today when showing all time)"
+    # The action says where it would end the fact now: today while showing all time.
+    assert end["text"].startswith("End fact") and end["where"] == "Edit"
+    assert end["tip"] == window.action_end_fact.toolTip() and end["tip"]
     assert rows["actionDeleteFact"]["where"] == "Edit (in Facts)"
     assert rows["actionPlay"]["where"] == "Time" and rows["actionPlay"]["tip"] == "Play / pause"
     assert rows["actionShortcuts"]["where"] == "Help"

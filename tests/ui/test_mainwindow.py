@@ -63,7 +63,10 @@ def test_empty_start_is_usable(qtbot, isolated_settings):
     said = messages_of(win)
     assert win.findChild(QAbstractItemView, "entityBrowser").model().rowCount() == 0
     assert not win.select_entity("anyone")
-    win.action_end_fact.trigger()
+    # Nothing can be edited: every edit is disabled and says why.
+    for action in (win.action_add_fact, win.action_end_fact, win.action_rename):
+        assert not action.isEnabled() and "no graph is open" in action.toolTip()
+    win.fact_actions.end_selected()  # asked for anyway (a script): said, not done
     assert any("select a fact" in m for m in said)
     win.set_as_of("2020-01-01")
     assert win.as_of() == "2020-01-01"
@@ -153,10 +156,15 @@ def test_end_fact_action_ends_the_selected_fact_at_as_of(window, demo):
     before = dump(demo.db_path)
     window.state.select_fact(nova["id"])
     window.set_as_of("2026-06-30")
-    window.findChild(type(window.action_end_fact), "actionEndFact").trigger()
+    action = window.findChild(type(window.action_end_fact), "actionEndFact")
+    assert action.isEnabled() and "2026-06-30" in action.text()
+    action.trigger()
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-06-30"
+    # Already ended: not offered, and the action says why.
+    assert not window.action_end_fact.isEnabled()
+    assert "already ended on 2026-06-30" in window.action_end_fact.toolTip()
     said = messages_of(window)
-    window.action_end_fact.trigger()  # already ended: refused, said, nothing written
+    window.fact_actions.end_selected()  # asked for anyway (a script): refused, said
     assert "already ended" in said[-1]
     window.action_undo.trigger()
     assert dump(demo.db_path) == before

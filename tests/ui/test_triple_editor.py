@@ -38,7 +38,6 @@ def test_typing_in_a_cell_validates_and_writes_through_undo(window, demo, qtbot)
 def test_a_duplicate_open_fact_is_reported_not_added(window, demo, answer_dialogs):
     window.select_entity("Kai Moreno")
     before = dump(demo.db_path)
-    said = messages_of(window)
 
     def fill(dialog):
         dialog.predicate.setCurrentText("works_at")
@@ -46,8 +45,13 @@ def test_a_duplicate_open_fact_is_reported_not_added(window, demo, answer_dialog
 
     answer_dialogs.append(fill)
     assert window.fact_actions.add_fact_dialog() is None
-    assert "already an open fact" in said[-1]
+    # Said in the form, which stays open with what was typed (as a bad date is).
+    dialog = answer_dialogs.seen[-1]
+    assert dialog.result() != dialog.DialogCode.Accepted
+    assert "already an open fact" in dialog.error.text() and dialog.error.isVisibleTo(dialog)
+    assert (dialog.predicate.currentText(), dialog.object.text()) == ("works_at", "Lumen Labs")
     assert dump(demo.db_path) == before
+    assert window.undo_stack.count() == 0
     existing = find_fact(demo, "Kai Moreno", "works_at", "Lumen Labs")
     assert window.state.fact == existing["id"]
 
@@ -66,7 +70,11 @@ def test_add_fact_form_refuses_bad_dates(window, demo, answer_dialogs):
     assert window.fact_actions.add_fact_dialog() is None
     dialog = answer_dialogs.seen[-1]
     assert dialog.result() != dialog.DialogCode.Accepted
-    assert "before valid_from" in dialog.error.text()
+    # In the form's words, not the store's field names.
+    assert dialog.error.text() == (
+        "Valid to (2026-03-01) is before Valid from (2026-03-10): "
+        "a fact cannot end before it starts."
+    )
     assert dump(demo.db_path) == before
 
 

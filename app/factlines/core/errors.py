@@ -49,7 +49,34 @@ class ConflictError(Refused):
 
 
 class TimeValueError(Refused):
-    """A time value that is not one of the accepted forms, or an inverted interval."""
+    """A time value that is not one of the accepted forms, or an inverted interval.
+
+    Besides its message (read by scripts) it keeps what was wrong, for a caller that says it in
+    its own words: ``field`` and ``value`` (the value refused), ``reason`` (why a value is not
+    a time), and for an inverted interval ``start_field`` and ``start`` (what it ends before).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        value: object = None,
+        reason: str | None = None,
+        start_field: str | None = None,
+        start: str | None = None,
+    ):
+        super().__init__(message)
+        self.field = field
+        self.value = value
+        self.reason = reason
+        self.start_field = start_field
+        self.start = start
+
+    @property
+    def inverted(self) -> bool:
+        """Whether the interval ends before it starts (else the value is not a time)."""
+        return self.start_field is not None
 
 
 class Unavailable(Exception):

@@ -39,7 +39,10 @@ def parse(value: object, field: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise TimeValueError(
-            f"{field} must be a string in the form {EXPECTED_FORMS}, not {type(value).__name__}"
+            f"{field} must be a string in the form {EXPECTED_FORMS}, not {type(value).__name__}",
+            field=field,
+            value=value,
+            reason=f"a {type(value).__name__}, not text",
         )
     text = value.strip()
     if text == "":
@@ -78,7 +81,12 @@ def _reason(text: str) -> str:
 
 
 def _bad(field: str, value: object, reason: str) -> TimeValueError:
-    return TimeValueError(f"{field}={value!r} is not valid ({reason}); expected {EXPECTED_FORMS}")
+    return TimeValueError(
+        f"{field}={value!r} is not valid ({reason}); expected {EXPECTED_FORMS}",
+        field=field,
+        value=value,
+        reason=reason,
+    )
 
 
 def is_date(value: str | None) -> bool:
@@ -118,7 +126,11 @@ def check_interval(
     ):
         raise TimeValueError(
             f"{to_field}={valid_to!r} is before {from_field}={valid_from!r}; "
-            "an inverted interval would be invisible to every query"
+            "an inverted interval would be invisible to every query",
+            field=to_field,
+            value=valid_to,
+            start_field=from_field,
+            start=valid_from,
         )
 
 

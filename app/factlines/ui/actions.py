@@ -18,6 +18,8 @@ from factlines.core.errors import DuplicateFact, Refused, Unavailable
 from factlines.core.store import KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
 from factlines.ui.errors import in_words
+from factlines.ui.fact_actions import FactActionSet
+from factlines.ui.fact_forms import FactForms
 from factlines.ui.state import AppState
 
 
@@ -35,12 +37,28 @@ def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str
     return action
 
 
-class FactActions(QObject):
-    def __init__(self, state: AppState, stack: QUndoStack, parent: QWidget | None = None):
+class FactActions(FactForms, QObject):
+    """The edits, as methods (for scripts and the views), as forms (:class:`FactForms`) and,
+    in :attr:`commands`, as the one set of QActions every menu, button and context menu shows.
+
+    ``read_only()`` tells whether the open graph may not be written (by default it may)."""
+
+    def __init__(
+        self,
+        state: AppState,
+        stack: QUndoStack,
+        parent: QWidget | None = None,
+        read_only: Callable[[], bool] | None = None,
+    ):
         super().__init__(parent)
         self.state = state
         self.stack = stack
         self._dialog_parent = parent
+        self.commands = FactActionSet(self, parent or self, read_only or (lambda: False))
+
+    def _run(self, text: str, work: Callable[[KnowledgeGraph], object]) -> object:
+        """Run one undoable edit; a refusal, or a store unavailable now, propagates."""
+        return run_edit(self.state, self.stack, text, work)
 
     def _edit(self, text: str, edit: Callable[[KnowledgeGraph], object]) -> object | None:
         """Run one undoable edit; a refusal, or a store unavailable now, is said and returns
@@ -48,7 +66,7 @@ class FactActions(QObject):
         try:
             return run_edit(self.state, self.stack, text, edit)
         except Refused as exc:
-            self.state.message.emit(f"{text} refused: {exc}")
+            self.state.message.emit(f"{text} refused: {in_words(exc)}")
         except Unavailable as exc:
             self.state.message.emit(f"{text} not done: {in_words(exc)}")
         return None
@@ -112,10 +130,10 @@ class FactActions(QObject):
                 lambda kg: kg.add_fact(subject, predicate, obj, **fields),
             )
         except DuplicateFact as exc:
-            self.state.message.emit(f"{text} refused: {exc}")
+            self.state.message.emit(f"{text} refused: {in_words(exc)}")
             self.state.select_fact(exc.fact_id)
         except Refused as exc:
-            self.state.message.emit(f"{text} refused: {exc}")
+            self.state.message.emit(f"{text} refused: {in_words(exc)}")
         except Unavailable as exc:
             self.state.message.emit(f"{text} not done: {in_words(exc)}")
         return None
@@ -172,139 +190,6 @@ class FactActions(QObject):
         except (Refused, Unavailable) as exc:
             self.state.message.emit(in_words(exc))
             return None
-
-    # ── Dialogs: collect values, then apply through the methods above ─────
-
-    def _exec(self, dialog) -> bool:
-        """Show a form modally; tests and scripts may replace this to fill it in."""
-        return dialog.exec() == dialog.DialogCode.Accepted
-
-    def _names(self) -> list[str]:
-        kg = self.state.kg
-        return kg.entity_names() if kg is not None else []
-
-    def add_fact_dialog(self, subject: str | None = None) -> str | None:
-        """Ask for a new fact (subject prefilled with the selection) and add it."""
-        from factlines.ui.dialogs import FactDialog
-
-        kg = self.state.kg
-        if kg is None:
-            self.state.message.emit("Add refused: no knowledge graph is open")
-            return None
-        if subject is None and self.state.entity is not None:
-            entity = kg.get_entity(self.state.entity)
-            subject = entity["name"] if entity else None
-        dialog = FactDialog(
-            self._names(), kg.predicates(), subject=subject, parent=self._dialog_parent
-        )
-        if not self._exec(dialog):
-            return None
-        values = dialog.values()
-        new_id = self.add_fact(
-            values.pop("subject"), values.pop("predicate"), values.pop("object"), **values
-        )
-        if new_id is not None:
-            self.state.select_fact(new_id)
-        return new_id
-
-    def edit_fact_dialog(self, triple_id: str) -> bool:
-        """Open the fact's every field in a form; apply what changed as one undoable edit."""
-        from factlines.ui.dialogs import FactDialog
-
-        fact = self._fact(triple_id)
-        if fact is None:
-            return False
-        dialog = FactDialog(
-            self._names(), self.state.kg.predicates(), fact=fact, parent=self._dialog_parent
-        )
-        if not self._exec(dialog):
-            return False
-        changes = dialog.changes()
-        if not changes:
-            self.state.message.emit(f"Nothing changed in {describe(fact)}")
-            return False
-        return self.update_fact(triple_id, **changes)
-
-    def replace_fact_dialog(self, triple_id: str) -> bool:
-        """Ask for the new object and the instant; supersede the fact through the undo stack."""
-        from factlines.ui.dialogs import ReplaceDialog
-
-        fact = self._open_fact(triple_id, "Replace")
-        if fact is None:
-            return False
-        dialog = ReplaceDialog(fact, self._names(), self.default_end(), parent=self._dialog_parent)
-        if not self._exec(dialog):
-            return False
-        values = dialog.values()
-        return self.supersede(triple_id, values.pop("new_object"), values.pop("at"), **values)
-
-    def end_fact_dialog(self, triple_id: str) -> bool:
-        """Ask when the fact stopped being true (default as_of or today), then end it."""
-        from factlines.ui.dialogs import EndFactDialog
-
-        fact = self._open_fact(triple_id, "End")
-        if fact is None:
-            return False
-        dialog = EndFactDialog(fact, self.default_end(), parent=self._dialog_parent)
-        if not self._exec(dialog):
-            return False
-        return self.end_fact(triple_id, dialog.ended.value())
-
-    def _entity(self, entity: str, verb: str) -> dict | None:
-        current = self.state.kg.get_entity(entity) if self.state.kg is not None else None
-        if current is None:
-            self.state.message.emit(f"{verb} refused: {entity!r} is not in the graph")
-        return current
-
-    def rename_entity_dialog(self, entity: str) -> bool:
-        from factlines.ui.dialogs import NameDialog
-
-        if (current := self._entity(entity, "Rename")) is None:
-            return False
-        dialog = NameDialog(
-            "Rename entity",
-            f"A new display name for <b>{current['name']}</b>. Its id ({current['id']}) and "
-            "every fact pointing at it stay as they are.",
-            "New name",
-            current["name"],
-            [],
-            self._dialog_parent,
-        )
-        if not self._exec(dialog) or dialog.value() == current["name"]:
-            return False
-        return self.rename_entity(current["id"], dialog.value())
-
-    def merge_entity_dialog(self, entity: str) -> bool:
-        from factlines.ui.dialogs import NameDialog
-
-        if (current := self._entity(entity, "Merge")) is None:
-            return False
-        dialog = NameDialog(
-            "Merge entity",
-            f"Every fact of <b>{current['name']}</b> moves to the entity below, and "
-            f"{current['name']} is removed. Open duplicates are folded together.",
-            "Merge into",
-            "",
-            [n for n in self._names() if n != current["name"]],
-            self._dialog_parent,
-        )
-        if not self._exec(dialog):
-            return False
-        return self.merge_entities(current["id"], dialog.value())
-
-    def single_valued_dialog(self) -> bool:
-        """Choose the single-valued predicates; the change is one undoable step."""
-        from factlines.ui.dialogs import SingleValuedDialog
-
-        kg = self.state.kg
-        if kg is None:
-            self.state.message.emit("No knowledge graph is open")
-            return False
-        marked = kg.single_valued_predicates()
-        dialog = SingleValuedDialog(kg.predicates(), marked, self._dialog_parent)
-        if not self._exec(dialog):
-            return False
-        return self.set_single_valued(dialog.values())
 
     def set_single_valued(self, predicates: list[str]) -> bool:
         kg = self.state.kg

@@ -1,37 +1,42 @@
 """The forms behind the edits: add, edit, replace or end a fact; rename or merge an entity;
 mark single-valued predicates.
 
-Each dialog only collects and validates values (a bad value keeps the dialog open with the
-reason); applying them through the undo stack is :class:`~factlines.ui.actions.FactActions`' job.
+Each dialog collects and validates values: a bad value keeps the dialog open with the reason,
+in the words of the form. Applying them through the undo stack is
+:class:`~factlines.ui.actions.FactActions`' job; it hands the dialog an ``apply`` that writes
+on OK, so a refusal by the store (a duplicate open fact…) is said in the dialog too, which stays
+open with everything typed.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDate, QStringListModel, Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCalendarWidget,
     QComboBox,
-    QCompleter,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMenu,
-    QToolButton,
     QVBoxLayout,
     QWidget,
-    QWidgetAction,
 )
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store import PROVENANCE
 from factlines.ui import style
+from factlines.ui.form_fields import (
+    ConfidenceField,
+    DateField,
+    NameCompleter,
+    NewEntityHint,
+)
+from factlines.ui.wording import HOW_TO_WRITE_A_TIME, refusal
 
 PROVENANCE_LABELS = {
     "source_closet": "Source closet",
@@ -41,68 +46,20 @@ PROVENANCE_LABELS = {
 }
 
 
-def name_completer(names: list[str], parent: QWidget) -> QCompleter:
-    completer = QCompleter(QStringListModel(names, parent), parent)
-    completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-    completer.setFilterMode(Qt.MatchFlag.MatchContains)
-    completer.setMaxVisibleItems(12)
-    return completer
-
-
-class DateField(QWidget):
-    """A time value typed in an accepted form, or picked from a calendar (a whole day)."""
-
-    def __init__(self, field: str, value: str | None = None, placeholder: str = "", parent=None):
-        super().__init__(parent)
-        self.field = field
-        self.edit = QLineEdit(value or "", self)
-        self.edit.setObjectName(f"{field}Edit")
-        self.edit.setPlaceholderText(placeholder or "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
-        self.edit.setToolTip(f"{field}: {temporal.EXPECTED_FORMS}")
-        self.edit.setMinimumWidth(190)
-        pick = QToolButton(self)
-        pick.setText("Pick")
-        pick.setToolTip("Pick a day")
-        pick.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(pick)
-        self._calendar = QCalendarWidget(menu)
-        self._calendar.setGridVisible(True)
-        holder = QWidgetAction(menu)
-        holder.setDefaultWidget(self._calendar)
-        menu.addAction(holder)
-        menu.aboutToShow.connect(self._show_current)
-        self._calendar.clicked.connect(lambda day: (self._picked(day), menu.close()))
-        pick.setMenu(menu)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(pick)
-
-    def _show_current(self) -> None:
-        text = self.edit.text().strip()[:10]
-        day = QDate.fromString(text, "yyyy-MM-dd")
-        self._calendar.setSelectedDate(day if day.isValid() else QDate.currentDate())
-
-    def _picked(self, day: QDate) -> None:
-        self.edit.setText(day.toString("yyyy-MM-dd"))
-
-    def text(self) -> str:
-        return self.edit.text().strip()
-
-    def setText(self, text: str | None) -> None:
-        self.edit.setText(text or "")
-
-    def value(self) -> str | None:
-        """The stored form; raises TimeValueError naming the field."""
-        return temporal.parse(self.text(), self.field)
-
-
 class _FormDialog(QDialog):
-    """A form with an error line; ``validate`` returns None or the reason to stay open."""
+    """A form with an error line; ``validate`` returns None or the reason to stay open, and
+    ``apply`` (when set) does the edit on OK and returns None or the refusal, in words.
+
+    The dialog grows to show its whole error; once one is shown it is checked again as the
+    form is edited, and goes away when the form is right."""
 
     def __init__(self, title: str, parent=None):
         super().__init__(parent)
         self.setWindowTitle(title)
+        self.apply: Callable[[], str | None] | None = None
+        # By the name field's object name: its completer, and its "new entity" note.
+        self.completers: dict[str, NameCompleter] = {}
+        self.hints: dict[str, NewEntityHint] = {}
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.error = QLabel(self)
@@ -118,6 +75,7 @@ class _FormDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(self.form)
         layout.addWidget(self.error)
+        layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(460)
 
@@ -126,20 +84,78 @@ class _FormDialog(QDialog):
 
     def accept(self) -> None:
         reason = self.validate()
+        if reason is None and self.apply is not None:
+            reason = self.apply()
         if reason:
-            self.error.setText(reason)
-            self.error.show()
+            self.show_error(reason)
             return
         super().accept()
 
+    def show_error(self, reason: str) -> None:
+        self.error.setText(reason)
+        self.error.show()
+        self.fit()
 
-def _confidence_box(value: float, parent) -> QDoubleSpinBox:
-    box = QDoubleSpinBox(parent)
-    box.setRange(0.0, 1.0)
-    box.setSingleStep(0.05)
-    box.setDecimals(2)
-    box.setValue(1.0 if value is None else value)
-    return box
+    def fit(self) -> None:
+        """Make the dialog at least as tall as its content at its width (wrapped text too)."""
+        layout = self.layout()
+        layout.activate()
+        need = layout.totalMinimumSize().height()
+        if layout.hasHeightForWidth():
+            need = max(need, layout.totalHeightForWidth(self.width()))
+        if need > self.height():
+            self.resize(self.width(), need)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit()
+
+    def recheck(self, *_edited) -> None:
+        """After an edit: an error shown is said again as it now stands, or goes away."""
+        if self.error.isHidden():
+            return
+        reason = self.validate()
+        if reason:
+            self.error.setText(reason)
+            self.fit()
+        else:
+            self.error.hide()
+
+    def watch(self, *edits: QWidget) -> None:
+        """Check the form again (:meth:`recheck`) whenever one of ``edits`` changes."""
+        for edit in edits:
+            if isinstance(edit, QLineEdit):
+                edit.textChanged.connect(self.recheck)
+            elif isinstance(edit, QComboBox):
+                edit.currentTextChanged.connect(self.recheck)
+            elif isinstance(edit, (DateField, ConfidenceField)):
+                edit.edit.textChanged.connect(self.recheck)
+
+    def name_field(
+        self,
+        name: str,
+        text: str,
+        names: list[str],
+        known: Callable[[str], bool] | None = None,
+    ) -> tuple[QLineEdit, QWidget]:
+        """An entity's name: completed as typed (names that start with the text first), and
+        "new entity" said under it, with the closest names, when it is none yet."""
+        holder = QWidget(self)
+        edit = QLineEdit(text, holder)
+        edit.setObjectName(name)
+        self.completers[name] = NameCompleter(edit, names)
+        self.hints[name] = NewEntityHint(edit, names, known, holder)
+        self.hints[name].said.connect(self.fit)
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(edit)
+        layout.addWidget(self.hints[name])
+        return edit, holder
+
+
+def _time_required(field_label: str) -> str:
+    return f"{field_label} is required. {HOW_TO_WRITE_A_TIME}"
 
 
 class _ProvenanceMixin:
@@ -157,7 +173,10 @@ class _ProvenanceMixin:
 
 
 class FactDialog(_ProvenanceMixin, _FormDialog):
-    """Add a fact (``fact`` None) or edit every field of one (``fact`` a ``get_fact`` dict)."""
+    """Add a fact (``fact`` None) or edit every field of one (``fact`` a ``get_fact`` dict).
+
+    ``known(name)`` tells whether a name is an entity of the graph (by default: one of
+    ``names``)."""
 
     def __init__(
         self,
@@ -166,38 +185,49 @@ class FactDialog(_ProvenanceMixin, _FormDialog):
         fact: dict | None = None,
         subject: str | None = None,
         parent=None,
+        known: Callable[[str], bool] | None = None,
     ):
         super().__init__("Edit fact" if fact else "Add fact", parent)
         self.setObjectName("factDialog")
         self._fact = fact
-        self.subject = QLineEdit((fact or {}).get("subject_name") or subject or "", self)
-        self.subject.setObjectName("subjectEdit")
-        self.subject.setCompleter(name_completer(names, self))
+        fields = fact or {}
+        self.subject, subject_row = self.name_field(
+            "subjectEdit", fields.get("subject_name") or subject or "", names, known
+        )
         self.predicate = QComboBox(self)
         self.predicate.setObjectName("predicateEdit")
         self.predicate.setEditable(True)
         self.predicate.addItems(predicates)
-        self.predicate.setCurrentText((fact or {}).get("predicate") or "")
+        self.predicate.setCurrentText(fields.get("predicate") or "")
         self.predicate.completer().setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.predicate.completer().setFilterMode(Qt.MatchFlag.MatchContains)
-        self.object = QLineEdit((fact or {}).get("object_name") or "", self)
-        self.object.setObjectName("objectEdit")
-        self.object.setCompleter(name_completer(names, self))
-        self.valid_from = DateField("valid_from", (fact or {}).get("valid_from"), "unknown", self)
-        self.valid_to = DateField("valid_to", (fact or {}).get("valid_to"), "still open", self)
-        self.confidence = _confidence_box((fact or {}).get("confidence"), self)
-        self.form.addRow("Subject", self.subject)
+        self.object, object_row = self.name_field(
+            "objectEdit", fields.get("object_name") or "", names, known
+        )
+        self.valid_from = DateField("valid_from", fields.get("valid_from"), "unknown", self)
+        self.valid_to = DateField("valid_to", fields.get("valid_to"), "still open", self)
+        self.confidence = ConfidenceField(fields.get("confidence"), self)
+        self.form.addRow("Subject", subject_row)
         self.form.addRow("Predicate", self.predicate)
-        self.form.addRow("Object", self.object)
+        self.form.addRow("Object", object_row)
         self.form.addRow("Valid from", self.valid_from)
         self.form.addRow("Valid to", self.valid_to)
         self.form.addRow("Confidence", self.confidence)
         self._add_provenance(fact)
+        self.watch(
+            self.subject,
+            self.predicate,
+            self.object,
+            self.valid_from,
+            self.valid_to,
+            self.confidence,
+        )
         if fact is None and subject:
             self.predicate.setFocus()
 
     def values(self) -> dict:
-        """Every field, as the store takes them (dates in stored form)."""
+        """Every field, as the store takes them (dates in stored form); raises Refused (a
+        TimeValueError for a date) when one is not right."""
         return {
             "subject": self.subject.text().strip(),
             "predicate": self.predicate.currentText().strip(),
@@ -221,7 +251,7 @@ class FactDialog(_ProvenanceMixin, _FormDialog):
         for key, value in values.items():
             before = current.get(key, fact.get(key))
             if key == "confidence":
-                if before is None or abs(float(before) - value) > 1e-9:
+                if not _same_number(before, value):
                     changed[key] = value
             elif value != before:
                 changed[key] = value
@@ -238,15 +268,29 @@ class FactDialog(_ProvenanceMixin, _FormDialog):
         try:
             values = self.values()
             temporal.check_interval(values["valid_from"], values["valid_to"])
-        except Refused as exc:  # TimeValueError
-            return str(exc)
+        except Refused as exc:  # a TimeValueError, or the confidence
+            return refusal(exc)
         return None
+
+
+def _same_number(before: object, value: float) -> bool:
+    try:
+        return abs(float(before) - value) <= 1e-9
+    except (TypeError, ValueError):  # none stored, or text MemPalace passed through
+        return False
 
 
 class ReplaceDialog(_ProvenanceMixin, _FormDialog):
     """Replace an open fact's object from one instant on (supersede)."""
 
-    def __init__(self, fact: dict, names: list[str], at: str, parent=None):
+    def __init__(
+        self,
+        fact: dict,
+        names: list[str],
+        at: str,
+        parent=None,
+        known: Callable[[str], bool] | None = None,
+    ):
         super().__init__("Replace with…", parent)
         self.setObjectName("replaceDialog")
         self._fact = fact
@@ -258,16 +302,15 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
         )
         intro.setWordWrap(True)
         self.form.addRow(intro)
-        self.new_object = QLineEdit(self)
-        self.new_object.setObjectName("newObjectEdit")
-        self.new_object.setCompleter(name_completer(names, self))
+        self.new_object, object_row = self.name_field("newObjectEdit", "", names, known)
         self.at = DateField("at", at, "", self)
-        self.confidence = _confidence_box(1.0, self)
-        self.form.addRow("New object", self.new_object)
+        self.confidence = ConfidenceField(1.0, self)
+        self.form.addRow("New object", object_row)
         self.form.addRow("At", self.at)
         self.form.addRow("Confidence", self.confidence)
         # The successor is new evidence, entered by hand: it does not inherit the old source.
         self._add_provenance(None)
+        self.watch(self.new_object, self.at, self.confidence)
         self.new_object.setFocus()
 
     def values(self) -> dict:
@@ -284,12 +327,12 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
         try:
             values = self.values()
             if values["at"] is None:
-                return f"at is required; expected {temporal.EXPECTED_FORMS}"
+                return _time_required("At")
             temporal.check_interval(
                 self._fact["valid_from"], temporal.boundary(values["at"]), to_field="at"
             )
-        except Refused as exc:  # TimeValueError
-            return str(exc)
+        except Refused as exc:  # a TimeValueError, or the confidence
+            return refusal(exc)
         return None
 
 
@@ -309,15 +352,16 @@ class EndFactDialog(_FormDialog):
         self.form.addRow(intro)
         self.ended = DateField("ended", ended, "", self)
         self.form.addRow("Ended", self.ended)
+        self.watch(self.ended)
 
     def validate(self) -> str | None:
         try:
             ended = self.ended.value()
             if ended is None:
-                return f"ended is required; expected {temporal.EXPECTED_FORMS}"
+                return _time_required("Ended")
             temporal.check_interval(self._fact["valid_from"], ended, to_field="ended")
         except Refused as exc:  # TimeValueError
-            return str(exc)
+            return refusal(exc)
         return None
 
 
@@ -335,9 +379,10 @@ class NameDialog(_FormDialog):
         self.name = QLineEdit(value, self)
         self.name.setObjectName("nameEdit")
         if names:
-            self.name.setCompleter(name_completer(names, self))
+            self.completers["nameEdit"] = NameCompleter(self.name, names)
         self.name.selectAll()
         self.form.addRow(label, self.name)
+        self.watch(self.name)
 
     def value(self) -> str:
         return self.name.text().strip()

@@ -15,16 +15,18 @@ from dataclasses import dataclass
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from factlines.core.errors import Refused, Unavailable
+from factlines.ui.wording import refusal
 
 TRY_AGAIN = "nothing was written; try again in a moment"
 KEPT_REPORTS = 20  # the latest; each holds its traceback's frames alive
 
 
 def in_words(exc: Refused | Unavailable) -> str:
-    """What a person is told: the refusal's reason, or what is unavailable and to try again."""
+    """What a person is told: the refusal's reason in the forms' words, or what is unavailable
+    and to try again."""
     if isinstance(exc, Unavailable):
         return f"{exc} — {TRY_AGAIN}"
-    return str(exc)
+    return refusal(exc)
 
 
 @dataclass

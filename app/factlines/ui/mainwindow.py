@@ -73,7 +73,9 @@ class MainWindow(QMainWindow):
 
         self.state = AppState(None, self)
         self.document = Document(self.state, self.settings, self)
-        self.fact_actions = FactActions(self.state, self.document.undo_stack, self)
+        self.fact_actions = FactActions(
+            self.state, self.document.undo_stack, self, read_only=lambda: self.document.read_only
+        )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
         self.setCentralWidget(self.gantt)

@@ -100,33 +100,23 @@ class TripleEditor(QWidget):
         self.hide_invalid.setObjectName("hideInvalidFacts")
         self.hide_invalid.toggled.connect(self._set_hide_invalid)
 
+        # The shared actions (their rules, words and reasons), as buttons.
+        commands = actions.commands
         self.buttons: dict[str, QToolButton] = {}
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.hide_invalid)
         bar.addStretch(1)
-        for key, text, tip, slot in (
-            ("add", "Add…", "Add a fact to this entity (Ctrl+Shift+N)", self.add_fact),
-            ("edit", "Edit…", "Edit every field of the selected fact", actions.edit_selected),
-            ("end", "End", "End the selected fact at as_of (or today)", actions.end_selected),
-            (
-                "replace",
-                "Replace…",
-                "Replace the selected fact's object from an instant on",
-                actions.replace_selected,
-            ),
-            (
-                "delete",
-                "Delete…",
-                "Delete the selected fact (for mistakes)",
-                actions.delete_selected,
-            ),
+        for key, action in (
+            ("add", commands.add),
+            ("edit", commands.edit),
+            ("end", commands.end),
+            ("replace", commands.replace),
+            ("delete", commands.delete),
         ):
             button = QToolButton(self)
-            button.setText(text)
-            button.setToolTip(tip)
+            button.setDefaultAction(action)
             button.setObjectName(f"{key}FactButton")
-            button.clicked.connect(slot)
             bar.addWidget(button)
             self.buttons[key] = button
 
@@ -231,11 +221,9 @@ class TripleEditor(QWidget):
             self._update_title()  # its rich text names colours
 
     def _update_title(self) -> None:
-        kg, entity = self._state.kg, self._entity
+        entity = self._entity
         if entity is None:
             self.title.setText("<i>Select an entity to see its facts</i>")
-            for key, button in self.buttons.items():
-                button.setEnabled(key == "add" and kg is not None)
             return
         facts = self.model.facts
         valid = self.model.valid_count
@@ -252,16 +240,6 @@ class TripleEditor(QWidget):
                 f"conflict{'s' if conflicts != 1 else ''}</span>"
             )
         self.title.setText(" · ".join(parts))
-        self._update_buttons()
-
-    def _update_buttons(self) -> None:
-        fact = self.selected_fact()
-        self.buttons["add"].setEnabled(self._state.kg is not None)
-        for key in ("edit", "delete"):
-            self.buttons[key].setEnabled(fact is not None)
-        is_open = fact is not None and fact["valid_to"] is None
-        self.buttons["end"].setEnabled(is_open)
-        self.buttons["replace"].setEnabled(is_open)
 
     # Selection
     def selected_fact(self) -> dict | None:
@@ -290,7 +268,6 @@ class TripleEditor(QWidget):
             self.view.scrollTo(proxy_index)
         selection.blockSignals(False)
         self.view.viewport().update()
-        self._update_buttons()
 
     def _clicked(self, index: QModelIndex) -> None:
         if index.column() == COLUMN["other_name"]:
@@ -312,29 +289,26 @@ class TripleEditor(QWidget):
         self._actions.add_fact_dialog()
 
     def _context_menu(self, pos) -> None:
-        index = self.view.indexAt(pos)
-        if not index.isValid():
-            menu = QMenu(self)
-            menu.addAction("Add fact…", self.add_fact)
+        menu = self.context_menu(pos)
+        if menu is not None:
             menu.exec(self.view.viewport().mapToGlobal(pos))
-            return
+
+    def context_menu(self, pos) -> QMenu | None:
+        """The menu at ``pos`` (viewport coordinates): on a row, its fact is selected and the
+        shared fact actions are offered for it; elsewhere, adding a fact."""
+        commands = self._actions.commands
+        index = self.view.indexAt(pos)
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        if not index.isValid():
+            menu.addAction(commands.add)
+            return menu
         triple_id = index.data(FACT_ID_ROLE)
         self._state.select_fact(triple_id)
         fact = self.selected_fact()
         if fact is None:
-            return
-        is_open = fact["valid_to"] is None
-        when = self._actions.default_end()
-        menu = QMenu(self)
-        menu.addAction("Edit…", lambda: self._actions.edit_fact_dialog(triple_id))
-        end_here = menu.addAction(f"End at {when}", lambda: self._actions.end_fact(triple_id))
-        end_at = menu.addAction("End at…", lambda: self._actions.end_fact_dialog(triple_id))
-        replace = menu.addAction(
-            "Replace with…", lambda: self._actions.replace_fact_dialog(triple_id)
-        )
-        for action in (end_here, end_at, replace):
-            action.setEnabled(is_open)
-        menu.addAction("Delete…", lambda: self._actions.delete_fact(triple_id))
+            return None
+        menu.addActions(commands.fact_actions())
         menu.addSeparator()
         menu.addAction(
             f"Select {fact['other_name']}", lambda: self._state.select_entity(fact["other"])
@@ -342,4 +316,4 @@ class TripleEditor(QWidget):
         copy = QAction("Copy id", menu)
         copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(triple_id))
         menu.addAction(copy)
-        menu.exec(self.view.viewport().mapToGlobal(pos))
+        return menu

@@ -5,6 +5,7 @@ Every edit is checked in the file through a second connection, then undone.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -79,7 +80,11 @@ def test_hover_tooltip_describes_the_fact(h):
     assert "Orion" in chart.bars.toolTip()
     assert chart.bars.hovered == i
     berlin = chart.bars.layout.index_of(h.fact_id("lives_in", "Berlin"))
-    assert "Conflict: overlaps Lisbon" in chart.tooltip(berlin)
+    # The other fact by its names and dates, never its id; the overlap as days.
+    text = chart.tooltip(berlin)
+    assert "Conflict: overlaps Kai Moreno lives_in Lisbon (2023-06-01 – " in text
+    assert "from 2023-06-01 to 2023-08-31" in text
+    assert not re.search(r"t_\w+_[0-9a-f]{12}", text)
 
 
 def test_tooltip_confidence_is_the_one_drawn(h):
@@ -133,14 +138,26 @@ def test_end_fact_at_as_of_from_the_context_menu(h):
     assert h.rows() == before
 
 
-def test_a_refused_end_writes_nothing_and_says_why(h):
+def test_an_end_before_the_start_is_not_offered_and_says_why(h):
     chart = h.chart
     before = h.rows()
-    nova = h.fact_id("works_on", "Nova")
+    nova = h.fact_id("works_on", "Nova")  # from 2026-03-15
+    h.state.set_as_of("2026-01-01")
     menu = chart.bar_menu(chart.bars.layout.index_of(nova), temporal.to_posix("2020-01-01"))
-    menu_action(menu, "ganttEndHere").trigger()
+    assert h.state.fact == nova  # the bar's fact is selected first
+    for name, when in (("ganttEndHere", "2020-01-01"), ("ganttEndAtAsOf", "2026-01-01")):
+        action = menu_action(menu, name)
+        assert not action.isEnabled() and when in action.text()
+        assert "starts on 2026-03-15, after" in action.toolTip()
+        action.trigger()  # disabled: nothing happens
+    # The same rule as the window's action, in the same words.
+    shared = h.actions.commands.end
+    assert shared.text() == menu_action(menu, "ganttEndAtAsOf").text()
+    assert shared.toolTip() == menu_action(menu, "ganttEndAtAsOf").toolTip()
+    # Asked for anyway (a script), it is refused in words and writes nothing.
+    assert not h.actions.end_fact(nova, "2020-01-01")
+    assert "refused" in h.messages[-1] and "a fact cannot end before it starts" in h.messages[-1]
     assert h.rows() == before
-    assert h.messages and "refused" in h.messages[-1]
     assert h.stack.count() == 0
 
 

@@ -77,9 +77,11 @@ class FactEdits:
                 )
                 twin = next((tid for tid, _ in twins if tid != triple_id), None)
                 if twin is not None:
-                    raise Refused(
-                        f"an open fact {merged['subject']} {merged['predicate']} "
-                        f"{merged['object']} already exists ({twin}); end one of them first"
+                    other = self.get_fact(twin)
+                    raise DuplicateFact(
+                        f"an open fact {describe(other)} already exists (since "
+                        f"{other['valid_from'] or 'an unknown date'}); end one of them first",
+                        twin,
                     )
             self._store.facts.update(triple_id, values)
         return self.get_fact(triple_id)

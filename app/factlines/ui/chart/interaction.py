@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QWidget
 
 from factlines.core import temporal
-from factlines.core.errors import Refused
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.actions import FactActions
@@ -23,7 +23,9 @@ from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
+from factlines.ui.fact_actions import mirror, starts_after, why_not_end
 from factlines.ui.state import AppState
+from factlines.ui.wording import fact_in_words
 
 
 class GanttViewBox(pg.ViewBox):
@@ -136,66 +138,55 @@ class ChartMenus:
         return gl.snap_instant(x, self._nav.seconds_per_px())
 
     def bar_menu(self, i: int, x: float) -> QMenu:
-        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names."""
-        layout = self._bars.layout
-        fact = layout.facts[i]
+        """The context menu of bar ``i`` clicked at ``x`` (POSIX); actions have object names.
+
+        The bar's fact is selected first; then the shared fact actions are offered for it (as
+        entries that keep the chart's names), with what only the chart can offer: ending or
+        moving the end where the mouse is, zooming to the fact, setting as_of there."""
+        fact = self._bars.layout.facts[i]
         triple_id = fact["id"]
-        is_open = fact["valid_to"] is None
+        self._state.select_fact(triple_id)
+        shared = self._actions.commands
         as_of_here = self._as_of_value_at(x)
+        here = self.here_value(i, x)
+        here_words = f"the day clicked ({here})" if temporal.is_date(here) else f"{here}"
         menu = QMenu(self._parent)
         menu.setToolTipsVisible(True)
         title = menu.addAction(describe(fact))
         title.setEnabled(False)
         menu.addSeparator()
-        actions = self._actions
 
-        def add(name, text, slot, enabled=True, tip=""):
+        def add(name, text, slot, reason=None, tip="", verb=""):
             action = menu.addAction(text)
             action.setObjectName(name)
-            action.setEnabled(enabled)
-            if tip:
-                action.setToolTip(tip)
+            action.setEnabled(reason is None)
+            action.setToolTip(tip if reason is None else f"Cannot {verb}: {reason}")
             action.triggered.connect(slot)
             return action
 
-        here = self.here_value(i, x)
-        ended_tip = "" if is_open else f"already ended on {fact['valid_to']}"
+        blocked = shared.blocked()  # no graph, or one that cannot be written
         add(
             "ganttEndHere",
             f"End fact here ({here})",
-            lambda: actions.end_fact(triple_id, here),
-            is_open,
-            ended_tip,
+            lambda: self._actions.end_fact(triple_id, here),
+            blocked or why_not_end(fact, here, here_words),
+            f"End “{describe(fact)}” at {here_words}",
+            f"end it at {here}",
         )
-        as_of = self._state.as_of
-        at_text = (
-            f"End fact at as_of ({as_of})"
-            if as_of
-            else f"End fact at as_of (today, {temporal.today()})"
-        )
-        add(
-            "ganttEndAtAsOf",
-            at_text,
-            lambda: actions.end_fact(triple_id, as_of),
-            is_open,
-            ended_tip,
-        )
-        if not is_open:
+        mirror(shared.end, menu, "ganttEndAtAsOf")
+        if fact["valid_to"] is not None:
             add(
                 "ganttMoveEnd",
                 f"Move end here ({here})",
-                lambda: actions.set_dates(triple_id, fact["valid_from"], here),
+                lambda: self._actions.set_dates(triple_id, fact["valid_from"], here),
+                blocked or starts_after(fact, here, here_words),
+                f"Make “{describe(fact)}” end at {here_words}",
+                f"move its end to {here}",
             )
         menu.addSeparator()
-        add(
-            "ganttReplace",
-            "Replace with…",
-            lambda: actions.replace_fact_dialog(triple_id),
-            is_open,
-            ended_tip,
-        )
-        add("ganttEdit", "Edit…", lambda: actions.edit_fact_dialog(triple_id))
-        add("ganttDelete", "Delete…", lambda: actions.delete_fact(triple_id))
+        mirror(shared.replace, menu, "ganttReplace")
+        mirror(shared.edit, menu, "ganttEdit")
+        mirror(shared.delete, menu, "ganttDelete")
         menu.addSeparator()
         add("ganttZoomFact", "Zoom to this fact", lambda: self._nav.zoom_to_fact(triple_id))
         add(
@@ -404,15 +395,28 @@ class BarPointer:
         for conflict in layout.conflicts:
             if fact["id"] in (conflict["a"], conflict["b"]):
                 other = conflict["b"] if conflict["a"] == fact["id"] else conflict["a"]
-                j = layout.index_of(other)
-                name = layout.lanes[int(layout.lane[j])].other_name if j >= 0 else other
-                span = f"{conflict['start'] or '…'} – {conflict['end'] or 'open'}"
+                span = (
+                    f"{style.show_key(conflict['start'], 'the start')} to "
+                    f"{style.show_key(conflict['end'], 'open', as_end=True)}"
+                )
                 rows.append(
-                    f"<span style='color:{look.CONFLICT_TEXT}'>"
-                    f"Conflict: overlaps {html.escape(name)} ({html.escape(span)})</span>"
+                    f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
+                    f"{html.escape(self._fact_words(other))} from {html.escape(span)}</span>"
                 )
         rows.append("<i>drag an end to change it · double-click to edit · right-click for more</i>")
         return "<br>".join(rows)
+
+    def _fact_words(self, triple_id: str) -> str:
+        """Another fact by its names and dates: drawn here, else read once (a tooltip)."""
+        layout = self.bars.layout
+        j = layout.index_of(triple_id)
+        fact = layout.facts[j] if j >= 0 else None
+        if fact is None and self._state.kg is not None:
+            try:
+                fact = self._state.kg.get_fact(triple_id)
+            except (Refused, Unavailable):  # gone since, or unreadable now
+                return "another fact"
+        return fact_in_words(fact) if fact is not None else "another fact"
 
 
 class ChartKeys:
