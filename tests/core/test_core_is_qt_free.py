@@ -11,7 +11,7 @@ from pathlib import Path
 
 import factlines.core
 
-APP = str(Path(__file__).resolve().parent.parent / "app")
+APP = str(Path(__file__).resolve().parents[2] / "app")
 QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
 
 PROBE = """

@@ -1,7 +1,7 @@
 """PNGs of the window's main states, to look at.
 
 They go to tmp_path; set FACTLINES_SHOTS=./shots to keep them (``FACTLINES_SHOTS=shots
-python -m pytest tests/test_ui_shots.py``).
+python -m pytest tests/ui/test_shots.py``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import pytest
 
 from factlines import KnowledgeGraph, NotAKnowledgeGraph
 
-APP = str(Path(__file__).resolve().parent.parent / "app")
+APP = str(Path(__file__).resolve().parents[3] / "app")
 
 
 def _siblings(path: Path) -> set[str]:
