@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import math
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 
 from factlines.core.errors import TimeValueError
@@ -84,6 +84,22 @@ def _bad(field: str, value: object, reason: str) -> TimeValueError:
 def is_date(value: str | None) -> bool:
     """Whether a stored value is date-only (the same test the SQL expressions make)."""
     return value is not None and len(value) == 10 and value[4] == "-" and value[7] == "-"
+
+
+_WELL_FORMED_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def is_well_formed(value: str | None) -> bool:
+    """Whether a stored value reads as a day or an instant, by the same test the SQL makes
+    (``timesql.well_formed``): 10 or 20 characters starting ``YYYY-MM-DD``. MemPalace's ``""``
+    and an old file's partial dates are not."""
+    return value is not None and len(value) in (10, 20) and _WELL_FORMED_RE.match(value) is not None
+
+
+def is_inverted(valid_from: str | None, valid_to: str | None) -> bool:
+    """An end key before the start key: valid nowhere (the store refuses to write one; old
+    files hold them). An unknown start or end (None or MemPalace's ``""``) is never inverted."""
+    return bool(valid_from) and bool(valid_to) and end_key(valid_to) < start_key(valid_from)
 
 
 def start_key(value: str | None) -> str | None:
@@ -195,4 +211,9 @@ def _posix_of_key(key: str) -> float:
 
 def from_posix(seconds: float) -> str:
     """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
-    return datetime.fromtimestamp(int(seconds // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # From the epoch by arithmetic: fromtimestamp() fails before 1970 on some platforms.
+    moment = _EPOCH + timedelta(seconds=int(seconds // 1))
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -111,8 +111,8 @@ class AppState(QObject):
         return self._read_once("intervals", [])
 
     def entity_conflicts(self) -> list[dict]:
-        """The conflicts that involve one of the selected entity's facts (``kg.conflicts``)."""
-        return self._read_once("conflicts", [])
+        """Conflicts involving one of the selected entity's facts (``kg.conflicts_touching``)."""
+        return self._read_once("conflicts_touching", [])
 
     def _read_once(self, reader: str, nothing):
         """``kg.<reader>(entity)`` for the selected entity, read once per selection or write;

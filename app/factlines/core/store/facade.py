@@ -18,13 +18,14 @@ from factlines.core.store.changes import Change, Touched
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
+from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.protocol import GraphStore
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 
 
-class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings):
+class KnowledgeGraph(MemPalaceSurface, EntityEdits, FactEdits, GraphSettings, GraphHistory):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(

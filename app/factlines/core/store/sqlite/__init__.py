@@ -16,6 +16,7 @@ from factlines.core.store.changes import Change, Touched
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
+from factlines.core.store.sqlite.history import SQLiteHistory
 
 
 class SQLiteStore:
@@ -26,6 +27,7 @@ class SQLiteStore:
         self._db = Connection(path)
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
+        self.history = SQLiteHistory(self._db)
         self._seen_data_version = self._db.data_version()
         self._db.listeners.append(self._forget_search_index)
 
