@@ -18,17 +18,17 @@ from collections.abc import Iterable
 from factlines.core.temporal import DAY_START_SUFFIX, is_date
 
 KINDS = ("overlap", "handover", "duplicate_open", "inverted", "future_end")
-PAIR_KINDS = ("overlap", "handover")
+_OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
 _OPEN = "~"  # sorts after every key: an open end
 
 
 def _sweep(group: list[tuple], emit) -> None:
-    """Overlapping pairs of one subject's facts of one predicate, other objects.
+    """Overlapping pairs of one subject's facts of one predicate: other objects, or the same
+    object open twice.
 
-    ``group`` rows are ``(start, id, end, object, valid_to)`` with ``""`` for an unknown start
-    and ``"~"`` for an open end, already without empty intervals. Sorted by start, each fact
-    meets the facts still running at its start: those are exactly the ones it overlaps, so the
-    work is the size of the answer.
+    ``group`` rows start ``(start, id, end, object, valid_to)`` as :func:`overlapping_pairs`
+    takes them. Sorted by start, each fact meets the facts still running at its start: those
+    are exactly the ones it overlaps, so the work is the size of the answer.
     """
     group.sort()
     running: list[tuple] = []
@@ -37,7 +37,7 @@ def _sweep(group: list[tuple], emit) -> None:
         if running:
             running = [r for r in running if r[2] > start]
             for other in running:
-                if other[3] != fact[3]:
+                if other[3] != fact[3] or fact[2] == _OPEN == other[2]:
                     emit(other, fact)
         running.append(fact)
 
@@ -56,100 +56,82 @@ def is_handover(first: tuple, second: tuple) -> bool:
     )
 
 
-def overlapping_pairs(rows: Iterable[tuple]) -> list[dict]:
-    """Conflicts among facts of single-valued predicates: ``overlap`` and ``handover`` rows.
+def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
+    """Conflicts among facts of single-valued predicates: ``overlap`` and ``handover``,
+    and ``duplicate_open`` pairs of the same object.
 
-    ``rows`` are ``(subject, predicate, start_key, end_key, id, object, valid_to)`` with None
-    for an unknown start or an open end. ``a`` is the fact that starts first (on a tie, the
-    smaller id), ``b`` the other; ``start``/``end`` are the overlap's keys (None: unbounded).
+    ``rows`` are ``(start, id, end, object, valid_to, subject, predicate)``: ``start`` the
+    start key or ``""`` when unknown, ``end`` the end key or ``"~"`` when open, only facts
+    valid somewhere (``start < end``). Returns conflict tuples (see :func:`as_rows`), in
+    their order but for the ties: ``a`` is the fact that starts first (on a tie, the smaller
+    id), ``b`` the other; ``start`` and ``end`` are the overlap's keys.
     """
     groups: dict[tuple[str, str], list[tuple]] = {}
-    for subject, predicate, start, end, tid, obj, valid_to in rows:
-        start = start or ""
-        end = _OPEN if end is None else end
-        if start < end:
-            key = (subject, predicate)
-            group = groups.get(key)
-            if group is None:
-                groups[key] = [(start, tid, end, obj, valid_to)]
-            else:
-                group.append((start, tid, end, obj, valid_to))
-    found: list[dict] = []
-    for (subject, predicate), group in groups.items():
-        if len(group) < 2:
-            continue
+    for row in rows:
+        key = (row[5], row[6])
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [row]
+        else:
+            group.append(row)
+    found: list[tuple] = []
+    add = found.append
+    for subject, predicate in sorted(k for k, g in groups.items() if len(g) > 1):
 
         def emit(first, second, subject=subject, predicate=predicate):
-            end = min(first[2], second[2])
-            found.append(
-                {
-                    "kind": "handover" if is_handover(first, second) else "overlap",
-                    "subject": subject,
-                    "predicate": predicate,
-                    "a": first[1],
-                    "b": second[1],
-                    "start": second[0] or None,
-                    "end": None if end == _OPEN else end,
-                }
-            )
+            end = first[2] if first[2] < second[2] else second[2]
+            if first[3] == second[3]:
+                kind = _DUPLICATE
+            elif is_handover(first, second):
+                kind = _HANDOVER
+            else:
+                kind = _OVERLAP
+            add((subject, predicate, second[0], kind, first[1], second[1], end))
 
-        _sweep(group, emit)
+        _sweep(groups[subject, predicate], emit)
     return found
 
 
-def single_fact_rows(rows: Iterable[tuple], now_key: str) -> list[dict]:
-    """``inverted`` and ``future_end`` rows, and ``duplicate_open`` pairs, from the engine's
-    irregular facts: ``(kind, id, subject, predicate, object, start_key, end_key)``.
+def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
+    """``inverted`` and ``future_end`` conflicts, and ``duplicate_open`` pairs, from the
+    engine's irregular facts: ``(kind, id, subject, predicate, object, start_key, end_key)``.
 
     An inverted fact's ``start``/``end`` are its own keys (the end before the start); a future
     end's are the fact's own keys too (``start`` None when unknown). Duplicates come in pairs
     like overlaps: ``a``/``b`` by start then id, over the span both are open.
     """
-    found: list[dict] = []
+    found: list[tuple] = []
     copies: dict[tuple[str, str, str], list[tuple]] = {}
     for kind, tid, subject, predicate, obj, start, end in rows:
         if kind == "duplicate_open":
             copies.setdefault((subject, predicate, obj), []).append((start or "", tid))
-        elif kind == "inverted" or (kind == "future_end" and end is not None and end > now_key):
-            found.append(
-                {
-                    "kind": kind,
-                    "subject": subject,
-                    "predicate": predicate,
-                    "a": tid,
-                    "b": None,
-                    "start": start,
-                    "end": end,
-                }
-            )
+        else:
+            found.append((subject, predicate, start or "", KINDS.index(kind), tid, "", end))
     for (subject, predicate, _obj), group in copies.items():
         group.sort()
         for i, (_, first) in enumerate(group):
             for start, second in group[i + 1 :]:
-                found.append(
-                    {
-                        "kind": "duplicate_open",
-                        "subject": subject,
-                        "predicate": predicate,
-                        "a": first,
-                        "b": second,
-                        "start": start or None,
-                        "end": None,
-                    }
-                )
+                found.append((subject, predicate, start, _DUPLICATE, first, second, _OPEN))
     return found
 
 
-def conflict_order(row: dict) -> tuple:
-    """Rows by subject, predicate, the span's start (unknown first), kind, then ids."""
-    return (
-        row["subject"],
-        row["predicate"],
-        row["start"] or "",
-        KINDS.index(row["kind"]),
-        row["a"],
-        row["b"] or "",
-    )
+def as_rows(found: list[tuple]) -> list[dict]:
+    """Conflict tuples ``(subject, predicate, start, kind, a, b, end)`` (``""`` for an unknown
+    start and no ``b``, ``"~"`` for an open end) as rows ``{kind, subject, predicate, a, b,
+    start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids."""
+    found.sort()
+    return [
+        {
+            "kind": KINDS[kind],
+            "subject": subject,
+            "predicate": predicate,
+            "a": a,
+            "b": b or None,
+            "start": start or None,
+            "end": None if end == _OPEN else end,
+        }
+        for subject, predicate, start, kind, a, b, end in found
+    ]
 
 
 # ── Which predicates look single-valued ───────────────────────────────────
@@ -158,7 +140,7 @@ def conflict_order(row: dict) -> tuple:
 def suggest_single_valued(rows: Iterable[tuple], tolerance: float = 0.02) -> list[dict]:
     """Predicates whose subjects almost never hold two objects at once, with the figures.
 
-    ``rows`` are every fact as in :func:`overlapping_pairs`. For each predicate: ``subjects``
+    ``rows`` are facts as :func:`overlapping_pairs` takes them. For each predicate: ``subjects``
     (distinct subjects), ``changing`` (subjects that had two or more objects over time: the
     evidence), ``overlapping`` (subjects that held two objects at once; a date-only handover
     does not count, it is how MemPalace writes a change of object). A predicate is suggested
@@ -168,14 +150,14 @@ def suggest_single_valued(rows: Iterable[tuple], tolerance: float = 0.02) -> lis
     """
     by_predicate: dict[str, list[tuple]] = {}
     for row in rows:
-        by_predicate.setdefault(row[1], []).append(row)
+        by_predicate.setdefault(row[6], []).append(row)
     suggestions = []
     for predicate, facts in by_predicate.items():
         objects: dict[str, set[str]] = {}
-        for subject, _p, _s, _e, _id, obj, _vt in facts:
-            objects.setdefault(subject, set()).add(obj)
+        for row in facts:
+            objects.setdefault(row[5], set()).add(row[3])
         changing = sum(1 for held in objects.values() if len(held) > 1)
-        overlapping = {c["subject"] for c in overlapping_pairs(facts) if c["kind"] == "overlap"}
+        overlapping = {c[0] for c in overlapping_pairs(facts) if c[3] == _OVERLAP}
         subjects = len(objects)
         if changing == 0 or len(overlapping) > tolerance * subjects:
             continue
@@ -194,8 +176,7 @@ def suggest_single_valued(rows: Iterable[tuple], tolerance: float = 0.02) -> lis
 
 __all__ = [
     "KINDS",
-    "PAIR_KINDS",
-    "conflict_order",
+    "as_rows",
     "is_handover",
     "overlapping_pairs",
     "single_fact_rows",

@@ -86,22 +86,6 @@ def is_date(value: str | None) -> bool:
     return value is not None and len(value) == 10 and value[4] == "-" and value[7] == "-"
 
 
-_WELL_FORMED_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def is_well_formed(value: str | None) -> bool:
-    """Whether a stored value reads as a day or an instant, by the same test the SQL makes
-    (``timesql.well_formed``): 10 or 20 characters starting ``YYYY-MM-DD``. MemPalace's ``""``
-    and an old file's partial dates are not."""
-    return value is not None and len(value) in (10, 20) and _WELL_FORMED_RE.match(value) is not None
-
-
-def is_inverted(valid_from: str | None, valid_to: str | None) -> bool:
-    """An end key before the start key: valid nowhere (the store refuses to write one; old
-    files hold them). An unknown start or end (None or MemPalace's ``""``) is never inverted."""
-    return bool(valid_from) and bool(valid_to) and end_key(valid_to) < start_key(valid_from)
-
-
 def start_key(value: str | None) -> str | None:
     """The comparable instant of a value used as a start."""
     if value is None:

@@ -11,7 +11,8 @@ from bisect import bisect_right
 
 from factlines.core import temporal
 from factlines.core.analysis import (
-    conflict_order,
+    KINDS,
+    as_rows,
     overlapping_pairs,
     single_fact_rows,
     suggest_single_valued,
@@ -21,6 +22,7 @@ from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
 
 MAX_BINS = 10_000
+_PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))
 _NO_HISTOGRAM = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
@@ -54,14 +56,13 @@ class GraphHistory:
         Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
         """
         eid = self._resolve_id(entity) if entity is not None else None
-        now = temporal.now_instant()
         history = self._store.history
-        found = single_fact_rows(history.irregular(now, eid), now)
         marked = self.single_valued_predicates()
+        # The sweep over the marked predicates finds their duplicates too.
+        found = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
         if marked:
             found += overlapping_pairs(history.interval_rows(marked, eid))
-        found.sort(key=conflict_order)
-        return found
+        return as_rows(found)
 
     def conflicts_touching(self, entity: str) -> list[dict]:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
@@ -72,10 +73,14 @@ class GraphHistory:
             return []
         eid = self._resolve_id(entity)
         rows = self._store.history.interval_rows(marked, eid, touching=True)
-        mine = {row[4] for row in rows if eid in (row[0], row[5])}
-        found = [c for c in overlapping_pairs(rows) if c["a"] in mine or c["b"] in mine]
-        found.sort(key=conflict_order)
-        return found
+        mine = {row[1] for row in rows if eid in (row[3], row[5])}
+        return as_rows(
+            [
+                c
+                for c in overlapping_pairs(rows)
+                if c[3] in _PAIR_KINDS and (c[4] in mine or c[5] in mine)
+            ]
+        )
 
     def single_valued_suggestions(self, tolerance: float = 0.02) -> list[dict]:
         """Predicates whose subjects almost never hold two objects at once, with the figures

@@ -25,15 +25,32 @@ from factlines.core.store.sqlite.facts import _FACT_COLUMNS, _FACT_LEFT_JOIN
 _SK = timesql.start_key("valid_from")
 _EK = timesql.end_key("valid_to")
 # A fact whose end key is before its start key (MemPalace's "" end is "ended, unknown when").
+# ``valid_to < valid_from || 'T00:00:00Z'`` first: it holds whenever the keys are inverted
+# (an end key is never below its text, a start key never above its text plus that suffix)
+# and is cheap, so the keys are built for few rows.
 _INVERTED = (
     "(valid_from IS NOT NULL AND valid_from != '' AND valid_to IS NOT NULL "
-    f"AND valid_to != '' AND {_EK} < {_SK})"
+    f"AND valid_to != '' AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK})"
 )
-_DATED = {col: timesql.well_formed(col) for col in ("valid_from", "valid_to")}
 _STREAMS = (("valid_from", "start"), ("valid_to", "end"))
-# Dated values start with a digit: the whole dated range is ["0", ":").
-_FIRST, _LAST = "0", ":"
-_LEVELS = (4, 7, 10)  # year, month, day prefixes of a dated value
+# A prefix p bounds the values that start with it in [p, p + _TOP): no character is above.
+_TOP = "\U0010ffff"
+_END = _TOP * 2
+_LEVELS = (5, 8, 10)  # the prefixes YYYY-, YYYY-MM- and YYYY-MM-DD of a dated value
+
+
+def _dated(column: str, fixed: int) -> str:
+    """SQL: the value is dated, that is 10 or 20 characters with ``-`` at positions 5 and 8
+    (MemPalace's day test, with an instant's length), checking only what a range whose
+    values share their first ``fixed`` characters leaves open."""
+    checks = [f"length({column}) IN (10, 20)"]
+    checks += [f"substr({column}, {p}, 1) = '-'" for p in (5, 8) if fixed < p]
+    return " AND ".join(checks)
+
+
+def is_dated(value: str | None) -> bool:
+    """The same test in Python."""
+    return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
 
 
 def _day_of(key: str) -> str | None:
@@ -51,47 +68,76 @@ class SQLiteHistory:
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
     ) -> list[tuple]:
-        """(subject, predicate, start_key, end_key, id, object, valid_to) of the facts of
-        ``predicates`` (all when None). With ``eid``: those whose subject is ``eid``, or with
-        ``touching`` also those of the subjects of such facts pointing at ``eid``."""
-        where, params = [], []
+        """(start, id, end, object, valid_to, subject, predicate) of the facts of ``predicates``
+        (all when None) that are valid somewhere: ``start`` the start key or ``""`` when
+        unknown, ``end`` the end key or ``"~"`` when open, ``start < end``. With ``eid``: those
+        whose subject is ``eid``, or with ``touching`` also those of the subjects of such
+        facts pointing at ``eid``."""
+        start, end = f"COALESCE({_SK}, '')", f"COALESCE({_EK}, '~')"
+        where, params = [f"{start} < {end}"], []
         if predicates is not None:
-            where.append(f"predicate IN ({', '.join('?' * len(predicates))})")
+            # For an entity, by its subject index; the predicate index is for a whole graph.
+            plus = "+" if eid is not None else ""
+            where.append(f"{plus}predicate IN ({', '.join('?' * len(predicates))})")
             params += predicates
         if eid is not None and touching:
             where.append(
                 f"subject IN (SELECT ? UNION SELECT subject FROM triples WHERE object = ?"
-                f"{' AND ' + where[0] if where else ''})"
+                f"{' AND ' + where[1] if predicates is not None else ''})"
             )
             params += [eid, eid, *(predicates or [])]
         elif eid is not None:
             where.append("subject = ?")
             params.append(eid)
-        sql = f"SELECT subject, predicate, {_SK}, {_EK}, id, object, valid_to FROM triples"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
         with self._db.read() as conn:
-            return conn.execute(sql, params).fetchall()
-
-    def irregular(self, now_key: str, eid: str | None) -> list[tuple]:
-        """(kind, id, subject, predicate, object, start_key, end_key) of every fact that is
-        one of two or more open copies (``duplicate_open``), has an inverted interval
-        (``inverted``), or ends after ``now_key`` (``future_end``; never an inverted one)."""
-        subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
-        columns = f"id, subject, predicate, object, {_SK}, {_EK}"
-        sql = (
-            f"SELECT 'duplicate_open', {columns} FROM triples WHERE valid_to IS NULL{subject} "
-            "AND (subject, predicate, object) IN (SELECT subject, predicate, object FROM triples "
-            f"WHERE valid_to IS NULL{subject} GROUP BY 1, 2, 3 HAVING COUNT(*) > 1) "
-            f"UNION ALL SELECT 'inverted', {columns} FROM triples WHERE rowid IN "
-            f"(SELECT rowid FROM triples WHERE {_INVERTED}){subject} "
-            f"UNION ALL SELECT 'future_end', {columns} FROM triples "
-            f"WHERE valid_to >= ? AND (valid_to > ? OR valid_to = ?) AND NOT {_INVERTED}{subject}"
-        )
-        with self._db.snapshot() as conn:
+            source = "triples"
+            if eid is None and predicates is not None:
+                # Reading a quarter of the table or more by the predicate index costs more
+                # than reading it all in order: count first (on the index alone).
+                share = conn.execute(
+                    f"SELECT COUNT(*) * 4 > (SELECT MAX(rowid) FROM triples) FROM triples "
+                    f"WHERE {where[1]}",
+                    predicates,
+                ).fetchone()[0]
+                source = "triples NOT INDEXED" if share else source
             return conn.execute(
-                sql, [*params, *params, *params, now_key[:10], now_key, _day_of(now_key), *params]
+                f"SELECT {start}, id, {end}, object, valid_to, subject, predicate FROM {source} "
+                f"WHERE {' AND '.join(where)}",
+                params,
             ).fetchall()
+
+    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
+        """(kind, id, subject, predicate, object, start_key, end_key) of every fact that is
+        one of two or more open copies (``duplicate_open``, not for the predicates in
+        ``skip``), has an inverted interval (``inverted``), or ends after ``now_key``
+        (``future_end``; never an inverted one)."""
+        subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
+        others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        columns = f"id, subject, predicate, object, {_SK}, {_EK}"
+        with self._db.snapshot() as conn:
+            # The whole graph in one pass over the table: reading it by an index (valid_to,
+            # or subject for the grouping's order) costs a row lookup per fact.
+            source = "triples NOT INDEXED" if eid is None else "triples"
+            rows = []
+            for spo in conn.execute(
+                f"SELECT subject, predicate, object FROM {source} WHERE valid_to IS NULL"
+                f"{subject}{others} GROUP BY 1, 2, 3 HAVING COUNT(*) > 1",
+                [*params, *skip],
+            ).fetchall():
+                rows += conn.execute(
+                    # By the subject or object index, never the half of the table that is open.
+                    f"SELECT 'duplicate_open', {columns} FROM triples WHERE subject = ? "
+                    "AND +predicate = ? AND object = ? AND +valid_to IS NULL",
+                    spo,
+                ).fetchall()
+            # Both in one pass: by the subject index for an entity, else over the table.
+            rows += conn.execute(
+                f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
+                f"{columns} FROM {source} WHERE ({_INVERTED} OR (valid_to >= ? "
+                f"AND (valid_to > ? OR valid_to = ?))){subject}",
+                [now_key[:10], now_key, _day_of(now_key), *params],
+            ).fetchall()
+        return rows
 
     # ── What changed ──────────────────────────────────────────────────────
 
@@ -149,9 +195,9 @@ class SQLiteHistory:
 
     def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """(at, kind, fact row) of the events at ``offset`` .. ``offset + limit`` in order:
-        dated events by (key, start before end, id); then the undated ones (an unknown
-        start, or a stored value that is no date or instant, like MemPalace's ``""`` end) by
-        (start before end, id)."""
+        dated events (:func:`is_dated`) by (key, start before end, id); then the undated ones
+        (an unknown start, MemPalace's ``""`` end, any other stored value that is not dated)
+        by (start before end, id)."""
         with self._db.snapshot() as conn:
             if eid is not None:
                 page = self._entity_events(conn, eid, limit, offset)
@@ -190,18 +236,17 @@ class SQLiteHistory:
             # Extend the window day by day until it holds the whole page.
             total, cursor = before, lo
             while total < offset + limit:
-                value = self._next_dated(conn, cursor, _LAST)
+                value = self._next_dated(conn, cursor, _END, 0)
                 if value is None:
                     break
                 day = value[:10]
-                total += self._count_dated(conn, day, day + "~")
-                cursor = day + "~"
+                total += self._count_dated(conn, day)
+                cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
-                dated = _DATED[column]
                 for tid, value in conn.execute(
                     f"SELECT id, {column} FROM triples WHERE {column} >= ? AND {column} < ? "
-                    f"AND {dated}",
+                    f"AND {_dated(column, 0)}",
                     (lo, cursor),
                 ):
                     window.append((_order(value, kind == "end", tid), tid, kind, value))
@@ -215,71 +260,67 @@ class SQLiteHistory:
 
     def _day_of_position(self, conn, offset: int) -> tuple[str | None, int]:
         """(the day holding dated event number ``offset``, how many dated events come before
-        that day); (None, how many dated events there are) when there are not that many."""
-        lo, hi, before = _FIRST, _LAST, 0
+        that day); (None, how many dated events there are) when there are not that many.
+
+        Buckets are the prefixes ``YYYY-``, ``YYYY-MM-`` and ``YYYY-MM-DD`` of dated values:
+        within one, the dashes a dated value needs are fixed by the range itself.
+        """
+        lo, hi, fixed, before = "", _END, 0, 0
         for width in _LEVELS:
             cursor = lo
             while True:
-                value = self._next_dated(conn, cursor, hi)
+                value = self._next_dated(conn, cursor, hi, fixed)
                 if value is None:
                     return None, before
                 prefix = value[:width]
-                n = self._count_dated(conn, prefix, prefix + "~")
+                n = self._count_dated(conn, prefix)
                 if before + n > offset:
-                    lo, hi = prefix, prefix + "~"
+                    lo, hi, fixed = prefix, prefix + _TOP, width
                     break
                 before += n
-                cursor = prefix + "~"
+                cursor = prefix + _TOP
         return lo, before
 
     @staticmethod
-    def _next_dated(conn, lo: str, hi: str) -> str | None:
-        """The smallest dated start or end value in ``[lo, hi)`` (as text)."""
+    def _next_dated(conn, lo: str, hi: str, fixed: int) -> str | None:
+        """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
+        fixes the first ``fixed`` characters."""
         found = [
             row[0]
-            for column in ("valid_from", "valid_to")
+            for column, _ in _STREAMS
             for row in conn.execute(
                 f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
-                f"AND {_DATED[column]} ORDER BY {column} LIMIT 1",
+                f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
                 (lo, hi),
             )
         ]
         return min(found) if found else None
 
     @staticmethod
-    def _count_dated(conn, lo: str, hi: str) -> int:
+    def _count_dated(conn, prefix: str) -> int:
+        """How many dated start and end values begin with ``prefix`` (a bucket's)."""
         return sum(
             conn.execute(
                 f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
-                f"AND {_DATED[column]}",
-                (lo, hi),
+                f"AND {_dated(column, len(prefix))}",
+                (prefix, prefix + _TOP),
             ).fetchone()[0]
-            for column in ("valid_from", "valid_to")
+            for column, _ in _STREAMS
         )
 
     @staticmethod
     def _undated(conn, offset: int, limit: int) -> list[tuple]:
         """Undated events: unknown starts by id, then undated ends by id."""
-        page: list[tuple] = []
-        starts = f"valid_from IS NULL OR NOT {_DATED['valid_from']}"
-        ends = f"valid_to IS NOT NULL AND NOT {_DATED['valid_to']}"
-        for where, kind, column in ((starts, "start", 1), (ends, "end", 2)):
-            if limit <= 0:
-                break
-            if offset > 0:
-                n = conn.execute(f"SELECT COUNT(*) FROM triples WHERE {where}").fetchone()[0]
-                if offset >= n:
-                    offset -= n
-                    continue
+        events = []
+        for column, kind in _STREAMS:
+            unknown = "IS NULL OR" if kind == "start" else "IS NOT NULL AND"
             rows = conn.execute(
-                f"SELECT id, valid_from, valid_to FROM triples WHERE {where} "
-                "ORDER BY id LIMIT ? OFFSET ?",
-                (limit, offset),
+                f"SELECT id, {column} FROM triples "
+                f"WHERE {column} {unknown} NOT ({_dated(column, 0)})"
             ).fetchall()
-            page += [(row[0], kind, row[column]) for row in rows]
-            limit -= len(rows)
-            offset = 0
-        return page
+            rows.sort()
+            events += [(tid, kind, value) for tid, value in rows]
+        return events[offset : offset + limit]
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
@@ -308,7 +349,7 @@ class SQLiteHistory:
             ).fetchone()[0]
             nowhere = conn.execute(
                 f"SELECT {_SK}, {_EK} FROM triples WHERE valid_from IS NOT NULL "
-                f"AND valid_to IS NOT NULL AND {_EK} < {_SK}"
+                f"AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK}"
             ).fetchall()
         return starts, ends, unknown, nowhere
 
@@ -346,6 +387,6 @@ class SQLiteHistory:
 
 def _order(value: str | None, end: bool, tid: str) -> tuple:
     """An event's place: dated events by (key, start before end, id), then undated ones."""
-    if value is not None and temporal.is_well_formed(value):
+    if is_dated(value):
         return (0, temporal.end_key(value) if end else temporal.start_key(value), end, tid)
     return (1, "", end, tid)
