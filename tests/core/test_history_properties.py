@@ -298,3 +298,24 @@ def test_narrative_is_paged_never_capped():
         assert kg.narrative(limit=0)[0]["fact"]["id"] == "t000"  # a limit below 1 counts as 1
         assert kg.narrative(offset=-5, limit=1) == kg.narrative(limit=1)
         assert instant(DAY0) == "2020-03-01T00:00:00Z"
+
+
+def test_narrative_follows_our_writes_and_other_programs():
+    rows = [("ann", "bob", f"2020-03-0{d}", None) for d in range(1, 6)]
+    with graph(rows) as kg:
+        assert kg.narrative(limit=1, offset=4)[0]["fact"]["id"] == "t004"  # counts every year
+        early = kg.add_triple("Ann", "p", "Cy", valid_from="2019-01-01")
+        assert [e["fact"]["id"] for e in kg.narrative(limit=2, offset=4)] == ["t003", "t004"]
+        assert kg.narrative(limit=1)[0]["fact"]["id"] == early
+        other = sqlite3.connect(str(kg.db_path))
+        with other:
+            other.execute(
+                "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+                "VALUES ('t_late', 'ann', 'p', 'bob', '2021-01-01')"
+            )
+        other.close()
+        assert kg.narrative(limit=1, offset=6)[0]["fact"]["id"] == "t_late"
+        assert kg.narrative_total() == 7
+        assert kg.narrative(limit=1, offset=7) == []  # the undated ones, none yet
+        unknown = kg.add_triple("Bob", "p", "Cy")
+        assert kg.narrative(limit=1, offset=7)[0]["fact"]["id"] == unknown

@@ -62,6 +62,17 @@ def _day_of(key: str) -> str | None:
 class SQLiteHistory:
     def __init__(self, db: Connection):
         self._db = db
+        # How many dated events each year holds, counted once per version of the file:
+        # (data_version, [year prefix], [cumulative count], whether every year is counted).
+        self._years: tuple[int, list[str], list[int], bool] | None = None
+        # The undated events in order, kept the same way: (data_version, events).
+        self._undated_events: tuple[int, list[tuple]] | None = None
+        db.listeners.append(self._forget)
+
+    def _forget(self, touched) -> None:
+        """Our own commit does not change ``data_version``: forget what was kept after one."""
+        if touched.facts or touched.everything:
+            self._years = self._undated_events = None
 
     # ── Conflicts ─────────────────────────────────────────────────────────
 
@@ -263,23 +274,45 @@ class SQLiteHistory:
         that day); (None, how many dated events there are) when there are not that many.
 
         Buckets are the prefixes ``YYYY-``, ``YYYY-MM-`` and ``YYYY-MM-DD`` of dated values:
-        within one, the dashes a dated value needs are fixed by the range itself.
+        within one, the dashes a dated value needs are fixed by the range itself. The years'
+        counts are kept until the file changes, so only the first deep page walks them.
         """
-        lo, hi, fixed, before = "", _END, 0, 0
-        for width in _LEVELS:
+        year, before = self._year_of_position(conn, offset)
+        if year is None:
+            return None, before
+        lo, hi = year, year + _TOP
+        for width in _LEVELS[1:]:
             cursor = lo
             while True:
-                value = self._next_dated(conn, cursor, hi, fixed)
-                if value is None:
-                    return None, before
-                prefix = value[:width]
+                value = self._next_dated(conn, cursor, hi, len(lo))
+                prefix = value[:width]  # the bucket holds event number offset: never None
                 n = self._count_dated(conn, prefix)
                 if before + n > offset:
-                    lo, hi, fixed = prefix, prefix + _TOP, width
+                    lo, hi = prefix, prefix + _TOP
                     break
                 before += n
                 cursor = prefix + _TOP
         return lo, before
+
+    def _year_of_position(self, conn, offset: int) -> tuple[str | None, int]:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._years is None or self._years[0] != version:
+            self._years = (version, [], [], False)
+        _, prefixes, counted, complete = self._years
+        i = bisect_right(counted, offset)
+        while i == len(counted) and not complete:  # count more years
+            cursor = prefixes[-1] + _TOP if prefixes else ""
+            value = self._next_dated(conn, cursor, _END, 0)
+            if value is None:
+                complete = True
+                self._years = (version, prefixes, counted, True)
+                break
+            prefixes.append(value[: _LEVELS[0]])
+            counted.append((counted[-1] if counted else 0) + self._count_dated(conn, prefixes[-1]))
+            i = bisect_right(counted, offset)
+        if i == len(counted):
+            return None, counted[-1] if counted else 0
+        return prefixes[i], counted[i - 1] if i else 0
 
     @staticmethod
     def _next_dated(conn, lo: str, hi: str, fixed: int) -> str | None:
@@ -308,19 +341,30 @@ class SQLiteHistory:
             for column, _ in _STREAMS
         )
 
+    def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
+        """Undated events: unknown starts by id, then undated ends by id (kept until the
+        file changes: every page of them needs all of them in order)."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._undated_events is None or self._undated_events[0] != version:
+            self._undated_events = (version, self._all_undated(conn))
+        return self._undated_events[1][offset : offset + limit]
+
     @staticmethod
-    def _undated(conn, offset: int, limit: int) -> list[tuple]:
-        """Undated events: unknown starts by id, then undated ends by id."""
+    def _all_undated(conn) -> list[tuple]:
         events = []
         for column, kind in _STREAMS:
-            unknown = "IS NULL OR" if kind == "start" else "IS NOT NULL AND"
+            # Values that are not dated are found on the index alone; NULL starts by its range.
             rows = conn.execute(
-                f"SELECT id, {column} FROM triples "
-                f"WHERE {column} {unknown} NOT ({_dated(column, 0)})"
+                f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
+                f"WHERE {column} IS NOT NULL AND NOT ({_dated(column, 0)}))"
             ).fetchall()
+            if kind == "start":
+                rows += conn.execute(
+                    "SELECT id, NULL FROM triples WHERE valid_from IS NULL"
+                ).fetchall()
             rows.sort()
             events += [(tid, kind, value) for tid, value in rows]
-        return events[offset : offset + limit]
+        return events
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
