@@ -22,31 +22,11 @@ _OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
 _OPEN = "~"  # sorts after every key: an open end
 
 
-def _sweep(group: list[tuple], emit) -> None:
-    """Overlapping pairs of one subject's facts of one predicate: other objects, or the same
-    object open twice.
-
-    ``group`` rows start ``(start, id, end, object, valid_to)`` as :func:`overlapping_pairs`
-    takes them. Sorted by start, each fact meets the facts still running at its start: those
-    are exactly the ones it overlaps, so the work is the size of the answer.
-    """
-    group.sort()
-    running: list[tuple] = []
-    for fact in group:
-        start = fact[0]
-        if running:
-            running = [r for r in running if r[2] > start]
-            for other in running:
-                if other[3] != fact[3] or fact[2] == _OPEN == other[2]:
-                    emit(other, fact)
-        running.append(fact)
-
-
 def is_handover(first: tuple, second: tuple) -> bool:
     """``first`` ended by date on day D and ``second`` starts at D's first second, ``first``
     having started before D and ``second`` lasting at least as long: both hold all of day D
     only because a day-only end covers its whole day (MemPalace's ``invalidate(ended=D)``
-    then ``add_triple(valid_from=D)``). Rows as in :func:`_sweep`."""
+    then ``add_triple(valid_from=D)``). Rows as :func:`overlapping_pairs` takes them."""
     ended = first[4]
     return (
         is_date(ended)
@@ -77,18 +57,27 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     found: list[tuple] = []
     add = found.append
     for subject, predicate in sorted(k for k, g in groups.items() if len(g) > 1):
-
-        def emit(first, second, subject=subject, predicate=predicate):
-            end = first[2] if first[2] < second[2] else second[2]
-            if first[3] == second[3]:
-                kind = _DUPLICATE
-            elif is_handover(first, second):
-                kind = _HANDOVER
-            else:
-                kind = _OVERLAP
-            add((subject, predicate, second[0], kind, first[1], second[1], end))
-
-        _sweep(groups[subject, predicate], emit)
+        # Sorted by start, each fact meets the facts still running at its start: those are
+        # exactly the ones it overlaps, so the work is the size of the answer.
+        group = groups[subject, predicate]
+        group.sort()
+        running: list[tuple] = []
+        for fact in group:
+            start, tid, end, obj = fact[0], fact[1], fact[2], fact[3]
+            if running:
+                running = [r for r in running if r[2] > start]
+                for other in running:
+                    if other[3] == obj:
+                        if end != _OPEN or other[2] != _OPEN:
+                            continue
+                        kind = _DUPLICATE
+                    elif other[4] is not None and len(other[4]) == 10 and is_handover(other, fact):
+                        kind = _HANDOVER
+                    else:
+                        kind = _OVERLAP
+                    last = other[2] if other[2] < end else end
+                    add((subject, predicate, start, kind, other[1], tid, last))
+            running.append(fact)
     return found
 
 
