@@ -4,7 +4,8 @@ events in order, and counts of keys for the histogram.
 Everything here reads through MemPalace's ``idx_triples_valid`` (valid_from, valid_to),
 ``idx_triples_subject``, ``idx_triples_object`` and ``idx_triples_predicate``, and through an
 index whose first column is ``valid_to`` when the file has one (the app's ``fl_triples_to``):
-without it, ends are counted from one sorted read instead of by index ranges.
+without it, the histogram and the narrative read the dated ends once, in order, instead of
+counting them by index ranges (the narrative keeps them until the file changes).
 
 Comparisons are made on the stored text wherever that is the key order (see
 :func:`timesql.valid_at`): a start's text order is its key order, and an end's differs only for
@@ -13,7 +14,7 @@ a day-only end, whose key is its day's last second.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 from factlines.core import temporal
@@ -67,12 +68,14 @@ class SQLiteHistory:
         self._years: tuple[int, list[str], list[int], bool] | None = None
         # The undated events in order, kept the same way: (data_version, events).
         self._undated_events: tuple[int, list[tuple]] | None = None
+        # Without an index on valid_to: the dated ends in text order, (data_version, values).
+        self._ends: tuple[int, list[str]] | None = None
         db.listeners.append(self._forget)
 
     def _forget(self, touched) -> None:
         """Our own commit does not change ``data_version``: forget what was kept after one."""
         if touched.facts or touched.everything:
-            self._years = self._undated_events = None
+            self._years = self._undated_events = self._ends = None
 
     # ── Conflicts ─────────────────────────────────────────────────────────
 
@@ -242,22 +245,25 @@ class SQLiteHistory:
         """The page from the dated events, found by counting them per year, month and day on
         the indexes (no row read before the page's first day), then from the undated ones."""
         page: list[tuple] = []
-        lo, before = self._day_of_position(conn, offset)
+        ends = self._sorted_ends(conn)
+        lo, before = self._day_of_position(conn, offset, ends)
         if lo is not None:
             # Extend the window day by day until it holds the whole page.
             total, cursor = before, lo
             while total < offset + limit:
-                value = self._next_dated(conn, cursor, _END, 0)
+                value = self._next_dated(conn, cursor, _END, 0, ends)
                 if value is None:
                     break
                 day = value[:10]
-                total += self._count_dated(conn, day)
+                total += self._count_dated(conn, day, ends)
                 cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
+                # The rows by the range on the column's index, or (no index on valid_to) on
+                # MemPalace's (valid_from, valid_to) alone before any row is read.
                 for tid, value in conn.execute(
-                    f"SELECT id, {column} FROM triples WHERE {column} >= ? AND {column} < ? "
-                    f"AND {_dated(column, 0)}",
+                    f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM "
+                    f"triples WHERE {column} >= ? AND {column} < ? AND {_dated(column, 0)})",
                     (lo, cursor),
                 ):
                     window.append((_order(value, kind == "end", tid), tid, kind, value))
@@ -269,7 +275,7 @@ class SQLiteHistory:
             page += self._undated(conn, offset - before, limit - len(page))
         return page
 
-    def _day_of_position(self, conn, offset: int) -> tuple[str | None, int]:
+    def _day_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
         """(the day holding dated event number ``offset``, how many dated events come before
         that day); (None, how many dated events there are) when there are not that many.
 
@@ -277,16 +283,16 @@ class SQLiteHistory:
         within one, the dashes a dated value needs are fixed by the range itself. The years'
         counts are kept until the file changes, so only the first deep page walks them.
         """
-        year, before = self._year_of_position(conn, offset)
+        year, before = self._year_of_position(conn, offset, ends)
         if year is None:
             return None, before
         lo, hi = year, year + _TOP
         for width in _LEVELS[1:]:
             cursor = lo
             while True:
-                value = self._next_dated(conn, cursor, hi, len(lo))
+                value = self._next_dated(conn, cursor, hi, len(lo), ends)
                 prefix = value[:width]  # the bucket holds event number offset: never None
-                n = self._count_dated(conn, prefix)
+                n = self._count_dated(conn, prefix, ends)
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
                     break
@@ -294,7 +300,7 @@ class SQLiteHistory:
                 cursor = prefix + _TOP
         return lo, before
 
-    def _year_of_position(self, conn, offset: int) -> tuple[str | None, int]:
+    def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._years is None or self._years[0] != version:
             self._years = (version, [], [], False)
@@ -302,44 +308,71 @@ class SQLiteHistory:
         i = bisect_right(counted, offset)
         while i == len(counted) and not complete:  # count more years
             cursor = prefixes[-1] + _TOP if prefixes else ""
-            value = self._next_dated(conn, cursor, _END, 0)
+            value = self._next_dated(conn, cursor, _END, 0, ends)
             if value is None:
                 complete = True
                 self._years = (version, prefixes, counted, True)
                 break
             prefixes.append(value[: _LEVELS[0]])
-            counted.append((counted[-1] if counted else 0) + self._count_dated(conn, prefixes[-1]))
+            n = self._count_dated(conn, prefixes[-1], ends)
+            counted.append((counted[-1] if counted else 0) + n)
             i = bisect_right(counted, offset)
         if i == len(counted):
             return None, counted[-1] if counted else 0
         return prefixes[i], counted[i - 1] if i else 0
 
+    def _sorted_ends(self, conn) -> list[str] | None:
+        """None when an index on valid_to serves the ends; else the dated ends in text order,
+        read once per version of the file (one pass over MemPalace's index)."""
+        if self._has_index_on(conn, "valid_to"):
+            return None
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._ends is None or self._ends[0] != version:
+            values = [
+                row[0]
+                for row in conn.execute(
+                    f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {_dated('valid_to', 0)}"
+                )
+            ]
+            values.sort()
+            self._ends = (version, values)
+        return self._ends[1]
+
     @staticmethod
-    def _next_dated(conn, lo: str, hi: str, fixed: int) -> str | None:
+    def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
         """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
-        fixes the first ``fixed`` characters."""
+        fixes the first ``fixed`` characters; ``ends`` as :meth:`_sorted_ends` gives them."""
+        columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
         found = [
             row[0]
-            for column, _ in _STREAMS
+            for column in columns
             for row in conn.execute(
                 f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
                 f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
                 (lo, hi),
             )
         ]
+        if ends is not None:
+            i = bisect_left(ends, lo)
+            if i < len(ends) and ends[i] < hi:
+                found.append(ends[i])
         return min(found) if found else None
 
     @staticmethod
-    def _count_dated(conn, prefix: str) -> int:
+    def _count_dated(conn, prefix: str, ends: list[str] | None) -> int:
         """How many dated start and end values begin with ``prefix`` (a bucket's)."""
-        return sum(
+        columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
+        n = sum(
             conn.execute(
                 f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
                 f"AND {_dated(column, len(prefix))}",
                 (prefix, prefix + _TOP),
             ).fetchone()[0]
-            for column, _ in _STREAMS
+            for column in columns
         )
+        if ends is not None:
+            n += bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix)
+        return n
 
     def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
         """Undated events: unknown starts by id, then undated ends by id (kept until the
