@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from factlines.core.temporal import DAY_START_SUFFIX, is_date
+from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX, is_date
 
 KINDS = ("overlap", "handover", "duplicate_open", "inverted", "future_end")
 _OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
@@ -40,23 +40,45 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     """Conflicts among facts of single-valued predicates: ``overlap`` and ``handover``,
     and ``duplicate_open`` pairs of the same object.
 
-    ``rows`` are ``(start, id, end, object, valid_to, subject, predicate)``: ``start`` the
-    start key or ``""`` when unknown, ``end`` the end key or ``"~"`` when open, only facts
-    valid somewhere (``start < end``). Returns conflict tuples (see :func:`as_rows`), in
-    their order but for the ties: ``a`` is the fact that starts first (on a tie, the smaller
-    id), ``b`` the other; ``start`` and ``end`` are the overlap's keys.
+    ``rows`` are ``(subject, predicate, object, id, valid_from, valid_to)``. Returns conflict
+    tuples (see :func:`as_rows`), in their order but for the ties: ``a`` is the fact that
+    starts first (on a tie, the smaller id), ``b`` the other; ``start`` and ``end`` are the
+    overlap's keys. Facts valid nowhere are left out.
     """
-    groups: dict[tuple[str, str], list[tuple]] = {}
+    by_subject: dict[tuple[str, str], list[tuple]] = {}
     for row in rows:
-        key = (row[5], row[6])
-        group = groups.get(key)
+        key = (row[0], row[1])
+        group = by_subject.get(key)
         if group is None:
-            groups[key] = [row]
+            by_subject[key] = [row]
         else:
             group.append(row)
+    groups: dict[tuple[str, str], list[tuple]] = {}
+    for key, facts in by_subject.items():
+        if len(facts) < 2:
+            continue
+        # (start, id, end, object, valid_to): "" for an unknown start, "~" for an open end.
+        group = []
+        for _s, _p, obj, tid, valid_from, valid_to in facts:
+            if not valid_from:
+                start = ""
+            elif len(valid_from) == 10 and valid_from[4] == "-" and valid_from[7] == "-":
+                start = valid_from + DAY_START_SUFFIX
+            else:
+                start = valid_from
+            if valid_to is None:
+                end = _OPEN
+            elif len(valid_to) == 10 and valid_to[4] == "-" and valid_to[7] == "-":
+                end = valid_to + DAY_END_SUFFIX
+            else:
+                end = valid_to
+            if start < end:
+                group.append((start, tid, end, obj, valid_to))
+        if len(group) > 1:
+            groups[key] = group
     found: list[tuple] = []
     add = found.append
-    for subject, predicate in sorted(k for k, g in groups.items() if len(g) > 1):
+    for subject, predicate in sorted(groups):
         # Sorted by start, each fact meets the facts still running at its start: those are
         # exactly the ones it overlaps, so the work is the size of the answer.
         group = groups[subject, predicate]
@@ -139,12 +161,12 @@ def suggest_single_valued(rows: Iterable[tuple], tolerance: float = 0.02) -> lis
     """
     by_predicate: dict[str, list[tuple]] = {}
     for row in rows:
-        by_predicate.setdefault(row[6], []).append(row)
+        by_predicate.setdefault(row[1], []).append(row)
     suggestions = []
     for predicate, facts in by_predicate.items():
         objects: dict[str, set[str]] = {}
         for row in facts:
-            objects.setdefault(row[5], set()).add(row[3])
+            objects.setdefault(row[0], set()).add(row[2])
         changing = sum(1 for held in objects.values() if len(held) > 1)
         overlapping = {c[0] for c in overlapping_pairs(facts) if c[3] == _OVERLAP}
         subjects = len(objects)

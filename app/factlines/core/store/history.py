@@ -73,7 +73,7 @@ class GraphHistory:
             return []
         eid = self._resolve_id(entity)
         rows = self._store.history.interval_rows(marked, eid, touching=True)
-        mine = {row[1] for row in rows if eid in (row[3], row[5])}
+        mine = {row[3] for row in rows if eid in (row[0], row[2])}
         return as_rows(
             [
                 c

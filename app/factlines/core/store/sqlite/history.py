@@ -82,13 +82,10 @@ class SQLiteHistory:
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
     ) -> list[tuple]:
-        """(start, id, end, object, valid_to, subject, predicate) of the facts of ``predicates``
-        (all when None) that are valid somewhere: ``start`` the start key or ``""`` when
-        unknown, ``end`` the end key or ``"~"`` when open, ``start < end``. With ``eid``: those
-        whose subject is ``eid``, or with ``touching`` also those of the subjects of such
-        facts pointing at ``eid``."""
-        start, end = f"COALESCE({_SK}, '')", f"COALESCE({_EK}, '~')"
-        where, params = [f"{start} < {end}"], []
+        """(subject, predicate, object, id, valid_from, valid_to) of the facts of
+        ``predicates`` (all when None). With ``eid``: those whose subject is ``eid``, or with
+        ``touching`` also those of the subjects of such facts pointing at ``eid``."""
+        where, params = [], []
         if predicates is not None:
             # For an entity, by its subject index; the predicate index is for a whole graph.
             plus = "+" if eid is not None else ""
@@ -97,7 +94,7 @@ class SQLiteHistory:
         if eid is not None and touching:
             where.append(
                 f"subject IN (SELECT ? UNION SELECT subject FROM triples WHERE object = ?"
-                f"{' AND ' + where[1] if predicates is not None else ''})"
+                f"{' AND ' + where[0] if predicates is not None else ''})"
             )
             params += [eid, eid, *(predicates or [])]
         elif eid is not None:
@@ -110,13 +107,13 @@ class SQLiteHistory:
                 # than reading it all in order: count first (on the index alone).
                 share = conn.execute(
                     f"SELECT COUNT(*) * 4 > (SELECT MAX(rowid) FROM triples) FROM triples "
-                    f"WHERE {where[1]}",
+                    f"WHERE {where[0]}",
                     predicates,
                 ).fetchone()[0]
                 source = "triples NOT INDEXED" if share else source
             return conn.execute(
-                f"SELECT {start}, id, {end}, object, valid_to, subject, predicate FROM {source} "
-                f"WHERE {' AND '.join(where)}",
+                "SELECT subject, predicate, object, id, valid_from, valid_to "
+                f"FROM {source}{' WHERE ' + ' AND '.join(where) if where else ''}",
                 params,
             ).fetchall()
 
