@@ -211,7 +211,7 @@ class SQLiteHistory:
         by (start before end, id)."""
         with self._db.snapshot() as conn:
             if eid is not None:
-                page = self._entity_events(conn, eid, limit, offset)
+                page = _entity_events(conn, eid, limit, offset)
             else:
                 page = self._graph_events(conn, limit, offset)
             ids = list({tid for tid, _, _ in page})
@@ -223,21 +223,6 @@ class SQLiteHistory:
             }
         return [(at, kind, facts[tid]) for tid, kind, at in page]
 
-    @staticmethod
-    def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
-        rows = conn.execute(
-            "SELECT id, valid_from, valid_to FROM triples WHERE subject = ?1 UNION ALL "
-            "SELECT id, valid_from, valid_to FROM triples WHERE object = ?1 AND subject != ?1",
-            (eid,),
-        ).fetchall()
-        events = []
-        for tid, vf, vt in rows:
-            events.append((_order(vf, 0, tid), tid, "start", vf))
-            if vt is not None:
-                events.append((_order(vt, 1, tid), tid, "end", vt))
-        events.sort()
-        return [(tid, kind, at) for _, tid, kind, at in events[offset : offset + limit]]
-
     def _graph_events(self, conn, limit: int, offset: int) -> list[tuple]:
         """The page from the dated events, found by counting them per year, month and day on
         the indexes (no row read before the page's first day), then from the undated ones."""
@@ -248,11 +233,11 @@ class SQLiteHistory:
             # Extend the window day by day until it holds the whole page.
             total, cursor = before, lo
             while total < offset + limit:
-                value = self._next_dated(conn, cursor, _END, 0, ends)
+                value = _next_dated(conn, cursor, _END, 0, ends)
                 if value is None:
                     break
                 day = value[:10]
-                total += self._count_dated(conn, day, ends)
+                total += _count_dated(conn, day, ends)
                 cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
@@ -287,9 +272,9 @@ class SQLiteHistory:
         for width in _LEVELS[1:]:
             cursor = lo
             while True:
-                value = self._next_dated(conn, cursor, hi, len(lo), ends)
+                value = _next_dated(conn, cursor, hi, len(lo), ends)
                 prefix = value[:width]  # the bucket holds event number offset: never None
-                n = self._count_dated(conn, prefix, ends)
+                n = _count_dated(conn, prefix, ends)
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
                     break
@@ -305,13 +290,13 @@ class SQLiteHistory:
         i = bisect_right(counted, offset)
         while i == len(counted) and not complete:  # count more years
             cursor = prefixes[-1] + _TOP if prefixes else ""
-            value = self._next_dated(conn, cursor, _END, 0, ends)
+            value = _next_dated(conn, cursor, _END, 0, ends)
             if value is None:
                 complete = True
                 self._years = (version, prefixes, counted, True)
                 break
             prefixes.append(value[: _LEVELS[0]])
-            n = self._count_dated(conn, prefixes[-1], ends)
+            n = _count_dated(conn, prefixes[-1], ends)
             counted.append((counted[-1] if counted else 0) + n)
             i = bisect_right(counted, offset)
         if i == len(counted):
@@ -321,7 +306,7 @@ class SQLiteHistory:
     def _sorted_ends(self, conn) -> list[str] | None:
         """None when an index on valid_to serves the ends; else the dated ends in text order,
         read once per version of the file (one pass over MemPalace's index)."""
-        if self._has_index_on(conn, "valid_to"):
+        if _has_index_on(conn, "valid_to"):
             return None
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._ends is None or self._ends[0] != version:
@@ -335,66 +320,13 @@ class SQLiteHistory:
             self._ends = (version, values)
         return self._ends[1]
 
-    @staticmethod
-    def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
-        """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
-        fixes the first ``fixed`` characters; ``ends`` as :meth:`_sorted_ends` gives them."""
-        columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
-        found = [
-            row[0]
-            for column in columns
-            for row in conn.execute(
-                f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
-                f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
-                (lo, hi),
-            )
-        ]
-        if ends is not None:
-            i = bisect_left(ends, lo)
-            if i < len(ends) and ends[i] < hi:
-                found.append(ends[i])
-        return min(found) if found else None
-
-    @staticmethod
-    def _count_dated(conn, prefix: str, ends: list[str] | None) -> int:
-        """How many dated start and end values begin with ``prefix`` (a bucket's)."""
-        columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
-        n = sum(
-            conn.execute(
-                f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
-                f"AND {_dated(column, len(prefix))}",
-                (prefix, prefix + _TOP),
-            ).fetchone()[0]
-            for column in columns
-        )
-        if ends is not None:
-            n += bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix)
-        return n
-
     def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
         """Undated events: unknown starts by id, then undated ends by id (kept until the
         file changes: every page of them needs all of them in order)."""
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._undated_events is None or self._undated_events[0] != version:
-            self._undated_events = (version, self._all_undated(conn))
+            self._undated_events = (version, _all_undated(conn))
         return self._undated_events[1][offset : offset + limit]
-
-    @staticmethod
-    def _all_undated(conn) -> list[tuple]:
-        events = []
-        for column, kind in _STREAMS:
-            # Values that are not dated are found on the index alone; NULL starts by its range.
-            rows = conn.execute(
-                f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
-                f"WHERE {column} IS NOT NULL AND NOT ({_dated(column, 0)}))"
-            ).fetchall()
-            if kind == "start":
-                rows += conn.execute(
-                    "SELECT id, NULL FROM triples WHERE valid_from IS NULL"
-                ).fetchall()
-            rows.sort()
-            events += [(tid, kind, value) for tid, value in rows]
-        return events
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
@@ -404,9 +336,9 @@ class SQLiteHistory:
         (NULL), and the (start key, end key) of the facts whose end key is before their
         start key (inverted, or ended at an unknown time: ``""``), which are valid nowhere."""
         with self._db.snapshot() as conn:
-            starts = self._counts_at(conn, "valid_from", keys)
-            if self._has_index_on(conn, "valid_to"):
-                ends = self._counts_at(conn, "valid_to", keys)
+            starts = _counts_at(conn, "valid_from", keys)
+            if _has_index_on(conn, "valid_to"):
+                ends = _counts_at(conn, "valid_to", keys)
                 days = {}
                 for i, key in enumerate(keys):
                     day = _day_of(key)
@@ -417,7 +349,7 @@ class SQLiteHistory:
                             ).fetchone()[0]
                         ends[i] -= days[day]
             else:
-                ends = self._end_counts_read(conn, keys)
+                ends = _end_counts_read(conn, keys)
             unknown = conn.execute(
                 "SELECT COUNT(*) FROM triples WHERE valid_from IS NULL"
             ).fetchone()[0]
@@ -427,36 +359,106 @@ class SQLiteHistory:
             ).fetchall()
         return starts, ends, unknown, nowhere
 
-    @staticmethod
-    def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
-        """How many ``column`` values are at or before each key as text, by index ranges."""
-        first = f"SELECT COUNT(*) FROM triples WHERE {column} <= ?"
-        step = f"SELECT COUNT(*) FROM triples WHERE {column} > ? AND {column} <= ?"
-        counts, previous = [], None
-        for key in keys:
-            if previous is None:
-                counts.append(conn.execute(first, (key,)).fetchone()[0])
-            else:
-                counts.append(conn.execute(step, (previous, key)).fetchone()[0])
-            previous = key
-        return list(accumulate(counts))
 
-    @staticmethod
-    def _end_counts_read(conn, keys: list[str]) -> list[int]:
-        """The end counts without an index on valid_to: one sorted read, then bisection."""
-        values = [
-            row[0] for row in conn.execute(f"SELECT {_EK} FROM triples WHERE valid_to IS NOT NULL")
-        ]
-        values.sort()
-        return [bisect_right(values, key) for key in keys]
+def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
+    """One entity's page: all its facts (a hub has a few thousand) put in order here."""
+    rows = conn.execute(
+        "SELECT id, valid_from, valid_to FROM triples WHERE subject = ?1 UNION ALL "
+        "SELECT id, valid_from, valid_to FROM triples WHERE object = ?1 AND subject != ?1",
+        (eid,),
+    ).fetchall()
+    events = []
+    for tid, vf, vt in rows:
+        events.append((_order(vf, False, tid), tid, "start", vf))
+        if vt is not None:
+            events.append((_order(vt, True, tid), tid, "end", vt))
+    events.sort()
+    return [(tid, kind, at) for _, tid, kind, at in events[offset : offset + limit]]
 
-    @staticmethod
-    def _has_index_on(conn, column: str) -> bool:
-        for row in conn.execute("PRAGMA index_list(triples)"):
-            first = conn.execute(f"PRAGMA index_info({row[1]!r})").fetchone()
-            if first is not None and first[2] == column:
-                return True
-        return False
+
+def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
+    """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
+    fixes the first ``fixed`` characters; ``ends`` as ``SQLiteHistory._sorted_ends`` gives
+    them."""
+    columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
+    found = [
+        row[0]
+        for column in columns
+        for row in conn.execute(
+            f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
+            f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
+            (lo, hi),
+        )
+    ]
+    if ends is not None:
+        i = bisect_left(ends, lo)
+        if i < len(ends) and ends[i] < hi:
+            found.append(ends[i])
+    return min(found) if found else None
+
+
+def _count_dated(conn, prefix: str, ends: list[str] | None) -> int:
+    """How many dated start and end values begin with ``prefix`` (a bucket's)."""
+    columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
+    n = sum(
+        conn.execute(
+            f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
+            f"AND {_dated(column, len(prefix))}",
+            (prefix, prefix + _TOP),
+        ).fetchone()[0]
+        for column in columns
+    )
+    if ends is not None:
+        n += bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix)
+    return n
+
+
+def _all_undated(conn) -> list[tuple]:
+    """(id, kind, at) of every undated event: unknown starts by id, then undated ends by id."""
+    events = []
+    for column, kind in _STREAMS:
+        # Values that are not dated are found on the index alone; NULL starts by its range.
+        rows = conn.execute(
+            f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
+            f"WHERE {column} IS NOT NULL AND NOT ({_dated(column, 0)}))"
+        ).fetchall()
+        if kind == "start":
+            rows += conn.execute("SELECT id, NULL FROM triples WHERE valid_from IS NULL").fetchall()
+        rows.sort()
+        events += [(tid, kind, value) for tid, value in rows]
+    return events
+
+
+def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
+    """How many ``column`` values are at or before each key as text, by index ranges."""
+    first = f"SELECT COUNT(*) FROM triples WHERE {column} <= ?"
+    step = f"SELECT COUNT(*) FROM triples WHERE {column} > ? AND {column} <= ?"
+    counts, previous = [], None
+    for key in keys:
+        if previous is None:
+            counts.append(conn.execute(first, (key,)).fetchone()[0])
+        else:
+            counts.append(conn.execute(step, (previous, key)).fetchone()[0])
+        previous = key
+    return list(accumulate(counts))
+
+
+def _end_counts_read(conn, keys: list[str]) -> list[int]:
+    """The end counts without an index on valid_to: one sorted read, then bisection."""
+    values = [
+        row[0] for row in conn.execute(f"SELECT {_EK} FROM triples WHERE valid_to IS NOT NULL")
+    ]
+    values.sort()
+    return [bisect_right(values, key) for key in keys]
+
+
+def _has_index_on(conn, column: str) -> bool:
+    """Whether an index of ``triples`` starts with ``column``."""
+    for row in conn.execute("PRAGMA index_list(triples)"):
+        first = conn.execute(f"PRAGMA index_info({row[1]!r})").fetchone()
+        if first is not None and first[2] == column:
+            return True
+    return False
 
 
 def _order(value: str | None, end: bool, tid: str) -> tuple:
