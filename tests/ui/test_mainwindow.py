@@ -227,7 +227,7 @@ def test_moving_as_of_queries_nothing(window, demo, monkeypatch):
     calls = []
     for name in (
         "intervals",
-        "conflicts",
+        "conflicts_touching",
         "get_entity",
         "get_fact",
         "list_entities",
@@ -267,7 +267,7 @@ def test_a_selection_paints_each_view_once(window, qtbot):
 
 def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypatch):
     calls = []
-    for name in ("get_entity", "intervals", "conflicts"):
+    for name in ("get_entity", "intervals", "conflicts_touching"):
         original = getattr(demo, name)
         monkeypatch.setattr(
             demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
@@ -276,7 +276,7 @@ def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypa
     window.repaint()
     # The name is resolved once; the chart, the table and the graph share one record,
     # one intervals read and one conflicts read.
-    assert sorted(calls) == ["conflicts", "get_entity", "get_entity", "intervals"]
+    assert sorted(calls) == ["conflicts_touching", "get_entity", "get_entity", "intervals"]
 
 
 # ── When the store says no ─────────────────────────────────────────────────

@@ -192,7 +192,7 @@ def test_fact_model_restyles_on_as_of_without_querying(qtbot, state, demo, monke
     orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
     nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
     calls = []
-    for name in ("intervals", "conflicts", "get_fact", "list_entities", "query_entity"):
+    for name in ("intervals", "conflicts_touching", "get_fact", "list_entities", "query_entity"):
         original = getattr(demo, name)
         monkeypatch.setattr(
             demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
@@ -226,7 +226,7 @@ def test_conflicts_are_marked_with_the_overlap(qtbot, state, demo):
     assert marker.startswith("⚠")
     tip = model.data(model.index(row, COLUMN["predicate"]), Qt.ItemDataRole.ToolTipRole)
     assert "Conflict" in tip and "Lisbon" in tip and "2023-06-01" in tip
-    assert model.conflict_count == len(demo.conflicts("Kai Moreno")) >= 1
+    assert model.conflict_count == len(demo.conflicts_touching("Kai Moreno")) >= 1
     # A conflict among facts pointing at Kai (Atlas led_by Kai / Rosa) names the other fact.
     led = find_fact(demo, "Atlas", "led_by", "Kai Moreno")
     assert model.conflicts_of(led["id"])

@@ -207,7 +207,12 @@ def _posix_of_key(key: str) -> float:
 
 def from_posix(seconds: float) -> str:
     """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
-    return datetime.fromtimestamp(int(seconds // 1), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # From the epoch by arithmetic: fromtimestamp() fails before 1970 on some platforms.
+    moment = _EPOCH + timedelta(seconds=int(seconds // 1))
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def calendar_day(value: str | None) -> date | None:

@@ -68,7 +68,7 @@ class EntityFacts:
     def _read_conflicts(self) -> set[str]:
         """Read the conflicts again; the ids whose conflicts are not what they were."""
         before = self.conflicts_by_fact
-        self.conflicts = self._kg.conflicts(self.entity) if self.record is not None else []
+        self.conflicts = self._kg.conflicts_touching(self.entity) if self.record is not None else []
         by_fact: dict[str, list[dict]] = {}
         for conflict in self.conflicts:
             by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})

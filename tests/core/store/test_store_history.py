@@ -211,8 +211,9 @@ def test_an_entity_sees_conflicts_of_facts_pointing_at_it(kg):
     kg.add_triple("Orion", "led_by", "Ida", valid_from="2020-01-01")
     kg.add_triple("Orion", "led_by", "Mo", valid_from="2020-01-01")  # Orion's own clash
     for name in ("Kai", "Rosa", "Atlas"):
-        (found,) = kg.conflicts(name)
+        (found,) = kg.conflicts_touching(name)
         assert {found["a"], found["b"]} == {kai, rosa}
         assert (found["start"], found["end"]) == ("2022-03-01T00:00:00Z", "2022-04-30T23:59:59Z")
-    assert kg.conflicts("Ida") != kg.conflicts("Kai")
+    assert kg.conflicts_touching("Ida") != kg.conflicts_touching("Kai")
+    assert kg.conflicts("Kai") == []  # conflicts(entity): the facts it is the subject of
     assert len(kg.conflicts()) == 2

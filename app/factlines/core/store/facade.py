@@ -22,6 +22,7 @@ from factlines.core.store.changes import Change, Touched
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
+from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
@@ -47,7 +48,9 @@ MEMPALACE_COLUMNS = {
 }
 
 
-class KnowledgeGraph(MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings):
+class KnowledgeGraph(
+    MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings, GraphHistory
+):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(

@@ -1,10 +1,9 @@
 """What the app adds for facts: address one by id, correct it, end or replace it; an entity's
-intervals ready to draw; the graph's span; contradictions."""
+intervals ready to draw; the graph's span. (Contradictions are in :mod:`.history`.)"""
 
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.analysis import find_conflicts
 from factlines.core.errors import DuplicateFact, FactNotFound, Refused
 from factlines.core.names import check_name, entity_id, predicate_id
 from factlines.core.store.mempalace import confidence_value
@@ -18,7 +17,7 @@ class FactEdits:
     _store: GraphStore
 
     # Also uses, from the façade's other parts: resolve_entity and _resolve_id (EntityEdits),
-    # add_triple and _open_successor (MemPalaceSurface), single_valued_predicates (GraphSettings).
+    # add_triple and _open_successor (MemPalaceSurface).
 
     # ── One fact by id ────────────────────────────────────────────────────
 
@@ -187,22 +186,3 @@ class FactEdits:
     def time_span(self) -> tuple[str, str] | None:
         """The earliest and latest comparison keys of any dated fact, or None if none is dated."""
         return self._store.facts.time_span()
-
-    # ── Contradictions (contract section 6) ───────────────────────────────
-
-    def conflicts(self, ref: str | None = None) -> list[dict]:
-        """Overlapping facts of single-valued predicates (see :mod:`factlines.core.analysis`).
-
-        With ``ref``, the conflicts that involve one of that entity's facts, in either
-        direction (Kai's view shows "Atlas led_by Kai" clashing with "Atlas led_by Rosa").
-        """
-        marked = self.single_valued_predicates()
-        if not marked:
-            return []
-        eid = self._resolve_id(ref) if ref is not None else None
-        facts = self._store.facts.of_predicates(marked, eid)
-        found = find_conflicts(facts, marked)
-        if eid is None:
-            return found
-        mine = {f["id"] for f in facts if eid in (f["subject"], f["object"])}
-        return [c for c in found if c["a"] in mine or c["b"] in mine]

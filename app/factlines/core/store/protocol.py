@@ -68,6 +68,20 @@ class FactStore(Protocol):
     def time_span(self) -> tuple[str, str] | None: ...
 
 
+class HistoryStore(Protocol):
+    """The whole history at once: the raw material of conflicts, changes between two
+    instants, the events in order, and counts of keys (see the SQLite engine's for the rows)."""
+
+    def interval_rows(
+        self, predicates: list[str] | None, eid: str | None, touching: bool = False
+    ) -> list[tuple]: ...
+    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]: ...
+    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list, list]: ...
+    def event_count(self, eid: str | None) -> int: ...
+    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]: ...
+    def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]: ...
+
+
 class GraphStore(Protocol):
     location: str
     entities: EntityStore
@@ -77,6 +91,7 @@ class GraphStore(Protocol):
     # Held around every operation; re-entrant. Code that reaches past the façade (MemPalace's
     # ``kg._lock``) takes it to keep other threads out.
     lock: AbstractContextManager
+    history: HistoryStore
 
     @property
     def closed(self) -> bool: ...

@@ -19,6 +19,7 @@ from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
+from factlines.core.store.sqlite.history import SQLiteHistory
 from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
@@ -39,6 +40,7 @@ class SQLiteStore:
         )
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
+        self.history = SQLiteHistory(self._db)
         self._seen_data_version = self._version()
         self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)

@@ -1,0 +1,189 @@
+"""The whole history at once: every contradiction, what changed between two instants, the
+events in order, where the history is dense, and which predicates look single-valued.
+
+Every method reads; none writes. Times are compared by their keys (contract §2.3) and
+validity is the half-open rule (§2.4).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from factlines.core import temporal
+from factlines.core.analysis import (
+    KINDS,
+    as_rows,
+    overlapping_pairs,
+    single_fact_rows,
+    suggest_single_valued,
+)
+from factlines.core.errors import Refused
+from factlines.core.store.protocol import GraphStore
+from factlines.core.store.rows import fact_dict
+
+MAX_BINS = 10_000
+_PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))
+_NO_HISTOGRAM = {"edges": [], "valid": [], "starts": [], "ends": []}
+
+
+class GraphHistory:
+    _store: GraphStore
+
+    # Also uses, from the façade's other parts: _resolve_id (EntityEdits), time_span
+    # (FactEdits), single_valued_predicates (GraphSettings).
+
+    # ── Contradictions (contract section 6) ───────────────────────────────
+
+    def conflicts(self, entity: str | None = None) -> list[dict]:
+        """Every conflict in the graph, or among the facts ``entity`` is the subject of.
+
+        Rows ``{kind, subject, predicate, a, b, start, end}``; ``subject`` is an entity id,
+        ``a``/``b`` fact ids, ``start``/``end`` comparison keys (None: unbounded). Kinds:
+
+        - ``overlap``: two facts of a single-valued predicate, one subject, other objects,
+          whose windows overlap; ``start``/``end`` the overlap; ``a`` starts first (a tie: the
+          smaller id). Each pair once.
+        - ``handover``: such an overlap that is only the date-only handover: ``a`` ended by
+          date on day D (having started before it), ``b`` starts at D's first second, so
+          both hold all day D (``start``/``end`` are D's first and last second).
+        - ``duplicate_open``: two open copies of one (subject, predicate, object), any
+          predicate; ``start`` the later start (None if both unknown), ``end`` None.
+        - ``inverted``: one fact (``b`` None) whose end key is before its start key, any
+          predicate; ``start``/``end`` its own keys. Valid nowhere, so in no other kind.
+        - ``future_end``: one fact whose end key is later than now (UTC, at the call), any
+          predicate; ``start``/``end`` its own keys (``start`` None when unknown).
+
+        Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
+        """
+        eid = self._resolve_id(entity) if entity is not None else None
+        history = self._store.history
+        marked = self.single_valued_predicates()
+        # The sweep over the marked predicates finds their duplicates too.
+        found = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
+        if marked:
+            found += overlapping_pairs(history.interval_rows(marked, eid))
+        return as_rows(found)
+
+    def conflicts_touching(self, entity: str) -> list[dict]:
+        """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
+        of ``entity`` in either direction: Kai's view shows "Atlas led_by Kai" clashing with
+        "Atlas led_by Rosa". What a view of one entity marks on its facts."""
+        marked = self.single_valued_predicates()
+        if not marked:
+            return []
+        eid = self._resolve_id(entity)
+        rows = self._store.history.interval_rows(marked, eid, touching=True)
+        mine = {row[3] for row in rows if eid in (row[0], row[2])}
+        return as_rows(
+            [
+                c
+                for c in overlapping_pairs(rows)
+                if c[3] in _PAIR_KINDS and (c[4] in mine or c[5] in mine)
+            ]
+        )
+
+    def single_valued_suggestions(self, tolerance: float = 0.02) -> list[dict]:
+        """Predicates whose subjects almost never hold two objects at once, with the figures
+        (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
+        whether it is marked single-valued already."""
+        marked = set(self.single_valued_predicates())
+        found = suggest_single_valued(self._store.history.interval_rows(None, None), tolerance)
+        for row in found:
+            row["marked"] = row["predicate"] in marked
+        return found
+
+    # ── What changed between two instants ─────────────────────────────────
+
+    def changes_between(self, start: str, end: str, entity: str | None = None) -> dict:
+        """``{"started": [...], "ended": [...]}``: the facts whose start key is in
+        ``(start, end]`` and those whose end key is, as fact rows (:meth:`get_fact`'s).
+
+        ``start``/``end`` are as_of values (a day means its first second); a fact that
+        started and ended within is in both lists; an inverted interval and an unknown or
+        empty (``""``) time are in neither. With ``entity``, its facts in either direction.
+        Each list is ordered by the key, then id. Refused unless ``start`` is before ``end``.
+        """
+        start_key = temporal.start_key(temporal.parse(start, "start"))
+        end_key = temporal.start_key(temporal.parse(end, "end"))
+        if start_key is None or end_key is None:
+            raise Refused("changes_between needs two instants: start and end")
+        if start_key >= end_key:
+            raise Refused(f"start={start!r} is not before end={end!r}")
+        eid = self._resolve_id(entity) if entity is not None else None
+        started, ended = self._store.history.changes(start_key, end_key, eid)
+        return {"started": [fact_dict(r) for r in started], "ended": [fact_dict(r) for r in ended]}
+
+    # ── The story in order ────────────────────────────────────────────────
+
+    def narrative(self, entity: str | None = None, limit: int = 100, offset: int = 0) -> list:
+        """Events ``{"at", "kind": "start" | "end", "fact"}`` in order, one page.
+
+        Every fact has one start event and, when it has a ``valid_to``, one end event; ``at``
+        is the stored value and ``fact`` the fact row (:meth:`get_fact`'s). Dated events come
+        first, by (comparison key, start before end, fact id); then the undated ones, by
+        (start before end, fact id): unknown starts (``at`` None) and the ends MemPalace
+        stored as ``""`` (ended, when unknown: ``at`` ``""``), with any stored value that is
+        no date or instant. With ``entity``, its facts in either direction.
+
+        Paged like :meth:`timeline` (``limit`` below 1 counts as 1, ``offset`` below 0 as 0)
+        and never capped: :meth:`narrative_total` counts the events.
+        """
+        limit, offset = max(1, int(limit)), max(0, int(offset))
+        eid = self._resolve_id(entity) if entity is not None else None
+        facts: dict[str, dict] = {}
+        events = []
+        for at, kind, row in self._store.history.events(eid, limit, offset):
+            fact = facts.get(row[0])
+            if fact is None:
+                fact = facts[row[0]] = fact_dict(row)
+            events.append({"at": at, "kind": kind, "fact": fact})
+        return events
+
+    def narrative_total(self, entity: str | None = None) -> int:
+        """How many events :meth:`narrative` pages through."""
+        eid = self._resolve_id(entity) if entity is not None else None
+        return self._store.history.event_count(eid)
+
+    # ── Where the history is dense ────────────────────────────────────────
+
+    def validity_histogram(self, bins: int) -> dict:
+        """Facts over :meth:`time_span` in ``bins`` equal bins.
+
+        ``edges``: ``bins + 1`` POSIX seconds from the span's first key to one second past its
+        last (so every key of the span is in a bin); ``valid[i]``: how many facts are valid
+        (§2.4) at bin ``i``'s middle, that is at the whole second at or before it;
+        ``starts[i]``/``ends[i]``: how many start keys / end keys are in ``[left, right)``.
+        All lists empty when no fact is dated. Refused unless 1 <= bins <= 10,000.
+        """
+        if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= MAX_BINS:
+            raise Refused(f"bins={bins!r} must be a whole number from 1 to {MAX_BINS:,}")
+        span = self.time_span()
+        if span is None:
+            return {key: [] for key in _NO_HISTOGRAM}
+        first = int(temporal.to_posix(span[0]))
+        width = int(temporal.to_posix(span[1])) + 1 - first
+        # Exact arithmetic: edge i is first + i * width / bins.
+        seconds = [first - (-i * width // bins) for i in range(bins + 1)]  # ceil: first key in
+        before = [temporal.from_posix(s - 1) for s in seconds]  # the last key before each edge
+        middles = [
+            temporal.from_posix(first + (2 * i + 1) * width // (2 * bins)) for i in range(bins)
+        ]
+        keys = sorted(set(before) | set(middles))
+        starts, ends, unknown, nowhere = self._store.history.time_counts(keys)
+        at = {key: (s, e) for key, s, e in zip(keys, starts, ends)}
+        # Facts valid nowhere (end key before start key) count +1 at their start and -1 at
+        # their end like any other; between the two that leaves -1, put back here.
+        nowhere_starts = sorted(s for s, _ in nowhere)
+        nowhere_ends = sorted(e for _, e in nowhere)
+
+        def valid(key: str) -> int:
+            s, e = at[key]
+            fix = bisect_right(nowhere_ends, key) - bisect_right(nowhere_starts, key)
+            return unknown + s - e + fix
+
+        return {
+            "edges": [first + i * width / bins for i in range(bins + 1)],
+            "valid": [valid(key) for key in middles],
+            "starts": [at[before[i + 1]][0] - at[before[i]][0] for i in range(bins)],
+            "ends": [at[before[i + 1]][1] - at[before[i]][1] for i in range(bins)],
+        }

@@ -1,0 +1,468 @@
+"""The history queries in SQLite: conflicts' raw material, changes between two instants, the
+events in order, and counts of keys for the histogram.
+
+Everything here reads through MemPalace's ``idx_triples_valid`` (valid_from, valid_to),
+``idx_triples_subject``, ``idx_triples_object`` and ``idx_triples_predicate``, and through an
+index whose first column is ``valid_to`` when the file has one (the app's ``fl_triples_to``):
+without it, the histogram and the narrative read the dated ends once, in order, instead of
+counting them by index ranges (the narrative keeps them until the file changes).
+
+Comparisons are made on the stored text wherever that is the key order (see
+:func:`timesql.valid_at`): a start's text order is its key order, and an end's differs only for
+a day-only end, whose key is its day's last second.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+
+from factlines.core import temporal
+from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.connection import Connection
+from factlines.core.store.sqlite.entities import rows_for_ids
+from factlines.core.store.sqlite.facts import _FACT_COLUMNS, _FACT_LEFT_JOIN
+
+_SK = timesql.start_key("valid_from")
+_EK = timesql.end_key("valid_to")
+# A fact whose end key is before its start key (MemPalace's "" end is "ended, unknown when").
+# ``valid_to < valid_from || 'T00:00:00Z'`` first: it holds whenever the keys are inverted
+# (an end key is never below its text, a start key never above its text plus that suffix)
+# and is cheap, so the keys are built for few rows.
+_INVERTED = (
+    "(valid_from IS NOT NULL AND valid_from != '' AND valid_to IS NOT NULL "
+    f"AND valid_to != '' AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK})"
+)
+_STREAMS = (("valid_from", "start"), ("valid_to", "end"))
+# A prefix p bounds the values that start with it in [p, p + _TOP): no character is above.
+_TOP = "\U0010ffff"
+_END = _TOP * 2
+_LEVELS = (5, 8, 10)  # the prefixes YYYY-, YYYY-MM- and YYYY-MM-DD of a dated value
+
+
+def _dated(column: str, fixed: int) -> str:
+    """SQL: the value is dated, that is 10 or 20 characters with ``-`` at positions 5 and 8
+    (MemPalace's day test, with an instant's length), checking only what a range whose
+    values share their first ``fixed`` characters leaves open."""
+    checks = [f"length({column}) IN (10, 20)"]
+    checks += [f"substr({column}, {p}, 1) = '-'" for p in (5, 8) if fixed < p]
+    return " AND ".join(checks)
+
+
+def is_dated(value: str | None) -> bool:
+    """The same test in Python."""
+    return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
+
+
+def _day_of(key: str) -> str | None:
+    """The day whose day-only end key is above ``key`` although its text is not (None when
+    ``key`` is its day's last second): see :func:`timesql.valid_at_params`."""
+    return key[:10] if key[10:] < temporal.DAY_END_SUFFIX else None
+
+
+class SQLiteHistory:
+    def __init__(self, db: Connection):
+        self._db = db
+        # How many dated events each year holds, counted once per version of the file:
+        # (data_version, [year prefix], [cumulative count], whether every year is counted).
+        self._years: tuple[int, list[str], list[int], bool] | None = None
+        # The undated events in order, kept the same way: (data_version, events).
+        self._undated_events: tuple[int, list[tuple]] | None = None
+        # Without an index on valid_to: the dated ends in text order, (data_version, values).
+        self._ends: tuple[int, list[str]] | None = None
+        db.listeners.append(self._forget)
+
+    def _forget(self, touched) -> None:
+        """Our own commit does not change ``data_version``: forget what was kept after one."""
+        if touched.facts or touched.everything:
+            self._years = self._undated_events = self._ends = None
+
+    # ── Conflicts ─────────────────────────────────────────────────────────
+
+    def interval_rows(
+        self, predicates: list[str] | None, eid: str | None, touching: bool = False
+    ) -> list[tuple]:
+        """(subject, predicate, object, id, valid_from, valid_to) of the facts of
+        ``predicates`` (all when None). With ``eid``: those whose subject is ``eid``, or with
+        ``touching`` also those of the subjects of such facts pointing at ``eid``."""
+        where, params = [], []
+        if predicates is not None:
+            # For an entity, by its subject index; the predicate index is for a whole graph.
+            plus = "+" if eid is not None else ""
+            where.append(f"{plus}predicate IN ({', '.join('?' * len(predicates))})")
+            params += predicates
+        if eid is not None and touching:
+            where.append(
+                f"subject IN (SELECT ? UNION SELECT subject FROM triples WHERE object = ?"
+                f"{' AND ' + where[0] if predicates is not None else ''})"
+            )
+            params += [eid, eid, *(predicates or [])]
+        elif eid is not None:
+            where.append("subject = ?")
+            params.append(eid)
+        with self._db.read() as conn:
+            source = "triples"
+            if eid is None and predicates is not None:
+                # Reading a quarter of the table or more by the predicate index costs more
+                # than reading it all in order: count first (on the index alone).
+                share = conn.execute(
+                    f"SELECT COUNT(*) * 4 > (SELECT MAX(rowid) FROM triples) FROM triples "
+                    f"WHERE {where[0]}",
+                    predicates,
+                ).fetchone()[0]
+                source = "triples NOT INDEXED" if share else source
+            return conn.execute(
+                "SELECT subject, predicate, object, id, valid_from, valid_to "
+                f"FROM {source}{' WHERE ' + ' AND '.join(where) if where else ''}",
+                params,
+            ).fetchall()
+
+    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
+        """(kind, id, subject, predicate, object, start_key, end_key) of every fact that is
+        one of two or more open copies (``duplicate_open``, not for the predicates in
+        ``skip``), has an inverted interval (``inverted``), or ends after ``now_key``
+        (``future_end``; never an inverted one)."""
+        subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
+        others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        columns = f"id, subject, predicate, object, {_SK}, {_EK}"
+        with self._db.snapshot() as conn:
+            # The whole graph in one pass over the table: reading it by an index (valid_to,
+            # or subject for the grouping's order) costs a row lookup per fact.
+            source = "triples NOT INDEXED" if eid is None else "triples"
+            rows = []
+            for spo in conn.execute(
+                f"SELECT subject, predicate, object FROM {source} WHERE valid_to IS NULL"
+                f"{subject}{others} GROUP BY 1, 2, 3 HAVING COUNT(*) > 1",
+                [*params, *skip],
+            ).fetchall():
+                rows += conn.execute(
+                    # By the subject or object index, never the half of the table that is open.
+                    f"SELECT 'duplicate_open', {columns} FROM triples WHERE subject = ? "
+                    "AND +predicate = ? AND object = ? AND +valid_to IS NULL",
+                    spo,
+                ).fetchall()
+            # Both in one pass: by the subject index for an entity, else over the table.
+            rows += conn.execute(
+                f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
+                f"{columns} FROM {source} WHERE ({_INVERTED} OR (valid_to >= ? "
+                f"AND (valid_to > ? OR valid_to = ?))){subject}",
+                [now_key[:10], now_key, _day_of(now_key), *params],
+            ).fetchall()
+        return rows
+
+    # ── What changed ──────────────────────────────────────────────────────
+
+    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list, list]:
+        """Fact rows (``rows.FACT_FIELDS``) that started in ``(start_key, end_key]`` and those
+        that ended in it, by key then id; inverted intervals in neither."""
+        started = "t.valid_from > :s AND t.valid_from <= :e AND NOT " + _INVERTED.replace(
+            "valid_", "t.valid_"
+        )
+        # end_key(v) > s  iff  v > s or v is s's own day (unless s is its last second).
+        ended = (
+            "t.valid_to >= :s10 AND (t.valid_to > :s OR t.valid_to = :ds) AND t.valid_to <= :e "
+            "AND (:de IS NULL OR t.valid_to != :de) AND NOT "
+            + _INVERTED.replace("valid_", "t.valid_")
+        )
+        params = {
+            "s": start_key,
+            "e": end_key,
+            "s10": start_key[:10],
+            "ds": _day_of(start_key),
+            "de": _day_of(end_key),
+            "x": eid,
+        }
+        with self._db.snapshot() as conn:
+            out = []
+            for where, key in ((started, temporal.start_key), (ended, temporal.end_key)):
+                if eid is None:
+                    sql = f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE {where}"
+                else:
+                    sql = (
+                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.subject = :x "
+                        f"AND {where} UNION ALL SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
+                        f"WHERE t.object = :x AND t.subject != :x AND {where}"
+                    )
+                rows = conn.execute(sql, params).fetchall()
+                column = 6 if key is temporal.start_key else 7
+                rows.sort(key=lambda r, c=column, k=key: (k(r[c]), r[0]))
+                out.append(rows)
+        return out[0], out[1]
+
+    # ── The events in order ───────────────────────────────────────────────
+
+    def event_count(self, eid: str | None) -> int:
+        """Every fact has a start event (dated or not); every fact with a valid_to an end."""
+        with self._db.read() as conn:
+            if eid is None:
+                row = conn.execute("SELECT COUNT(*) + COUNT(valid_to) FROM triples").fetchone()
+            else:
+                row = conn.execute(
+                    "SELECT COUNT(*) + COUNT(valid_to) FROM triples WHERE subject = ?1 "
+                    "OR object = ?1",
+                    (eid,),
+                ).fetchone()
+        return row[0]
+
+    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+        """(at, kind, fact row) of the events at ``offset`` .. ``offset + limit`` in order:
+        dated events (:func:`is_dated`) by (key, start before end, id); then the undated ones
+        (an unknown start, MemPalace's ``""`` end, any other stored value that is not dated)
+        by (start before end, id)."""
+        with self._db.snapshot() as conn:
+            if eid is not None:
+                page = _entity_events(conn, eid, limit, offset)
+            else:
+                page = self._graph_events(conn, limit, offset)
+            ids = list({tid for tid, _, _ in page})
+            facts = {
+                row[0]: row
+                for row in rows_for_ids(
+                    conn, f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id IN", ids
+                )
+            }
+        return [(at, kind, facts[tid]) for tid, kind, at in page]
+
+    def _graph_events(self, conn, limit: int, offset: int) -> list[tuple]:
+        """The page from the dated events, found by counting them per year, month and day on
+        the indexes (no row read before the page's first day), then from the undated ones."""
+        page: list[tuple] = []
+        ends = self._sorted_ends(conn)
+        lo, before = self._day_of_position(conn, offset, ends)
+        if lo is not None:
+            # Extend the window day by day until it holds the whole page.
+            total, cursor = before, lo
+            while total < offset + limit:
+                value = _next_dated(conn, cursor, _END, 0, ends)
+                if value is None:
+                    break
+                day = value[:10]
+                total += _count_dated(conn, day, ends)
+                cursor = day + _TOP
+            window = []
+            for column, kind in _STREAMS:
+                # The rows by the range on the column's index, or (no index on valid_to) on
+                # MemPalace's (valid_from, valid_to) alone before any row is read.
+                for tid, value in conn.execute(
+                    f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM "
+                    f"triples WHERE {column} >= ? AND {column} < ? AND {_dated(column, 0)})",
+                    (lo, cursor),
+                ):
+                    window.append((_order(value, kind == "end", tid), tid, kind, value))
+            window.sort()
+            skip = offset - before
+            page = [(tid, kind, at) for _, tid, kind, at in window[skip : skip + limit]]
+            offset, before = max(offset, total), total
+        if len(page) < limit:
+            page += self._undated(conn, offset - before, limit - len(page))
+        return page
+
+    def _day_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
+        """(the day holding dated event number ``offset``, how many dated events come before
+        that day); (None, how many dated events there are) when there are not that many.
+
+        Buckets are the prefixes ``YYYY-``, ``YYYY-MM-`` and ``YYYY-MM-DD`` of dated values:
+        within one, the dashes a dated value needs are fixed by the range itself. The years'
+        counts are kept until the file changes, so only the first deep page walks them.
+        """
+        year, before = self._year_of_position(conn, offset, ends)
+        if year is None:
+            return None, before
+        lo, hi = year, year + _TOP
+        for width in _LEVELS[1:]:
+            cursor = lo
+            while True:
+                value = _next_dated(conn, cursor, hi, len(lo), ends)
+                prefix = value[:width]  # the bucket holds event number offset: never None
+                n = _count_dated(conn, prefix, ends)
+                if before + n > offset:
+                    lo, hi = prefix, prefix + _TOP
+                    break
+                before += n
+                cursor = prefix + _TOP
+        return lo, before
+
+    def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._years is None or self._years[0] != version:
+            self._years = (version, [], [], False)
+        _, prefixes, counted, complete = self._years
+        i = bisect_right(counted, offset)
+        while i == len(counted) and not complete:  # count more years
+            cursor = prefixes[-1] + _TOP if prefixes else ""
+            value = _next_dated(conn, cursor, _END, 0, ends)
+            if value is None:
+                complete = True
+                self._years = (version, prefixes, counted, True)
+                break
+            prefixes.append(value[: _LEVELS[0]])
+            n = _count_dated(conn, prefixes[-1], ends)
+            counted.append((counted[-1] if counted else 0) + n)
+            i = bisect_right(counted, offset)
+        if i == len(counted):
+            return None, counted[-1] if counted else 0
+        return prefixes[i], counted[i - 1] if i else 0
+
+    def _sorted_ends(self, conn) -> list[str] | None:
+        """None when an index on valid_to serves the ends; else the dated ends in text order,
+        read once per version of the file (one pass over MemPalace's index)."""
+        if _has_index_on(conn, "valid_to"):
+            return None
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._ends is None or self._ends[0] != version:
+            values = [
+                row[0]
+                for row in conn.execute(
+                    f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {_dated('valid_to', 0)}"
+                )
+            ]
+            values.sort()
+            self._ends = (version, values)
+        return self._ends[1]
+
+    def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
+        """Undated events: unknown starts by id, then undated ends by id (kept until the
+        file changes: every page of them needs all of them in order)."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._undated_events is None or self._undated_events[0] != version:
+            self._undated_events = (version, _all_undated(conn))
+        return self._undated_events[1][offset : offset + limit]
+
+    # ── Counts of keys, for the histogram ─────────────────────────────────
+
+    def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]:
+        """For sorted instant keys: how many facts' start key is at or before each (a stored
+        start, ``""`` included), how many facts' end key is, how many facts have no start
+        (NULL), and the (start key, end key) of the facts whose end key is before their
+        start key (inverted, or ended at an unknown time: ``""``), which are valid nowhere."""
+        with self._db.snapshot() as conn:
+            starts = _counts_at(conn, "valid_from", keys)
+            if _has_index_on(conn, "valid_to"):
+                ends = _counts_at(conn, "valid_to", keys)
+                days = {}
+                for i, key in enumerate(keys):
+                    day = _day_of(key)
+                    if day is not None:
+                        if day not in days:
+                            days[day] = conn.execute(
+                                "SELECT COUNT(*) FROM triples WHERE valid_to = ?", (day,)
+                            ).fetchone()[0]
+                        ends[i] -= days[day]
+            else:
+                ends = _end_counts_read(conn, keys)
+            unknown = conn.execute(
+                "SELECT COUNT(*) FROM triples WHERE valid_from IS NULL"
+            ).fetchone()[0]
+            nowhere = conn.execute(
+                f"SELECT {_SK}, {_EK} FROM triples WHERE valid_from IS NOT NULL "
+                f"AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK}"
+            ).fetchall()
+        return starts, ends, unknown, nowhere
+
+
+def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
+    """One entity's page: all its facts (a hub has a few thousand) put in order here."""
+    rows = conn.execute(
+        "SELECT id, valid_from, valid_to FROM triples WHERE subject = ?1 UNION ALL "
+        "SELECT id, valid_from, valid_to FROM triples WHERE object = ?1 AND subject != ?1",
+        (eid,),
+    ).fetchall()
+    events = []
+    for tid, vf, vt in rows:
+        events.append((_order(vf, False, tid), tid, "start", vf))
+        if vt is not None:
+            events.append((_order(vt, True, tid), tid, "end", vt))
+    events.sort()
+    return [(tid, kind, at) for _, tid, kind, at in events[offset : offset + limit]]
+
+
+def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
+    """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
+    fixes the first ``fixed`` characters; ``ends`` as ``SQLiteHistory._sorted_ends`` gives
+    them."""
+    columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
+    found = [
+        row[0]
+        for column in columns
+        for row in conn.execute(
+            f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
+            f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
+            (lo, hi),
+        )
+    ]
+    if ends is not None:
+        i = bisect_left(ends, lo)
+        if i < len(ends) and ends[i] < hi:
+            found.append(ends[i])
+    return min(found) if found else None
+
+
+def _count_dated(conn, prefix: str, ends: list[str] | None) -> int:
+    """How many dated start and end values begin with ``prefix`` (a bucket's)."""
+    columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
+    n = sum(
+        conn.execute(
+            f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
+            f"AND {_dated(column, len(prefix))}",
+            (prefix, prefix + _TOP),
+        ).fetchone()[0]
+        for column in columns
+    )
+    if ends is not None:
+        n += bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix)
+    return n
+
+
+def _all_undated(conn) -> list[tuple]:
+    """(id, kind, at) of every undated event: unknown starts by id, then undated ends by id."""
+    events = []
+    for column, kind in _STREAMS:
+        # Values that are not dated are found on the index alone; NULL starts by its range.
+        rows = conn.execute(
+            f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
+            f"WHERE {column} IS NOT NULL AND NOT ({_dated(column, 0)}))"
+        ).fetchall()
+        if kind == "start":
+            rows += conn.execute("SELECT id, NULL FROM triples WHERE valid_from IS NULL").fetchall()
+        rows.sort()
+        events += [(tid, kind, value) for tid, value in rows]
+    return events
+
+
+def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
+    """How many ``column`` values are at or before each key as text, by index ranges."""
+    first = f"SELECT COUNT(*) FROM triples WHERE {column} <= ?"
+    step = f"SELECT COUNT(*) FROM triples WHERE {column} > ? AND {column} <= ?"
+    counts, previous = [], None
+    for key in keys:
+        if previous is None:
+            counts.append(conn.execute(first, (key,)).fetchone()[0])
+        else:
+            counts.append(conn.execute(step, (previous, key)).fetchone()[0])
+        previous = key
+    return list(accumulate(counts))
+
+
+def _end_counts_read(conn, keys: list[str]) -> list[int]:
+    """The end counts without an index on valid_to: one sorted read, then bisection."""
+    values = [
+        row[0] for row in conn.execute(f"SELECT {_EK} FROM triples WHERE valid_to IS NOT NULL")
+    ]
+    values.sort()
+    return [bisect_right(values, key) for key in keys]
+
+
+def _has_index_on(conn, column: str) -> bool:
+    """Whether an index of ``triples`` starts with ``column``."""
+    for row in conn.execute("PRAGMA index_list(triples)"):
+        first = conn.execute(f"PRAGMA index_info({row[1]!r})").fetchone()
+        if first is not None and first[2] == column:
+            return True
+    return False
+
+
+def _order(value: str | None, end: bool, tid: str) -> tuple:
+    """An event's place: dated events by (key, start before end, id), then undated ones."""
+    if is_dated(value):
+        return (0, temporal.end_key(value) if end else temporal.start_key(value), end, tid)
+    return (1, "", end, tid)

@@ -1,0 +1,223 @@
+"""Every kind of conflict on hand-made cases (issue 10; contract section 6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from factlines import Refused
+from store_helpers import dump
+
+
+def raw_fact(kg, tid, subject, predicate, obj, valid_from=None, valid_to=None):
+    """A row as an old file or MemPalace may hold it, past the store's checks."""
+    with kg.transaction():
+        conn = kg._conn()
+        for eid in (subject, obj):
+            conn.execute("INSERT OR IGNORE INTO entities (id, name) VALUES (?, ?)", (eid, eid))
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (tid, subject, predicate, obj, valid_from, valid_to),
+        )
+    return tid
+
+
+def kinds(rows):
+    return [(c["kind"], c["a"], c["b"], c["start"], c["end"]) for c in rows]
+
+
+@pytest.fixture
+def lives(kg):
+    kg.set_single_valued("lives_in")
+    return kg
+
+
+def test_an_overlap_is_listed_once_with_its_span(lives):
+    paris = lives.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
+    rome = lives.add_triple(
+        "Ann", "lives_in", "Rome", valid_from="2020-06-01T12:00:00Z", valid_to="2021-01-01"
+    )
+    assert kinds(lives.conflicts()) == [
+        ("overlap", paris, rome, "2020-06-01T12:00:00Z", "2021-01-01T23:59:59Z")
+    ]
+    assert lives.conflicts("Ann") == lives.conflicts()
+    row = lives.conflicts()[0]
+    assert (row["subject"], row["predicate"]) == ("ann", "lives_in")
+
+
+def test_overlaps_need_a_single_valued_predicate_and_other_objects(kg):
+    kg.add_triple("Ann", "likes", "Tea")
+    kg.add_triple("Ann", "likes", "Coffee")
+    kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01", valid_to="2020-12-31")
+    kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-06-01")
+    assert kg.conflicts() == []
+    kg.set_single_valued("likes")
+    assert [c["kind"] for c in kg.conflicts()] == ["overlap"]
+
+
+def test_facts_that_meet_do_not_overlap(lives):
+    lives.add_triple("Ann", "lives_in", "Paris", valid_to="2020-06-01T12:00:00Z")
+    lives.add_triple("Ann", "lives_in", "Rome", valid_from="2020-06-01T12:00:00Z")
+    moment = "2020-06-01T12:00:00Z"  # an instant fact: valid nowhere, overlaps nothing
+    lives.add_triple("Ann", "lives_in", "Oslo", valid_from=moment, valid_to=moment)
+    assert lives.conflicts() == []
+
+
+def test_unbounded_windows_give_an_unbounded_span(lives):
+    lives.add_triple("Ann", "lives_in", "Paris")
+    lives.add_triple("Ann", "lives_in", "Rome")
+    ((kind, _, _, start, end),) = kinds(lives.conflicts())
+    assert (kind, start, end) == ("overlap", None, None)
+
+
+def test_a_date_only_handover_is_a_handover(lives):
+    paris = lives.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
+    lives.invalidate("Ann", "lives_in", "Paris", ended="2020-06-01")
+    rome = lives.add_triple("Ann", "lives_in", "Rome", valid_from="2020-06-01")
+    assert kinds(lives.conflicts()) == [
+        ("handover", paris, rome, "2020-06-01T00:00:00Z", "2020-06-01T23:59:59Z")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # the successor from the day's first second, written as an instant: still a handover
+        ((None, "2020-06-01"), ("2020-06-01T00:00:00Z", None), "handover"),
+        # from later that day: not valid all day, an overlap
+        (("2020-01-01", "2020-06-01"), ("2020-06-01T09:00:00Z", None), "overlap"),
+        # the old one ended by an instant: a supersede, no overlap at all
+        (("2020-01-01", "2020-06-01T00:00:00Z"), ("2020-06-01", None), None),
+        # the old one started that day too: a one-day fact, an overlap
+        (("2020-06-01", "2020-06-01"), ("2020-06-01", None), "overlap"),
+        # the successor ends first: inside the old one, an overlap
+        (("2020-01-01", "2020-06-01"), ("2020-06-01T00:00:00Z", "2020-06-01T12:00:00Z"), "overlap"),
+    ],
+)
+def test_what_counts_as_a_handover(lives, old, new, expected):
+    lives.add_triple("Ann", "lives_in", "Paris", valid_from=old[0], valid_to=old[1])
+    lives.add_triple("Ann", "lives_in", "Rome", valid_from=new[0], valid_to=new[1])
+    assert [c["kind"] for c in lives.conflicts()] == ([expected] if expected else [])
+
+
+def test_three_overlapping_facts_give_three_pairs(lives):
+    ids = [lives.add_triple("Ann", "lives_in", city) for city in ("Paris", "Rome", "Oslo")]
+    pairs = {frozenset((c["a"], c["b"])) for c in lives.conflicts()}
+    assert len(lives.conflicts()) == 3
+    assert pairs == {frozenset(p) for p in ((ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[2]))}
+
+
+def test_open_duplicates_for_any_predicate(kg):
+    first = raw_fact(kg, "t1", "ann", "likes", "tea", "2020-01-01")
+    second = raw_fact(kg, "t2", "ann", "likes", "tea", "2021-01-01")
+    raw_fact(kg, "t3", "ann", "likes", "tea", "2019-01-01", "2019-12-31")  # closed: no copy
+    raw_fact(kg, "t4", "bob", "likes", "tea")  # another subject
+    assert kinds(kg.conflicts()) == [
+        ("duplicate_open", first, second, "2021-01-01T00:00:00Z", None)
+    ]
+    assert kg.conflicts("Bob") == []
+
+
+def test_inverted_intervals_for_any_predicate(kg):
+    tid = raw_fact(kg, "t_inv", "ann", "likes", "tea", "2020-06-01", "2020-05-31")
+    raw_fact(kg, "t_ok", "ann", "likes", "cake", "2020-06-01", "2020-06-01")  # one day: fine
+    raw_fact(kg, "t_gone", "ann", "likes", "jam", "2020-06-01", "")  # MemPalace's "": not inverted
+    assert kinds(kg.conflicts()) == [
+        ("inverted", tid, None, "2020-06-01T00:00:00Z", "2020-05-31T23:59:59Z")
+    ]
+
+
+def test_an_inverted_fact_overlaps_nothing(lives):
+    raw_fact(lives, "t_inv", "ann", "lives_in", "rome", "2020-06-01", "2020-01-01")
+    lives.add_triple("Ann", "lives_in", "Paris")
+    assert [c["kind"] for c in lives.conflicts()] == ["inverted"]
+
+
+def test_an_end_in_the_future_for_any_predicate(kg, monkeypatch):
+    from factlines.core import temporal
+
+    monkeypatch.setattr(temporal, "now_instant", lambda: "2026-05-10T12:00:00Z")
+    today = kg.add_triple("Ann", "likes", "Tea", valid_from="2020-01-01", valid_to="2026-05-10")
+    later = kg.add_triple("Ann", "likes", "Jam", valid_to="2026-05-10T12:00:01Z")
+    kg.add_triple("Ann", "likes", "Cake", valid_to="2026-05-10T12:00:00Z")  # ends now: not later
+    kg.add_triple("Ann", "likes", "Pie", valid_to="2026-05-09")
+    assert sorted(kinds(kg.conflicts())) == sorted(
+        [
+            ("future_end", today, None, "2020-01-01T00:00:00Z", "2026-05-10T23:59:59Z"),
+            ("future_end", later, None, None, "2026-05-10T12:00:01Z"),
+        ]
+    )
+
+
+def test_with_an_entity_the_facts_it_is_the_subject_of(kg):
+    kg.set_single_valued("led_by")
+    kai = kg.add_triple("Atlas", "led_by", "Kai", valid_from="2020-01-01", valid_to="2022-04-30")
+    rosa = kg.add_triple("Atlas", "led_by", "Rosa", valid_from="2022-03-01")
+    kg.add_triple("Orion", "led_by", "Ida", valid_from="2020-01-01")
+    kg.add_triple("Orion", "led_by", "Mo", valid_from="2020-01-01")
+    raw_fact(kg, "t_inv", "kai", "likes", "tea", "2020-06-01", "2020-05-31")
+    assert [(c["a"], c["b"]) for c in kg.conflicts("Atlas")] == [(kai, rosa)]
+    assert [c["kind"] for c in kg.conflicts("Kai")] == ["inverted"]
+    assert kg.conflicts("Rosa") == []
+    assert len(kg.conflicts()) == 3
+
+
+def test_conflicts_touching_are_the_pair_kinds_while_marked(kg):
+    kg.set_single_valued("led_by")
+    kg.add_triple("Atlas", "led_by", "Kai", valid_from="2020-01-01", valid_to="2022-03-01")
+    kg.add_triple("Atlas", "led_by", "Rosa", valid_from="2022-03-01")
+    raw_fact(kg, "t_dup1", "atlas", "uses", "kai")
+    raw_fact(kg, "t_dup2", "atlas", "uses", "kai")  # a duplicate: in conflicts() only
+    assert [c["kind"] for c in kg.conflicts_touching("Kai")] == ["handover"]
+    assert [c["kind"] for c in kg.conflicts("Atlas")] == ["handover", "duplicate_open"]
+    kg.set_single_valued("led_by", False)
+    assert kg.conflicts_touching("Kai") == []
+
+
+def test_rows_are_ordered(lives):
+    lives.add_triple("Bob", "lives_in", "Paris")
+    lives.add_triple("Bob", "lives_in", "Rome")
+    lives.add_triple("Ann", "lives_in", "Oslo", valid_from="2021-01-01")
+    lives.add_triple("Ann", "lives_in", "Lima", valid_from="2020-01-01")
+    raw_fact(lives, "t_inv", "ann", "likes", "tea", "2020-06-01", "2020-05-31")
+    rows = lives.conflicts()
+    assert [(c["subject"], c["predicate"]) for c in rows] == [
+        ("ann", "likes"),
+        ("ann", "lives_in"),
+        ("bob", "lives_in"),
+    ]
+
+
+def test_suggested_single_valued_predicates_with_figures(kg):
+    for i in range(60):
+        person = f"P{i}"
+        kg.add_triple(person, "works_at", "Acme", valid_from="2020-01-01", valid_to="2021-01-01")
+        kg.add_triple(person, "works_at", "Bolt", valid_from="2021-01-01")  # a handover
+        kg.add_triple(person, "knows", f"P{(i + 1) % 60}")
+        kg.add_triple(person, "knows", f"P{(i + 2) % 60}")
+        kg.add_triple(person, "born_in", "Oslo")
+    kg.add_triple("P0", "works_at", "Side", valid_from="2020-06-01", valid_to="2020-07-01")
+    kg.set_single_valued("born_in")
+    found = kg.single_valued_suggestions()
+    assert [s["predicate"] for s in found] == ["works_at"]  # knows overlaps; born_in never changes
+    assert found[0] == {
+        "predicate": "works_at",
+        "subjects": 60,
+        "changing": 60,
+        "overlapping": 1,
+        "text": "works_at: 60 subjects, 1 overlap",
+        "marked": False,
+    }
+    assert kg.single_valued_suggestions(tolerance=0.0) == []
+
+
+def test_reading_conflicts_writes_nothing(lives):
+    lives.add_triple("Ann", "lives_in", "Paris")
+    lives.add_triple("Ann", "lives_in", "Rome")
+    before = dump(lives.db_path, ("entities", "triples", "fl_meta"))
+    lives.conflicts()
+    lives.conflicts_touching("Ann")
+    lives.single_valued_suggestions()
+    with pytest.raises(Refused):
+        lives.validity_histogram(0)
+    assert dump(lives.db_path, ("entities", "triples", "fl_meta")) == before
