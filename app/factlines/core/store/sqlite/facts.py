@@ -178,25 +178,6 @@ class SQLiteFacts:
         with self._db.read() as conn:
             return conn.execute(sql, params).fetchall()
 
-    def of_predicates(self, predicates: list[str], eid: str | None) -> list[dict]:
-        """The facts of ``predicates`` (for conflicts); with ``eid``, those whose subject is
-        ``eid`` or the subject of one of them pointing at ``eid``."""
-        in_marked = f"predicate IN ({', '.join('?' * len(predicates))})"
-        sql = (
-            "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
-            f"WHERE {in_marked}"
-        )
-        params: list = list(predicates)
-        if eid is not None:
-            sql += (
-                f" AND subject IN (SELECT ? UNION SELECT subject FROM triples "
-                f"WHERE object = ? AND {in_marked})"
-            )
-            params += [eid, eid, *predicates]
-        keys = ("id", "subject", "predicate", "object", "valid_from", "valid_to")
-        with self._db.read() as conn:
-            return [dict(zip(keys, row)) for row in conn.execute(sql, params)]
-
     def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """(id, subject name, predicate, object name, valid_from, valid_to) by valid_from
         ascending, unknown starts last, then id; a fact is listed when both entities exist."""
