@@ -277,11 +277,12 @@ class FactModel(QAbstractTableModel):
     def reload(self) -> None:
         """Show the selected entity's facts afresh (a reset: a new entity, or a full reload)."""
         # Read before the reset begins: a read that fails leaves the model as it was.
-        facts = list(self._state.entity_facts())
+        facts = self._state.entity_facts()
         conflicts = self._state.conflicts_by_fact()
+        order = self._sorted_positions(facts)
         self.beginResetModel()
-        self._facts, self._conflicts = facts, conflicts
-        self._sort_rows()
+        self._facts, self._conflicts = [facts[i] for i in order], conflicts
+        self._map_to_state(np.asarray(order, dtype=np.int64))
         self.endResetModel()
 
     def apply_patch(self, patch: FactsPatch) -> None:
@@ -318,12 +319,15 @@ class FactModel(QAbstractTableModel):
             if row is not None:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 
-    def _map_to_state(self) -> None:
-        """Where each row's fact is in the state's list, and the rows' validity from the
-        state's mask (the rule is evaluated once per as_of step, by the state)."""
+    def _map_to_state(self, source: np.ndarray | None = None) -> None:
+        """Where each row's fact is in the state's list (``source`` when the caller knows),
+        and the rows' validity from the state's mask (the rule is evaluated once per as_of
+        step, by the state)."""
         self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
-        index = self._state.fact_index
-        self._source = np.array([index(fact["id"]) for fact in self._facts], dtype=np.int64)
+        if source is None:
+            index = self._state.fact_index
+            source = np.array([index(fact["id"]) for fact in self._facts], dtype=np.int64)
+        self._source = source
         self._row_of_source = np.full(len(self._source), -1, dtype=np.int64)
         self._row_of_source[self._source] = np.arange(len(self._source))
         self._valid = self._state.valid_mask()[self._source]
@@ -394,8 +398,14 @@ class FactModel(QAbstractTableModel):
         return key
 
     def _sorted(self) -> list[dict]:
+        return [self._facts[i] for i in self._sorted_positions(self._facts)]
+
+    def _sorted_positions(self, facts: list[dict]) -> list[int]:
+        """The positions of ``facts`` in this model's sort order (each key computed once)."""
+        key = self._sort_key()
+        keys = [key(fact) for fact in facts]
         descending = self._sort[1] == Qt.SortOrder.DescendingOrder
-        return sorted(self._facts, key=self._sort_key(), reverse=descending)
+        return sorted(range(len(facts)), key=keys.__getitem__, reverse=descending)
 
     def _still_sorted(self, changed: list[str]) -> bool:
         """Whether the rows are still in order after ``changed`` rows took new values: each
@@ -410,10 +420,6 @@ class FactModel(QAbstractTableModel):
             if keys != sorted(keys, reverse=descending):
                 return False
         return True
-
-    def _sort_rows(self) -> None:
-        self._facts = self._sorted()
-        self._map_to_state()
 
     def _reorder(self, facts: list[dict]) -> None:
         """Show the rows in a new order, as a layout change that keeps persistent indexes."""

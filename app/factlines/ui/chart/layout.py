@@ -144,15 +144,20 @@ def empty_layout() -> Layout:
     return build_layout([])
 
 
-def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layout:
-    """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``).
+def build_layout(
+    facts: list[dict],
+    conflicts: list[dict] | tuple = (),
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Layout:
+    """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``); ``bounds``
+    are their time arrays when the caller has them (the state keeps them per selection).
 
     Groups are predicates in alphabetical order (stable while scrubbing and between entities);
     inside a group outgoing lanes come before incoming ones, each ordered by its earliest
     start (unknown first), then by the other entity's name. Bars on a lane are ordered by start.
     """
     # One pass over the rows (2,000 of them on a selection: every step here is per row).
-    start_keys, end_keys = time_bounds(facts)
+    start_keys, end_keys = bounds if bounds is not None else time_bounds(facts)
     starts, ends = start_keys.tolist(), end_keys.tolist()
     lane_facts: dict[tuple[str, str, str], list[int]] = {}
     for i, fact in enumerate(facts):

@@ -224,7 +224,7 @@ class GanttChart(QWidget):
             facts = state.entity_facts()
             conflicts = state.entity_conflicts()
         self._entity_name = name
-        layout = gl.build_layout(facts, conflicts)
+        layout = gl.build_layout(facts, conflicts, state.time_arrays() if facts else None)
         self.bars.set_layout(layout, layout.index_of(state.fact), self._valid(layout))
         # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
         self.pointer.cancel_drag()
