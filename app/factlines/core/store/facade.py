@@ -26,26 +26,11 @@ from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 # MemPalace 3.11's tables, column for column (contract §1.2).
-MEMPALACE_COLUMNS = {
-    "entities": ("id", "name", "type", "properties", "created_at"),
-    "triples": (
-        "id",
-        "subject",
-        "predicate",
-        "object",
-        "valid_from",
-        "valid_to",
-        "confidence",
-        "source_closet",
-        "source_file",
-        "source_drawer_id",
-        "adapter_name",
-        "extracted_at",
-    ),
-}
+MEMPALACE_COLUMNS = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
 
 
 class KnowledgeGraph(

@@ -15,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from factlines.core.errors import NotAKnowledgeGraph
+from factlines.core.store.rows import TRIPLE_COLUMNS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -277,7 +278,7 @@ def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
             # An older MemPalace file, which we may not upgrade: read it through a view (in
             # this connection's private temp schema, which comes first in name lookups) that
             # adds the two newer columns as empty.
-            columns = [c for c in _TRIPLE_COLUMNS if c not in missing]
+            columns = [c for c in TRIPLE_COLUMNS if c not in missing]
             conn.execute(
                 "CREATE TEMP VIEW triples AS SELECT rowid AS rowid, "
                 + ", ".join(columns + [f"NULL AS {c}" for c in missing])
@@ -288,22 +289,6 @@ def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
         conn.close()
         raise NotAKnowledgeGraph(f"cannot read {path} as a knowledge graph: {exc}") from None
     return conn
-
-
-_TRIPLE_COLUMNS = [
-    "id",
-    "subject",
-    "predicate",
-    "object",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-    "extracted_at",
-]
 
 
 def _create(conn: sqlite3.Connection) -> None:
