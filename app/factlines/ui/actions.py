@@ -140,7 +140,7 @@ class FactActions(FactForms, QObject):
 
     def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
         fact = self._fact(triple_id)
-        if fact is None:
+        if fact is None or not self.may_write("delete"):
             return False
         if confirm:
             answer = QMessageBox.question(

@@ -1,5 +1,5 @@
-"""The File menu over the document: a new graph, open a file, MemPalace's graph, the demo, the
-recent files, and a file dropped on the window.
+"""The File menu over the document: a new graph, open a file (for editing or read-only),
+MemPalace's graph, the demo, the recent files, and a file dropped on the window.
 
 A file that cannot be opened is reported (``report(title, text)``: a dialog, or the status bar
 when quiet) and nothing changes; a refused one leaves the recent files, one unavailable for now
@@ -48,6 +48,14 @@ class FileActions(QObject):
         self.action_open = make_action(
             window, "actionOpen", "&Open…", self.open_dialog, QKeySequence.StandardKey.Open
         )
+        self.action_open_read_only = make_action(
+            window,
+            "actionOpenReadOnly",
+            "Open read-on&ly…",
+            self.open_read_only_dialog,
+            tip="Open a graph to look at it only: nothing is written to the file, not even "
+            "an index",
+        )
         # MemPalace keeps a graph in up to two places (its default file and the palace's):
         # the submenu lists them as MemPalace resolves them, each said in words.
         self.mempalace_menu = QMenu("Open &MemPalace's graph", window)
@@ -66,17 +74,19 @@ class FileActions(QObject):
     def fill(self, menu: QMenu) -> None:
         """Put the file actions in ``menu`` (the window adds Quit)."""
         menu.aboutToShow.connect(self.update_mempalace_action)
-        menu.addActions([self.action_new, self.action_open])
+        menu.setToolTipsVisible(True)
+        menu.addActions([self.action_new, self.action_open, self.action_open_read_only])
         menu.addMenu(self.mempalace_menu)
         menu.addMenu(self.recent_menu)
         menu.addAction(self.action_open_demo)
 
     # ── Opening, each said when it cannot be done ─────────────────────────
 
-    def open_path(self, path: str | Path, remember: bool = True) -> bool:
-        """Open a knowledge graph file; a bad path or a non-KG file is reported, nothing changes."""
+    def open_path(self, path: str | Path, remember: bool = True, read_only: bool = False) -> bool:
+        """Open a knowledge graph file (``read_only``: nothing will be written to it); a bad
+        path or a non-KG file is reported, nothing changes."""
         try:
-            self.document.open(path)
+            self.document.open(path, read_only=read_only)
         except Refused as exc:
             self._report("Cannot open file", str(exc))
             if remember:
@@ -129,13 +139,23 @@ class FileActions(QObject):
     # ── Asking where ──────────────────────────────────────────────────────
 
     def open_dialog(self) -> None:
+        if path := self._pick("Open a knowledge graph"):
+            self.open_path(path)
+
+    def open_read_only_dialog(self) -> None:
+        if path := self._pick("Open a knowledge graph read-only"):
+            self.open_path(path, read_only=True)
+
+    def reopen_for_editing(self) -> bool:
+        """Open the file shown read-only (as asked) again, for editing."""
+        path = self.document.path
+        return self.open_path(path) if path else False
+
+    def _pick(self, title: str) -> str:
         current = self.document.path
         start = str(Path(current).parent) if current else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(
-            self._window, "Open a knowledge graph", start, FILE_FILTER
-        )
-        if path:
-            self.open_path(path)
+        path, _ = QFileDialog.getOpenFileName(self._window, title, start, FILE_FILTER)
+        return path
 
     def new_file(self) -> None:
         start = str(default_new_path().parent)

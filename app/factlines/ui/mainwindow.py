@@ -14,11 +14,20 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from factlines.core.errors import Refused
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions, make_action
+from factlines.ui.banner import ReadOnlyBanner
 from factlines.ui.browser import EntityBrowser
 from factlines.ui.chart import GanttChart
 from factlines.ui.document import Document
@@ -78,7 +87,6 @@ class MainWindow(QMainWindow):
         )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
-        self.setCentralWidget(self.gantt)
         self.browser = EntityBrowser(self.state, self.fact_actions, self)
         self.triple_editor = TripleEditor(self.state, self.fact_actions, self)
         self.graph_view = GraphView(self.state, self)
@@ -86,6 +94,9 @@ class MainWindow(QMainWindow):
         self._make_docks()
 
         self.file_actions = FileActions(self.document, self.settings, self.report_error, self)
+        self._make_chart_area()
+        # Every edit follows the document's read-only state: disabled, the reason in its tip.
+        self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
         self.edit_actions = EditActions(
             self.state, self.fact_actions, self.document.undo_stack, self, self.triple_editor
         )
@@ -133,6 +144,20 @@ class MainWindow(QMainWindow):
         self.time_bar.setMovable(True)
         self.time_bar.addWidget(self.time_control)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.time_bar)
+
+    def _make_chart_area(self) -> None:
+        """The chart, with the read-only banner above it (hidden while the graph is writable)."""
+        area = QWidget(self)
+        area.setObjectName("chartArea")
+        layout = QVBoxLayout(area)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.read_only_banner = ReadOnlyBanner(
+            self.document, self.file_actions.reopen_for_editing, area
+        )
+        layout.addWidget(self.read_only_banner)
+        layout.addWidget(self.gantt, 1)
+        self.setCentralWidget(area)
 
     def _dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -225,8 +250,8 @@ class MainWindow(QMainWindow):
     def path(self) -> str | None:
         return self.document.path
 
-    def open_path(self, path: str | Path, remember: bool = True) -> bool:
-        return self.file_actions.open_path(path, remember)
+    def open_path(self, path: str | Path, remember: bool = True, read_only: bool = False) -> bool:
+        return self.file_actions.open_path(path, remember, read_only)
 
     def new_graph(self, path: str | Path) -> bool:
         return self.file_actions.new_graph(path)
