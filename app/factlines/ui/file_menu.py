@@ -3,7 +3,8 @@ MemPalace's graph, the demo, the recent files, and a file dropped on the window.
 
 A file that cannot be opened is reported (``report(title, text)``: a dialog, or the status bar
 when quiet) and nothing changes; a refused one leaves the recent files, one unavailable for now
-stays there to try again.
+stays there to try again. An existing empty file (any name: it may be notes picked by mistake)
+becomes a graph only when the person says yes (``ask(title, question)``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from PySide6.QtCore import QMimeData, QObject, QSettings
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from factlines.core.errors import Refused, Unavailable
+from factlines.core.errors import EmptyFile, Refused, Unavailable
 from factlines.core.mempalace_paths import (
     GraphCandidate,
     describe_mempalace_graphs,
@@ -36,11 +37,13 @@ class FileActions(QObject):
         settings: QSettings,
         report: Callable[[str, str], None],
         window: QWidget,
+        ask: Callable[[str, str], bool] = lambda _title, _question: False,
     ):
         super().__init__(window)
         self.document = document
         self.settings = settings
         self._report = report
+        self._ask = ask
         self._window = window
         self.action_new = make_action(
             window, "actionNew", "&New graph…", self.new_file, QKeySequence.StandardKey.New
@@ -84,9 +87,12 @@ class FileActions(QObject):
 
     def open_path(self, path: str | Path, remember: bool = True, read_only: bool = False) -> bool:
         """Open a knowledge graph file (``read_only``: nothing will be written to it); a bad
-        path or a non-KG file is reported, nothing changes."""
+        path or a non-KG file is reported, nothing changes. An empty file is made a graph
+        only if the person says so."""
         try:
             self.document.open(path, read_only=read_only)
+        except EmptyFile as exc:
+            return self._offer_new_graph(path, exc, remember, read_only)
         except Refused as exc:
             self._report("Cannot open file", str(exc))
             if remember:
@@ -95,6 +101,25 @@ class FileActions(QObject):
             return False
         except Unavailable as exc:
             self._report("Cannot open file now", f"{path}: {in_words(exc)}")
+            return False
+        if remember:
+            self._remember()
+        return True
+
+    def _offer_new_graph(
+        self, path: str | Path, refusal: EmptyFile, remember: bool, read_only: bool
+    ) -> bool:
+        """An existing empty file: ask before making it a graph; No leaves it untouched."""
+        name = Path(path).name
+        if read_only or not self._ask(
+            "Empty file", f"{name} is empty. Make it a new knowledge graph?"
+        ):
+            self._report("Cannot open file", str(refusal))
+            return False
+        try:
+            self.document.open(path, initialize_empty=True)
+        except (Refused, Unavailable) as exc:
+            self._report("Cannot open file", in_words(exc))
             return False
         if remember:
             self._remember()

@@ -93,7 +93,9 @@ class MainWindow(QMainWindow):
         self.time_control = TimeControl(self.state, self)
         self._make_docks()
 
-        self.file_actions = FileActions(self.document, self.settings, self.report_error, self)
+        self.file_actions = FileActions(
+            self.document, self.settings, self.report_error, self, ask=self.ask
+        )
         self._make_chart_area()
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
@@ -293,6 +295,19 @@ class MainWindow(QMainWindow):
         self.state.message.emit(text)
         if not self.quiet:
             QMessageBox.warning(self, title, text)
+
+    def ask(self, title: str, question: str) -> bool:
+        """A yes-or-no question (No is the default); when quiet, nobody answers: no."""
+        if self.quiet:
+            return False
+        answer = QMessageBox.question(
+            self,
+            title,
+            question,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, MESSAGE_MS)
