@@ -55,6 +55,7 @@ class Document(QObject):
         self._owned = False  # opened here, so closed here
         self._keep_position = True  # as_of kept for this file across sessions
         self._asked_read_only = False  # read-only because the person asked, not the file
+        self._made_here: set[str] = set()  # files Factlines created this session
         self._unreadable = False  # the watch already said the file cannot be read
 
         self._watch = QTimer(self)
@@ -91,6 +92,12 @@ class Document(QObject):
     def read_only_reason(self) -> str | None:
         """Why the open graph may not be written, in the store's words; None when it may."""
         return self._kg.read_only_reason if self.read_only else None
+
+    @property
+    def made_here(self) -> bool:
+        """The open graph was created by Factlines this session (a new file, an empty file
+        made a graph, the demo's copy): there is nothing of anyone else's in it to back up."""
+        return self._path is not None and self._path in self._made_here
 
     @property
     def asked_read_only(self) -> bool:
@@ -160,6 +167,8 @@ class Document(QObject):
         ``Refused`` (``EmptyFile`` for an empty file) or ``Unavailable`` with nothing changed."""
         kg = open_graph(path, create=False, read_only=read_only, initialize_empty=initialize_empty)
         self.set_graph(kg, owned=True, asked_read_only=read_only)
+        if initialize_empty:
+            self._made_here.add(self._path)
 
     def create(self, path: str | os.PathLike) -> None:
         """Create a new, empty graph file (its folder too) and open it; an existing file is
@@ -169,12 +178,14 @@ class Document(QObject):
             raise Refused(f"{path} already exists; open it instead, or choose a new name")
         _make_folder(path.parent)
         self.set_graph(open_graph(path, create=True), owned=True)
+        self._made_here.add(self._path)
 
     def open_demo(self) -> None:
         """A fresh copy of the demo graph, in a temporary file: edit freely."""
         from factlines.core.demo import create_demo
 
         self.set_graph(create_demo(), owned=True, keep_position=False)
+        self._made_here.add(self._path)
         self.state.message.emit("Opened the demo graph (a temporary copy: edit freely)")
 
     def close(self) -> None:

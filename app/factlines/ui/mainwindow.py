@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from factlines.core.errors import Refused
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions, make_action
+from factlines.ui.backups import Backups
 from factlines.ui.banner import ReadOnlyBanner
 from factlines.ui.browser import EntityBrowser
 from factlines.ui.chart import GanttChart
@@ -82,8 +83,13 @@ class MainWindow(QMainWindow):
 
         self.state = AppState(None, self)
         self.document = Document(self.state, self.settings, self)
+        self.backups = Backups(self.document, self.settings, self)
         self.fact_actions = FactActions(
-            self.state, self.document.undo_stack, self, read_only=lambda: self.document.read_only
+            self.state,
+            self.document.undo_stack,
+            self,
+            read_only=lambda: self.document.read_only,
+            before_write=self.backups.before_write,
         )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
@@ -104,7 +110,7 @@ class MainWindow(QMainWindow):
         )
         self.help_actions = HelpActions(self.document, self)
         # The window's actions by the names they have always had: window.action_undo, …
-        for owner in (self.file_actions, self.edit_actions, self.help_actions):
+        for owner in (self.file_actions, self.backups, self.edit_actions, self.help_actions):
             for name, action in vars(owner).items():
                 if name.startswith("action_"):
                     setattr(self, name, action)
@@ -194,6 +200,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.file_actions.fill(file_menu)
+        file_menu.addSeparator()
+        self.backups.fill(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.action_quit)
         edit = bar.addMenu("&Edit")
