@@ -56,6 +56,7 @@ class Document(QObject):
         self._keep_position = True  # as_of kept for this file across sessions
         self._asked_read_only = False  # read-only because the person asked, not the file
         self._made_here: set[str] = set()  # files Factlines created this session
+        self._own_writes = 0  # writes of ours on other connections under way (index builds)
         self._unreadable = False  # the watch already said the file cannot be read
 
         self._watch = QTimer(self)
@@ -198,8 +199,21 @@ class Document(QObject):
 
     # ── Other programs' writes ────────────────────────────────────────────
 
-    def check_external_changes(self) -> bool:
-        """Reload the views when another program wrote the file (polled every second)."""
+    def own_write_started(self) -> None:
+        """A write of ours on a connection of its own begins (an index build on a worker
+        thread): until it ends, a change seen in the file is not said to be another
+        program's (it may be both: the views still reload)."""
+        self._own_writes += 1
+
+    def own_write_ended(self) -> None:
+        """That write is done: take note of what it changed now, quietly, so that the watch
+        does not report it a second later as another program's."""
+        self._own_writes = max(0, self._own_writes - 1)
+        self.check_external_changes(quiet=True)
+
+    def check_external_changes(self, quiet: bool = False) -> bool:
+        """Reload the views when another program wrote the file (polled every second);
+        ``quiet``, or while a write of ours is under way, without saying so."""
         kg = self._kg
         if kg is None or kg.closed:
             return False
@@ -213,7 +227,8 @@ class Document(QObject):
         self._unreadable = False
         if changed:
             self.state.reload_soon()  # SQLite cannot say which rows: all, once
-            self.state.message.emit("The file was changed by another program: views reloaded")
+            if not (quiet or self._own_writes):
+                self.state.message.emit("The file was changed by another program: views reloaded")
         return bool(changed)
 
     # ── Per-file settings ─────────────────────────────────────────────────

@@ -36,6 +36,7 @@ from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.help import HelpActions
+from factlines.ui.indexing import IndexActions
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -109,8 +110,15 @@ class MainWindow(QMainWindow):
             self.state, self.fact_actions, self.document.undo_stack, self, self.triple_editor
         )
         self.help_actions = HelpActions(self.document, self)
+        self.indexing = IndexActions(self.document, self, ask=self.ask)
         # The window's actions by the names they have always had: window.action_undo, …
-        for owner in (self.file_actions, self.backups, self.edit_actions, self.help_actions):
+        for owner in (
+            self.file_actions,
+            self.backups,
+            self.edit_actions,
+            self.indexing,
+            self.help_actions,
+        ):
             for name, action in vars(owner).items():
                 if name.startswith("action_"):
                     setattr(self, name, action)
@@ -119,6 +127,7 @@ class MainWindow(QMainWindow):
         self._make_menus()
         self.stats_label = QLabel(self)
         self.stats_label.setObjectName("statsLabel")
+        self.statusBar().addPermanentWidget(self.indexing.label)
         self.statusBar().addPermanentWidget(self.stats_label)
 
         self.state.message.connect(self._show_message)
@@ -216,6 +225,8 @@ class MainWindow(QMainWindow):
         view.addAction(self.action_hide_invalid)
         view.addSeparator()
         view.addMenu(self.theme_actions.menu)
+        view.addSeparator()
+        self.indexing.fill(view)
         time_menu = bar.addMenu("&Time")
         for name in TIME_MENU:
             if name is None:
@@ -382,5 +393,6 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
         self.save_window()
+        self.indexing.shutdown()
         self.document.close()
         super().closeEvent(event)
