@@ -87,7 +87,7 @@ def test_opened_read_only_on_request_the_window_browses_and_never_edits(
     banner = window.findChild(type(window.read_only_banner), "readOnlyBanner")
     assert banner is window.read_only_banner and banner.isVisible()
     assert window.centralWidget().isAncestorOf(banner) and banner.y() < window.gantt.y()
-    assert "Read-only:</b> opened read-only, as asked." in banner.label.text()
+    assert "Read-only:</b> you asked to open it read-only. Browse" in banner.label.text()
     assert banner.reopen_button.isVisible()
 
     # Browse, search, scrub, export.

@@ -7,6 +7,7 @@ editing.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
@@ -17,11 +18,16 @@ from factlines.ui.document import Document
 WHAT_STILL_WORKS = "Browse, search, move through time and export as usual; editing is off."
 
 
+# The store's reasons that read awkwardly after "Read-only:", in the banner's words.
+SAID_IN_THE_BANNER = {"opened read-only, as asked": "you asked to open it read-only"}
+
+
 def banner_text(reason: str | None) -> str:
     """The banner's words for the store's reason, e.g. "Read-only: you may not write this
     file. Browse, …"."""
     said = (reason or "nothing can be changed").strip().rstrip(".")
-    return f"<b>Read-only:</b> {said}. {WHAT_STILL_WORKS}"
+    said = SAID_IN_THE_BANNER.get(said, said)
+    return f"<b>Read-only:</b> {html.escape(said)}. {WHAT_STILL_WORKS}"
 
 
 class ReadOnlyBanner(QFrame):
