@@ -27,6 +27,17 @@ def isolated_settings(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def isolated_backups(tmp_path_factory, monkeypatch) -> Path:
+    """The backups kept before a first edit go to a folder of the test's, never the user's
+    (and not into tmp_path, whose listing some tests compare)."""
+    from factlines.ui import backups
+
+    folder = tmp_path_factory.mktemp("data") / "backups"
+    monkeypatch.setattr(backups, "backups_folder", lambda: folder)
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def no_modal_dialogs(monkeypatch):
     """A modal dialog nobody answers would hang the run: fail instead, saying which one.
 

@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--demo", action="store_true", help="open the bundled demo graph (a temporary copy)"
     )
     parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the graph to look at it only: nothing is written to the file",
+    )
+    parser.add_argument(
         "--screenshot",
         metavar="PNG",
         help="render the window to PNG and exit (offscreen unless QT_QPA_PLATFORM says otherwise)",
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.demo and args.path:
         parser.error("give a PATH or --demo, not both")
+    if args.demo and args.read_only:
+        parser.error("--read-only opens a file of yours; the demo is a copy to edit freely")
     from factlines.ui.app import run
 
     return run(args)

@@ -110,6 +110,7 @@ def main() -> int:
 
     started = time.perf_counter()
     window = MainWindow(kg)
+    window.backups.set_enabled(False, remember=False)  # the edit timed below, not a copy
     window.resize(1500, 950)
     window.show()
     settle(app)

@@ -103,7 +103,7 @@ def test_a_file_unavailable_now_stays_in_recent_files_a_refused_one_leaves(
     busy, other = _graph(tmp_path / "busy.sqlite3"), _graph(tmp_path / "other.sqlite3")
     assert window.open_path(busy) and window.open_path(other)
 
-    def locked(location, *, create=True):
+    def locked(location, **_options):
         raise Unavailable(f"{location} is locked by another program")
 
     with monkeypatch.context() as patched:

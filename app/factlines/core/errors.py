@@ -27,6 +27,12 @@ class NotAKnowledgeGraph(Refused):
     """The file is not a knowledge graph (or not one this app can read); it was not touched."""
 
 
+class EmptyFile(NotAKnowledgeGraph):
+    """The file exists but holds nothing (0 bytes, or a SQLite database without tables). It
+    may be anything a person picked by mistake: it was left untouched, and becomes a graph
+    only when asked (``initialize_empty``)."""
+
+
 class ReadOnlyGraph(Refused):
     """The graph is open read-only, so no edit is possible."""
 
@@ -90,6 +96,7 @@ __all__ = [
     "EXPECTED",
     "ConflictError",
     "DuplicateFact",
+    "EmptyFile",
     "FactNotFound",
     "KnowledgeGraphError",
     "NotAKnowledgeGraph",

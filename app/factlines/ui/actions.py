@@ -41,7 +41,8 @@ class FactActions(FactForms, QObject):
     """The edits, as methods (for scripts and the views), as forms (:class:`FactForms`) and,
     in :attr:`commands`, as the one set of QActions every menu, button and context menu shows.
 
-    ``read_only()`` tells whether the open graph may not be written (by default it may)."""
+    ``read_only()`` tells whether the open graph may not be written (by default it may);
+    ``before_write(kg)`` runs before each edit (the window keeps a backup there)."""
 
     def __init__(
         self,
@@ -49,22 +50,24 @@ class FactActions(FactForms, QObject):
         stack: QUndoStack,
         parent: QWidget | None = None,
         read_only: Callable[[], bool] | None = None,
+        before_write: Callable[[KnowledgeGraph], None] | None = None,
     ):
         super().__init__(parent)
         self.state = state
         self.stack = stack
+        self._before_write = before_write
         self._dialog_parent = parent
         self.commands = FactActionSet(self, parent or self, read_only or (lambda: False))
 
     def _run(self, text: str, work: Callable[[KnowledgeGraph], object]) -> object:
         """Run one undoable edit; a refusal, or a store unavailable now, propagates."""
-        return run_edit(self.state, self.stack, text, work)
+        return run_edit(self.state, self.stack, text, work, self._before_write)
 
     def _edit(self, text: str, edit: Callable[[KnowledgeGraph], object]) -> object | None:
         """Run one undoable edit; a refusal, or a store unavailable now, is said and returns
         None."""
         try:
-            return run_edit(self.state, self.stack, text, edit)
+            return run_edit(self.state, self.stack, text, edit, self._before_write)
         except Refused as exc:
             self.state.message.emit(f"{text} refused: {in_words(exc)}")
         except Unavailable as exc:
@@ -128,6 +131,7 @@ class FactActions(FactForms, QObject):
                 self.stack,
                 text,
                 lambda kg: kg.add_fact(subject, predicate, obj, **fields),
+                self._before_write,
             )
         except DuplicateFact as exc:
             self.state.message.emit(f"{text} refused: {in_words(exc)}")
@@ -140,7 +144,7 @@ class FactActions(FactForms, QObject):
 
     def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
         fact = self._fact(triple_id)
-        if fact is None:
+        if fact is None or not self.may_write("delete"):
             return False
         if confirm:
             answer = QMessageBox.question(

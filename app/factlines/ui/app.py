@@ -95,10 +95,13 @@ def _open_requested(window, args) -> bool:
     """Open what the arguments ask for; False when it could not be opened (already reported)."""
     if getattr(args, "demo", False):
         return window.open_demo()
+    read_only = getattr(args, "read_only", False)
     if args.path:
-        return window.open_path(args.path)
+        return window.open_path(args.path, read_only=read_only)
     path, exists = startup_path(window.settings)
-    return window.open_path(path) if exists else window.new_graph(path)
+    if read_only or exists:
+        return window.open_path(path, read_only=read_only)
+    return window.new_graph(path)
 
 
 def select_richest(window) -> None:

@@ -76,14 +76,21 @@ class StoreCommand(QUndoCommand):
 
 
 def run_edit(
-    state: AppState, stack: QUndoStack, text: str, edit: Callable[[KnowledgeGraph], object]
+    state: AppState,
+    stack: QUndoStack,
+    text: str,
+    edit: Callable[[KnowledgeGraph], object],
+    before: Callable[[KnowledgeGraph], None] | None = None,
 ):
-    """Run ``edit(kg)`` as one undoable step. Returns its result; a ``Refused`` or an
-    ``Unavailable`` propagates with nothing written and nothing pushed. The views hear of the
-    write from the store itself (AppState listens), with the ids it touched."""
+    """Run ``edit(kg)`` as one undoable step, after ``before(kg)`` (the backup before a first
+    edit). Returns its result; a ``Refused`` or an ``Unavailable`` (from either) propagates
+    with nothing written and nothing pushed. The views hear of the write from the store itself
+    (AppState listens), with the ids it touched."""
     kg = state.kg
     if kg is None:
         raise Refused("no knowledge graph is open")
+    if before is not None:
+        before(kg)
     with kg.recording() as change:
         result = edit(kg)
     if change:

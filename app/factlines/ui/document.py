@@ -1,9 +1,15 @@
 """The open knowledge graph as a document: what belongs to one graph, and nothing about windows.
 
 A :class:`Document` owns the store (the ``KnowledgeGraph`` façade) while it is open: where it
-is, whether it may be written, whether it must be closed here, its undo steps, the watch for
-other programs' writes, and its per-file settings (where ``as_of`` was left). Views never hold
-it: the document hands the graph to them through :class:`~factlines.ui.state.AppState`.
+is, whether it may be written (and why not), whether it must be closed here, its undo steps,
+the watch for other programs' writes, and its per-file settings (where ``as_of`` was left).
+Views never hold it: the document hands the graph to them through
+:class:`~factlines.ui.state.AppState`.
+
+Read-only is the store's: asked for (``open(path, read_only=True)``), or chosen by the store
+when the file or its folder may not be written. :attr:`Document.read_only` and
+:attr:`Document.read_only_reason` say so, and ``readOnlyChanged`` is emitted whenever a graph
+is shown.
 
 Opening refuses (``Refused``) or cannot for now (``Unavailable``) with nothing changed; the
 caller says so. Every edit is written at once, so there is nothing to save.
@@ -15,7 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from factlines import open_graph
@@ -36,6 +42,9 @@ def default_new_path() -> Path:
 
 
 class Document(QObject):
+    # Whether the graph now shown may not be written; emitted each time a graph is shown.
+    readOnlyChanged = Signal(bool)
+
     def __init__(self, state: AppState, settings: QSettings, parent: QObject | None = None):
         super().__init__(parent)
         self.state = state
@@ -45,7 +54,9 @@ class Document(QObject):
         self._path: str | None = None
         self._owned = False  # opened here, so closed here
         self._keep_position = True  # as_of kept for this file across sessions
-        self.read_only = False  # shown nowhere yet: every graph is opened for writing
+        self._asked_read_only = False  # read-only because the person asked, not the file
+        self._made_here: set[str] = set()  # files Factlines created this session
+        self._own_writes = 0  # writes of ours on other connections under way (index builds)
         self._unreadable = False  # the watch already said the file cannot be read
 
         self._watch = QTimer(self)
@@ -73,13 +84,35 @@ class Document(QObject):
     def owned(self) -> bool:
         return self._owned
 
+    @property
+    def read_only(self) -> bool:
+        """Nothing can be written to the open graph (asked for, or not writable)."""
+        return self._kg is not None and self._kg.read_only
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the open graph may not be written, in the store's words; None when it may."""
+        return self._kg.read_only_reason if self.read_only else None
+
+    @property
+    def made_here(self) -> bool:
+        """The open graph was created by Factlines this session (a new file, an empty file
+        made a graph, the demo's copy): there is nothing of anyone else's in it to back up."""
+        return self._path is not None and self._path in self._made_here
+
+    @property
+    def asked_read_only(self) -> bool:
+        """Read-only because the person asked for it (the file itself may be writable)."""
+        return self.read_only and self._asked_read_only
+
     def title(self) -> str:
-        """What the window's title says: the file and its folder (every edit is already
-        written, so there is no unsaved state to mark)."""
+        """What the window's title says: the file (marked when read-only) and its folder
+        (every edit is already written, so there is no unsaved state to mark)."""
         if self._path is None:
             return "Factlines"
         path = Path(self._path)
-        return f"{path.name} — {path.parent} — Factlines"
+        read_only = " (read-only)" if self.read_only else ""
+        return f"{path.name}{read_only} — {path.parent} — Factlines"
 
     def stats_text(self) -> str:
         kg = self._kg
@@ -97,9 +130,16 @@ class Document(QObject):
 
     # ── Opening ───────────────────────────────────────────────────────────
 
-    def set_graph(self, kg: KnowledgeGraph | None, owned: bool, keep_position: bool = True) -> None:
+    def set_graph(
+        self,
+        kg: KnowledgeGraph | None,
+        owned: bool,
+        keep_position: bool = True,
+        asked_read_only: bool = False,
+    ) -> None:
         """Make ``kg`` the open graph; ``owned`` closes it here when another one is shown,
-        ``keep_position`` keeps its as_of across sessions (not for the demo's copies)."""
+        ``keep_position`` keeps its as_of across sessions (not for the demo's copies),
+        ``asked_read_only`` says it was opened read-only because the person asked."""
         self.save_as_of()
         old, old_owned = self._kg, self._owned
         self.undo_stack.clear()
@@ -108,17 +148,28 @@ class Document(QObject):
         self._path = str(Path(kg.db_path).resolve()) if kg is not None else None
         self._keep_position = keep_position
         self._unreadable = False
-        self.read_only = False
+        self._asked_read_only = asked_read_only
         self.state.set_kg(kg)
         if old is not None and old_owned and old is not kg:
             old.close()
         self._restore_as_of()
+        self.readOnlyChanged.emit(self.read_only)
         if kg is not None:
-            self.state.message.emit(f"Opened {self._path}")
+            said = f"Opened {self._path}"
+            if self.read_only:
+                said += f" read-only: {self.read_only_reason}"
+            self.state.message.emit(said)
 
-    def open(self, path: str | os.PathLike) -> None:
-        """Open an existing graph file; ``Refused`` or ``Unavailable`` with nothing changed."""
-        self.set_graph(open_graph(path, create=False), owned=True)
+    def open(
+        self, path: str | os.PathLike, *, read_only: bool = False, initialize_empty: bool = False
+    ) -> None:
+        """Open an existing graph file (``read_only``: nothing will be written to it;
+        ``initialize_empty``: an empty file becomes a new graph, once the person said so);
+        ``Refused`` (``EmptyFile`` for an empty file) or ``Unavailable`` with nothing changed."""
+        kg = open_graph(path, create=False, read_only=read_only, initialize_empty=initialize_empty)
+        self.set_graph(kg, owned=True, asked_read_only=read_only)
+        if initialize_empty:
+            self._made_here.add(self._path)
 
     def create(self, path: str | os.PathLike) -> None:
         """Create a new, empty graph file (its folder too) and open it; an existing file is
@@ -128,12 +179,14 @@ class Document(QObject):
             raise Refused(f"{path} already exists; open it instead, or choose a new name")
         _make_folder(path.parent)
         self.set_graph(open_graph(path, create=True), owned=True)
+        self._made_here.add(self._path)
 
     def open_demo(self) -> None:
         """A fresh copy of the demo graph, in a temporary file: edit freely."""
         from factlines.core.demo import create_demo
 
         self.set_graph(create_demo(), owned=True, keep_position=False)
+        self._made_here.add(self._path)
         self.state.message.emit("Opened the demo graph (a temporary copy: edit freely)")
 
     def close(self) -> None:
@@ -146,8 +199,21 @@ class Document(QObject):
 
     # ── Other programs' writes ────────────────────────────────────────────
 
-    def check_external_changes(self) -> bool:
-        """Reload the views when another program wrote the file (polled every second)."""
+    def own_write_started(self) -> None:
+        """A write of ours on a connection of its own begins (an index build on a worker
+        thread): until it ends, a change seen in the file is not said to be another
+        program's (it may be both: the views still reload)."""
+        self._own_writes += 1
+
+    def own_write_ended(self) -> None:
+        """That write is done: take note of what it changed now, quietly, so that the watch
+        does not report it a second later as another program's."""
+        self._own_writes = max(0, self._own_writes - 1)
+        self.check_external_changes(quiet=True)
+
+    def check_external_changes(self, quiet: bool = False) -> bool:
+        """Reload the views when another program wrote the file (polled every second);
+        ``quiet``, or while a write of ours is under way, without saying so."""
         kg = self._kg
         if kg is None or kg.closed:
             return False
@@ -161,7 +227,8 @@ class Document(QObject):
         self._unreadable = False
         if changed:
             self.state.reload_soon()  # SQLite cannot say which rows: all, once
-            self.state.message.emit("The file was changed by another program: views reloaded")
+            if not (quiet or self._own_writes):
+                self.state.message.emit("The file was changed by another program: views reloaded")
         return bool(changed)
 
     # ── Per-file settings ─────────────────────────────────────────────────

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 from factlines.ui.actions import FactActions, make_action
 from factlines.ui.state import AppState
 
+SINGLE_VALUED_TIP = "Mark predicates that allow one object at a time; their overlaps are conflicts"
+
 
 class EditActions(QObject):
     def __init__(
@@ -24,6 +26,7 @@ class EditActions(QObject):
     ):
         super().__init__(window)
         self.state = state
+        self._commands = fact_actions.commands
         undo = undo_stack.createUndoAction(window, "&Undo")
         undo.setObjectName("actionUndo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
@@ -60,7 +63,7 @@ class EditActions(QObject):
             "actionSingleValued",
             "&Single-valued predicates…",
             fact_actions.single_valued_dialog,
-            tip="Mark predicates that allow one object at a time; their overlaps are conflicts",
+            tip=SINGLE_VALUED_TIP,
         )
         # Bound methods, not lambdas: Qt drops them with this object.
         state.graphChanged.connect(self.update)
@@ -87,4 +90,16 @@ class EditActions(QObject):
         menu.addAction(self.action_single_valued)
 
     def update(self, *_changed) -> None:
-        self.action_single_valued.setEnabled(self.state.kg is not None)
+        """Follow the open graph: on a read-only one, undo and redo (the stack is empty: no
+        edit was made) and the predicates' form say why nothing can be changed."""
+        read_only = self._commands.read_only_reason()
+        single = self.action_single_valued
+        single.setEnabled(self.state.kg is not None and read_only is None)
+        tip = SINGLE_VALUED_TIP if read_only is None else f"Cannot mark predicates: {read_only}"
+        single.setToolTip(tip)
+        single.setStatusTip(tip)
+        for action, verb in ((self.action_undo, "undo"), (self.action_redo, "redo")):
+            # An empty tip shows the action's own text ("Undo End …"), as Qt keeps it.
+            said = "" if read_only is None else f"Cannot {verb}: {read_only}"
+            action.setToolTip(said)
+            action.setStatusTip(said)

@@ -66,7 +66,9 @@ def mirror(action: QAction, menu: QMenu, name: str) -> QAction:
 class FactActionSet(QObject):
     """The QActions on the selected fact (add, edit, end at as_of, end at…, replace, delete) and
     entity (rename, merge), with their object names and shortcuts, owned by ``owner`` (the
-    window). ``read_only()`` says whether the open graph may not be written."""
+    window). ``read_only()`` says whether the open graph may not be written (a graph the store
+    opened read-only is taken as such too); :meth:`update` follows it, and the window calls it
+    when the document's read-only state changes."""
 
     def __init__(self, facts: FactActions, owner: QObject, read_only: Callable[[], bool]):
         super().__init__(facts)
@@ -150,9 +152,16 @@ class FactActionSet(QObject):
         """Why no edit can be made now (no graph, or one that may not be written), or None."""
         if self._state.kg is None:
             return "no graph is open"
-        if self._read_only():
-            return "the graph is open read-only"
-        return None
+        return self.read_only_reason()
+
+    def read_only_reason(self) -> str | None:
+        """Why the open graph may not be written, in words (with the store's own reason when
+        it gives one: asked for, or the file or its folder not writable), or None."""
+        kg = self._state.kg
+        if kg is None or not (self._read_only() or getattr(kg, "read_only", False)):
+            return None
+        why = getattr(kg, "read_only_reason", None)
+        return f"the graph is open read-only ({why})" if why else "the graph is open read-only"
 
     def _reread(self, *_changed) -> None:
         """Read the selected fact again (another was selected, or the rows changed)."""

@@ -30,7 +30,18 @@ class FactForms:
     stack: QUndoStack
     _dialog_parent: QWidget | None
 
-    # Also uses, from FactActions: _run, _fact, _open_fact, default_end, set_single_valued.
+    # Also uses, from FactActions: _run, _fact, _open_fact, default_end, set_single_valued,
+    # commands.
+
+    def may_write(self, verb: str) -> bool:
+        """Whether the open graph may be written; if not (read-only), say why and open no form.
+        Views that offer an edit of their own (a double-click, a key, a context menu) ask
+        this first."""
+        reason = self.commands.read_only_reason()
+        if reason is None:
+            return True
+        self.state.message.emit(f"Cannot {verb}: {reason}")
+        return False
 
     def _exec(self, dialog) -> bool:
         """Show a form modally; tests and scripts may replace this to fill it in."""
@@ -94,6 +105,8 @@ class FactForms:
         if kg is None:
             self.state.message.emit("Add refused: no knowledge graph is open")
             return None
+        if not self.may_write("add a fact"):
+            return None
         if subject is None and self.state.entity is not None:
             entity = kg.get_entity(self.state.entity)
             subject = entity["name"] if entity else None
@@ -124,7 +137,7 @@ class FactForms:
         from factlines.ui.dialogs import FactDialog
 
         fact = self._fact(triple_id)
-        if fact is None:
+        if fact is None or not self.may_write("edit"):
             return False
         dialog = FactDialog(
             self._names(),
@@ -151,7 +164,7 @@ class FactForms:
         from factlines.ui.dialogs import ReplaceDialog
 
         fact = self._open_fact(triple_id, "Replace")
-        if fact is None:
+        if fact is None or not self.may_write("replace"):
             return False
         dialog = ReplaceDialog(
             fact,
@@ -178,7 +191,7 @@ class FactForms:
         from factlines.ui.dialogs import EndFactDialog
 
         fact = self._open_fact(triple_id, "End")
-        if fact is None:
+        if fact is None or not self.may_write("end"):
             return False
         dialog = EndFactDialog(fact, self.default_end(), parent=self._dialog_parent)
 
@@ -200,7 +213,7 @@ class FactForms:
     def rename_entity_dialog(self, entity: str) -> bool:
         from factlines.ui.dialogs import NameDialog
 
-        if (current := self._entity(entity, "Rename")) is None:
+        if (current := self._entity(entity, "Rename")) is None or not self.may_write("rename"):
             return False
         dialog = NameDialog(
             "Rename entity",
@@ -226,7 +239,7 @@ class FactForms:
     def merge_entity_dialog(self, entity: str) -> bool:
         from factlines.ui.dialogs import NameDialog
 
-        if (current := self._entity(entity, "Merge")) is None:
+        if (current := self._entity(entity, "Merge")) is None or not self.may_write("merge"):
             return False
         dialog = NameDialog(
             "Merge entity",
@@ -256,6 +269,8 @@ class FactForms:
         kg = self.state.kg
         if kg is None:
             self.state.message.emit("No knowledge graph is open")
+            return False
+        if not self.may_write("mark single-valued predicates"):
             return False
         marked = kg.single_valued_predicates()
         dialog = SingleValuedDialog(kg.predicates(), marked, self._dialog_parent)

@@ -1,9 +1,10 @@
-"""The File menu over the document: a new graph, open a file, MemPalace's graph, the demo, the
-recent files, and a file dropped on the window.
+"""The File menu over the document: a new graph, open a file (for editing or read-only),
+MemPalace's graph, the demo, the recent files, and a file dropped on the window.
 
 A file that cannot be opened is reported (``report(title, text)``: a dialog, or the status bar
 when quiet) and nothing changes; a refused one leaves the recent files, one unavailable for now
-stays there to try again.
+stays there to try again. An existing empty file (any name: it may be notes picked by mistake)
+becomes a graph only when the person says yes (``ask(title, question)``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from PySide6.QtCore import QMimeData, QObject, QSettings
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from factlines.core.errors import Refused, Unavailable
+from factlines.core.errors import EmptyFile, Refused, Unavailable
 from factlines.core.mempalace_paths import (
     GraphCandidate,
     describe_mempalace_graphs,
@@ -36,17 +37,27 @@ class FileActions(QObject):
         settings: QSettings,
         report: Callable[[str, str], None],
         window: QWidget,
+        ask: Callable[[str, str], bool] = lambda _title, _question: False,
     ):
         super().__init__(window)
         self.document = document
         self.settings = settings
         self._report = report
+        self._ask = ask
         self._window = window
         self.action_new = make_action(
             window, "actionNew", "&New graph…", self.new_file, QKeySequence.StandardKey.New
         )
         self.action_open = make_action(
             window, "actionOpen", "&Open…", self.open_dialog, QKeySequence.StandardKey.Open
+        )
+        self.action_open_read_only = make_action(
+            window,
+            "actionOpenReadOnly",
+            "Open read-on&ly…",
+            self.open_read_only_dialog,
+            tip="Open a graph to look at it only: nothing is written to the file, not even "
+            "an index",
         )
         # MemPalace keeps a graph in up to two places (its default file and the palace's):
         # the submenu lists them as MemPalace resolves them, each said in words.
@@ -66,17 +77,22 @@ class FileActions(QObject):
     def fill(self, menu: QMenu) -> None:
         """Put the file actions in ``menu`` (the window adds Quit)."""
         menu.aboutToShow.connect(self.update_mempalace_action)
-        menu.addActions([self.action_new, self.action_open])
+        menu.setToolTipsVisible(True)
+        menu.addActions([self.action_new, self.action_open, self.action_open_read_only])
         menu.addMenu(self.mempalace_menu)
         menu.addMenu(self.recent_menu)
         menu.addAction(self.action_open_demo)
 
     # ── Opening, each said when it cannot be done ─────────────────────────
 
-    def open_path(self, path: str | Path, remember: bool = True) -> bool:
-        """Open a knowledge graph file; a bad path or a non-KG file is reported, nothing changes."""
+    def open_path(self, path: str | Path, remember: bool = True, read_only: bool = False) -> bool:
+        """Open a knowledge graph file (``read_only``: nothing will be written to it); a bad
+        path or a non-KG file is reported, nothing changes. An empty file is made a graph
+        only if the person says so."""
         try:
-            self.document.open(path)
+            self.document.open(path, read_only=read_only)
+        except EmptyFile as exc:
+            return self._offer_new_graph(path, exc, remember, read_only)
         except Refused as exc:
             self._report("Cannot open file", str(exc))
             if remember:
@@ -85,6 +101,25 @@ class FileActions(QObject):
             return False
         except Unavailable as exc:
             self._report("Cannot open file now", f"{path}: {in_words(exc)}")
+            return False
+        if remember:
+            self._remember()
+        return True
+
+    def _offer_new_graph(
+        self, path: str | Path, refusal: EmptyFile, remember: bool, read_only: bool
+    ) -> bool:
+        """An existing empty file: ask before making it a graph; No leaves it untouched."""
+        name = Path(path).name
+        if read_only or not self._ask(
+            "Empty file", f"{name} is empty. Make it a new knowledge graph?"
+        ):
+            self._report("Cannot open file", str(refusal))
+            return False
+        try:
+            self.document.open(path, initialize_empty=True)
+        except (Refused, Unavailable) as exc:
+            self._report("Cannot open file", in_words(exc))
             return False
         if remember:
             self._remember()
@@ -129,13 +164,23 @@ class FileActions(QObject):
     # ── Asking where ──────────────────────────────────────────────────────
 
     def open_dialog(self) -> None:
+        if path := self._pick("Open a knowledge graph"):
+            self.open_path(path)
+
+    def open_read_only_dialog(self) -> None:
+        if path := self._pick("Open a knowledge graph read-only"):
+            self.open_path(path, read_only=True)
+
+    def reopen_for_editing(self) -> bool:
+        """Open the file shown read-only (as asked) again, for editing."""
+        path = self.document.path
+        return self.open_path(path) if path else False
+
+    def _pick(self, title: str) -> str:
         current = self.document.path
         start = str(Path(current).parent) if current else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(
-            self._window, "Open a knowledge graph", start, FILE_FILTER
-        )
-        if path:
-            self.open_path(path)
+        path, _ = QFileDialog.getOpenFileName(self._window, title, start, FILE_FILTER)
+        return path
 
     def new_file(self) -> None:
         start = str(default_new_path().parent)

@@ -14,11 +14,21 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from factlines.core.errors import Refused
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions, make_action
+from factlines.ui.backups import Backups
+from factlines.ui.banner import ReadOnlyBanner
 from factlines.ui.browser import EntityBrowser
 from factlines.ui.chart import GanttChart
 from factlines.ui.document import Document
@@ -26,6 +36,7 @@ from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.help import HelpActions
+from factlines.ui.indexing import IndexActions
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -73,25 +84,41 @@ class MainWindow(QMainWindow):
 
         self.state = AppState(None, self)
         self.document = Document(self.state, self.settings, self)
+        self.backups = Backups(self.document, self.settings, self)
         self.fact_actions = FactActions(
-            self.state, self.document.undo_stack, self, read_only=lambda: self.document.read_only
+            self.state,
+            self.document.undo_stack,
+            self,
+            read_only=lambda: self.document.read_only,
+            before_write=self.backups.before_write,
         )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
-        self.setCentralWidget(self.gantt)
         self.browser = EntityBrowser(self.state, self.fact_actions, self)
         self.triple_editor = TripleEditor(self.state, self.fact_actions, self)
         self.graph_view = GraphView(self.state, self)
         self.time_control = TimeControl(self.state, self)
         self._make_docks()
 
-        self.file_actions = FileActions(self.document, self.settings, self.report_error, self)
+        self.file_actions = FileActions(
+            self.document, self.settings, self.report_error, self, ask=self.ask
+        )
+        self._make_chart_area()
+        # Every edit follows the document's read-only state: disabled, the reason in its tip.
+        self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
         self.edit_actions = EditActions(
             self.state, self.fact_actions, self.document.undo_stack, self, self.triple_editor
         )
         self.help_actions = HelpActions(self.document, self)
+        self.indexing = IndexActions(self.document, self, ask=self.ask)
         # The window's actions by the names they have always had: window.action_undo, …
-        for owner in (self.file_actions, self.edit_actions, self.help_actions):
+        for owner in (
+            self.file_actions,
+            self.backups,
+            self.edit_actions,
+            self.indexing,
+            self.help_actions,
+        ):
             for name, action in vars(owner).items():
                 if name.startswith("action_"):
                     setattr(self, name, action)
@@ -100,6 +127,7 @@ class MainWindow(QMainWindow):
         self._make_menus()
         self.stats_label = QLabel(self)
         self.stats_label.setObjectName("statsLabel")
+        self.statusBar().addPermanentWidget(self.indexing.label)
         self.statusBar().addPermanentWidget(self.stats_label)
 
         self.state.message.connect(self._show_message)
@@ -133,6 +161,20 @@ class MainWindow(QMainWindow):
         self.time_bar.setMovable(True)
         self.time_bar.addWidget(self.time_control)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.time_bar)
+
+    def _make_chart_area(self) -> None:
+        """The chart, with the read-only banner above it (hidden while the graph is writable)."""
+        area = QWidget(self)
+        area.setObjectName("chartArea")
+        layout = QVBoxLayout(area)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.read_only_banner = ReadOnlyBanner(
+            self.document, self.file_actions.reopen_for_editing, area
+        )
+        layout.addWidget(self.read_only_banner)
+        layout.addWidget(self.gantt, 1)
+        self.setCentralWidget(area)
 
     def _dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -168,6 +210,8 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         self.file_actions.fill(file_menu)
         file_menu.addSeparator()
+        self.backups.fill(file_menu)
+        file_menu.addSeparator()
         file_menu.addAction(self.action_quit)
         edit = bar.addMenu("&Edit")
         self.edit_actions.fill(edit)
@@ -181,6 +225,8 @@ class MainWindow(QMainWindow):
         view.addAction(self.action_hide_invalid)
         view.addSeparator()
         view.addMenu(self.theme_actions.menu)
+        view.addSeparator()
+        self.indexing.fill(view)
         time_menu = bar.addMenu("&Time")
         for name in TIME_MENU:
             if name is None:
@@ -225,8 +271,8 @@ class MainWindow(QMainWindow):
     def path(self) -> str | None:
         return self.document.path
 
-    def open_path(self, path: str | Path, remember: bool = True) -> bool:
-        return self.file_actions.open_path(path, remember)
+    def open_path(self, path: str | Path, remember: bool = True, read_only: bool = False) -> bool:
+        return self.file_actions.open_path(path, remember, read_only)
 
     def new_graph(self, path: str | Path) -> bool:
         return self.file_actions.new_graph(path)
@@ -268,6 +314,19 @@ class MainWindow(QMainWindow):
         self.state.message.emit(text)
         if not self.quiet:
             QMessageBox.warning(self, title, text)
+
+    def ask(self, title: str, question: str) -> bool:
+        """A yes-or-no question (No is the default); when quiet, nobody answers: no."""
+        if self.quiet:
+            return False
+        answer = QMessageBox.question(
+            self,
+            title,
+            question,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, MESSAGE_MS)
@@ -334,5 +393,6 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
         self.save_window()
+        self.indexing.shutdown()
         self.document.close()
         super().closeEvent(event)

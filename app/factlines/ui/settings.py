@@ -169,6 +169,7 @@ PLAY_SPEED = Setting("time/playSpeed", NUMBER, None)  # an index into the speed 
 THEME = Setting("view/theme", THEME_NAME, "system")  # one of THEMES
 RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
+BACKUPS_ENABLED = Setting("backups/enabled", FLAG, True)  # before the first edit of a file
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
 VERSION = Setting("settings/version", NUMBER, 0)
 
@@ -181,6 +182,7 @@ SETTINGS = (
     THEME,
     RECENT_FILES,
     LAST_FILE,
+    BACKUPS_ENABLED,
     VERSION,
 )
 PER_FILE = (AS_OF_BY_FILE,)

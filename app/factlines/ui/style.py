@@ -75,6 +75,10 @@ LIGHT = {
     "CONFLICT_BACKGROUND": QColor("#fdecea"),
     "LINK": QColor("#1a5fb4"),
     "SUBTLE_TEXT": QColor("#5f6368"),  # a secondary word in a heading, e.g. an entity's type
+    # A notice across the window (the read-only banner)
+    "NOTICE_BACKGROUND": QColor("#fff4d6"),
+    "NOTICE_BORDER": QColor("#e8c35a"),
+    "NOTICE_TEXT": QColor("#4d3b00"),
     # The chart
     "BACKGROUND": "w",
     "TEXT_COLOR": "#2b2f36",
@@ -109,6 +113,9 @@ DARK = {
     "CONFLICT_BACKGROUND": QColor("#4a2326"),
     "LINK": QColor("#8cb8ff"),
     "SUBTLE_TEXT": QColor("#a4abb6"),
+    "NOTICE_BACKGROUND": QColor("#3a321a"),
+    "NOTICE_BORDER": QColor("#7d6a2c"),
+    "NOTICE_TEXT": QColor("#f3e3ad"),
     "BACKGROUND": "#1e1f22",
     "TEXT_COLOR": "#e3e6eb",
     "MUTED_TEXT": "#a4abb6",

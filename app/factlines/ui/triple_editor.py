@@ -1,8 +1,9 @@
-"""The triple editor: the selected entity's facts in both directions, editable in place."""
+"""The triple editor: the selected entity's facts in both directions, editable in place (not on
+a read-only graph: then a cell says why when pointed at)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -49,13 +50,32 @@ COLUMN_WIDTHS = {
 }
 
 
-class ValidatingDelegate(QStyledItemDelegate):
-    """Checks a typed value as it is typed: the cell turns red and says why it would be refused."""
+EDIT_TRIGGERS = (
+    QAbstractItemView.EditTrigger.DoubleClicked
+    | QAbstractItemView.EditTrigger.EditKeyPressed
+    | QAbstractItemView.EditTrigger.AnyKeyPressed
+)
 
-    def __init__(self, model: FactModel, proxy: FactFilterProxy, parent=None):
+
+class ValidatingDelegate(QStyledItemDelegate):
+    """Checks a typed value as it is typed: the cell turns red and says why it would be refused.
+    While ``read_only()`` gives a reason, an editable cell's tooltip says why it cannot be
+    edited."""
+
+    def __init__(self, model: FactModel, proxy: FactFilterProxy, read_only, parent=None):
         super().__init__(parent)
         self._model = model
         self._proxy = proxy
+        self._read_only = read_only
+
+    def helpEvent(self, event, view, option, index) -> bool:
+        reason = self._read_only() if event.type() == QEvent.Type.ToolTip else None
+        if reason is None or not index.isValid() or not FACT_COLUMNS[index.column()][2]:
+            return super().helpEvent(event, view, option, index)
+        shown = index.data(Qt.ItemDataRole.ToolTipRole) or index.data()
+        said = f"Cannot edit here: {reason}"
+        QToolTip.showText(event.globalPos(), f"{shown}\n\n{said}" if shown else said, view)
+        return True
 
     def createEditor(self, parent, option, index):
         editor = super().createEditor(parent, option, index)
@@ -123,14 +143,12 @@ class TripleEditor(QWidget):
         self.view = QTableView(self)
         self.view.setObjectName("tripleTable")
         self.view.setModel(self.proxy)
-        self.view.setItemDelegate(ValidatingDelegate(self.model, self.proxy, self.view))
+        self.view.setItemDelegate(
+            ValidatingDelegate(self.model, self.proxy, actions.commands.read_only_reason, self.view)
+        )
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked
-            | QAbstractItemView.EditTrigger.EditKeyPressed
-            | QAbstractItemView.EditTrigger.AnyKeyPressed
-        )
+        self.view.setEditTriggers(EDIT_TRIGGERS)
         self.view.setSortingEnabled(True)
         self.view.horizontalHeader().setSortIndicator(
             COLUMN["predicate"], Qt.SortOrder.AscendingOrder
@@ -158,10 +176,12 @@ class TripleEditor(QWidget):
         layout.addWidget(self.view, 1)
 
         self.model.refused.connect(self._show_refusal)
+        state.graphChanged.connect(self.follow_write_access)
         state.entityChanged.connect(lambda _e: self.reload())
         state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._show_fact)
+        self.follow_write_access()
         self.reload()
 
     def sizeHint(self) -> QSize:
@@ -278,8 +298,17 @@ class TripleEditor(QWidget):
     def _double_clicked(self, index: QModelIndex) -> None:
         if not FACT_COLUMNS[index.column()][2] and index.column() != COLUMN["other_name"]:
             self._actions.edit_fact_dialog(index.data(FACT_ID_ROLE))
+        elif FACT_COLUMNS[index.column()][2]:
+            self._actions.may_write("edit in place")  # says why not, on a read-only graph
 
     # Edits
+    def follow_write_access(self) -> None:
+        """Cells are edited in place only while the graph may be written."""
+        writable = self._actions.commands.read_only_reason() is None
+        self.view.setEditTriggers(
+            EDIT_TRIGGERS if writable else QAbstractItemView.EditTrigger.NoEditTriggers
+        )
+
     def _show_refusal(self, reason: str) -> None:
         index = self.view.currentIndex()
         rect = self.view.visualRect(index) if index.isValid() else self.view.rect()

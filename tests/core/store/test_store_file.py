@@ -6,7 +6,8 @@ import sqlite3
 
 import pytest
 
-from factlines import KnowledgeGraph, KnowledgeGraphError, NotAKnowledgeGraph, open_graph
+from factlines import KnowledgeGraph, KnowledgeGraphError, open_graph
+from factlines.core.errors import EmptyFile
 from factlines.core.store.sqlite.schema import NEWER_TRIPLE_COLUMNS
 from store_helpers import dump, make_old_mempalace_file
 
@@ -139,7 +140,8 @@ def test_an_empty_file_is_left_alone_unless_asked(tmp_path, name, content):
         lambda: open_graph(path, create=True),
         lambda: KnowledgeGraph(path, read_only=True, initialize_empty=True),
     ):
-        with pytest.raises(NotAKnowledgeGraph, match=r"empty file.*left untouched"):
+        # Its own kind of refusal, so the app can ask the person instead of saying no.
+        with pytest.raises(EmptyFile, match=r"empty file.*left untouched"):
             opening()
         assert path.read_bytes() == b""
         assert sorted(p.name for p in tmp_path.iterdir()) == [name]

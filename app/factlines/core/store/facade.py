@@ -166,6 +166,19 @@ class KnowledgeGraph(
         """Has another program written the graph since we last looked?"""
         return bool(self.external_changes())
 
+    # ── A copy of the file ────────────────────────────────────────────────
+
+    def backup_to(self, path: str | os.PathLike) -> Path:
+        """Copy the whole graph, as committed now, into a new file at ``path`` (its folder
+        must exist) and return that path. Another program may go on writing meanwhile; a
+        read-only graph can be copied too. Refused when ``path`` exists (a copy never
+        overwrites); Unavailable when it cannot be written (no room, no permission)."""
+        target = Path(path).expanduser()
+        if target.exists() or target.is_symlink():
+            raise Refused(f"{target} already exists; a copy never overwrites a file")
+        self._store.backup_to(str(target))
+        return target
+
     # ── What the file holds (read only) ───────────────────────────────────
 
     def factlines_objects(self) -> list[tuple[str, str]]:

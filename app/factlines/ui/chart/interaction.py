@@ -262,7 +262,8 @@ class BarPointer:
             self.bars.unsetCursor()
             return
         pos = ev.pos()
-        handle = self._nav.handle_at(pos.x(), pos.y())
+        # A read-only graph offers no end to drag (the tooltip says why).
+        handle = self._nav.handle_at(pos.x(), pos.y()) if self._writable() else None
         i = self._nav.bar_at(pos.x(), pos.y())
         if handle is not None:
             ev.acceptDrags(Qt.MouseButton.LeftButton)
@@ -299,7 +300,7 @@ class BarPointer:
             return
         if ev.isStart():
             down = ev.buttonDownPos()
-            handle = self._nav.handle_at(down.x(), down.y())
+            handle = self._nav.handle_at(down.x(), down.y()) if self._writable() else None
             if handle is None:
                 ev.ignore()
                 return
@@ -318,6 +319,9 @@ class BarPointer:
             self.bars.preview = None
             self.bars.update()
             self.commit_drag(i, side, value)
+
+    def _writable(self) -> bool:
+        return self._actions.commands.read_only_reason() is None
 
     def cancel_drag(self) -> None:
         """Forget a drag under way (a reload: its bar index may be another fact's now)."""
@@ -403,7 +407,13 @@ class BarPointer:
                     f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
                     f"{html.escape(self._fact_words(other))} from {html.escape(span)}</span>"
                 )
-        rows.append("<i>drag an end to change it · double-click to edit · right-click for more</i>")
+        read_only = self._actions.commands.read_only_reason()
+        if read_only is None:
+            rows.append(
+                "<i>drag an end to change it · double-click to edit · right-click for more</i>"
+            )
+        else:
+            rows.append(f"<i>Cannot change it: {html.escape(read_only)}</i>")
         return "<br>".join(rows)
 
     def _fact_words(self, triple_id: str) -> str:

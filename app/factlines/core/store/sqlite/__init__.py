@@ -7,11 +7,13 @@ SQLite's errors into refusals, unavailability and bugs.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from factlines.core.errors import ConflictError
+from factlines.core.errors import ConflictError, Unavailable
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
@@ -218,6 +220,30 @@ class SQLiteStore:
                 conn.execute(
                     "INSERT OR REPLACE INTO fl_meta (key, value) VALUES (?, ?)", (key, value)
                 )
+
+    # ── A copy of the file ────────────────────────────────────────────────
+
+    def backup_to(self, target: str) -> None:
+        """Copy the graph into a new file at ``target`` with SQLite's online backup: a
+        consistent picture of what was committed when it began, taken in one step on the
+        reading connection (in WAL mode another program's writes go on meanwhile). Written
+        under a temporary name first, so ``target`` never holds half a copy."""
+        partial = f"{target}.partial"
+        try:
+            with self._db.lock:
+                source = self._db.raw()
+                copy = sqlite3.connect(partial)
+                try:
+                    source.backup(copy)
+                finally:
+                    copy.close()
+            os.replace(partial, target)
+        except (sqlite3.Error, OSError) as exc:
+            for leftover in (partial, partial + "-journal"):
+                with contextlib.suppress(OSError):
+                    os.remove(leftover)
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise Unavailable(f"{self.location} could not be copied to {target}: {why}") from None
 
     # ── What the file holds ───────────────────────────────────────────────
 

@@ -14,7 +14,7 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 
-from factlines.core.errors import NotAKnowledgeGraph
+from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
 from factlines.core.store.rows import TRIPLE_COLUMNS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -234,7 +234,7 @@ def open_connection(
     if found.kind == ABSENT and read_only:
         raise NotAKnowledgeGraph(f"{path} does not exist, so there is nothing to read")
     if found.kind == EMPTY and (read_only or not initialize_empty):
-        raise NotAKnowledgeGraph(
+        raise EmptyFile(
             f"{path} is an empty file, not a knowledge graph; it was left untouched"
             + ("" if read_only else " (it becomes a new, empty graph only when asked to)")
         )
