@@ -17,39 +17,13 @@ from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import Change, RowImage, Touched
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite.access import Snapshot, access_for
+from factlines.core.store.sqlite.errors import unavailable
 from factlines.core.store.sqlite.schema import open_connection
 
 _KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
 _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
-
-# SQLite's primary result codes that mean "the environment says no", with the person's words.
-_UNAVAILABLE = {
-    sqlite3.SQLITE_BUSY: "it is locked by another program, try again",
-    sqlite3.SQLITE_LOCKED: "it is locked by another program, try again",
-    sqlite3.SQLITE_NOMEM: "the computer ran out of memory",
-    sqlite3.SQLITE_READONLY: "it cannot be written (read-only)",
-    sqlite3.SQLITE_IOERR: "reading or writing the disk failed",
-    sqlite3.SQLITE_CORRUPT: "the file is damaged",
-    sqlite3.SQLITE_FULL: "the disk is full",
-    sqlite3.SQLITE_CANTOPEN: "the file cannot be opened (moved, deleted, or no permission)",
-    sqlite3.SQLITE_PROTOCOL: "it is locked by another program, try again",
-    sqlite3.SQLITE_PERM: "permission was denied",
-    sqlite3.SQLITE_AUTH: "permission was denied",
-    sqlite3.SQLITE_NOTADB: "the file is not a database any more",
-}
-
-
-def unavailable(path: str, exc: sqlite3.Error, doing: str) -> Unavailable | None:
-    """The :class:`Unavailable` an environment error means, or None for a bug."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:
-        return None
-    reason = _UNAVAILABLE.get(code & 0xFF)
-    if reason is None:
-        return None
-    return Unavailable(f"{path} could not be {doing}: {reason}; nothing was written ({exc})")
 
 
 class Connection:

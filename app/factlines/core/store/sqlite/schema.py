@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 
 from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
 from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.store.sqlite.errors import environmental
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
+# Setting a file up (our tables, MemPalace's two newer columns) waits this long for a writer
+# that holds the file, then gives up as "locked, try again": never a frozen window.
+SETUP_WAIT_MS = 1_500
 # 1: the version in PRAGMA user_version and six covering indexes built on open.
 # 2: the version in fl_schema; only the small default indexes, built apart from opening.
 SCHEMA_VERSION = 2
@@ -245,7 +249,7 @@ def open_connection(
         target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
     try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {SETUP_WAIT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
@@ -253,8 +257,11 @@ def open_connection(
             _upgrade(conn, found)
         else:
             _create(conn)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     except sqlite3.Error as exc:
         conn.close()
+        if environmental(exc):
+            raise  # locked by MemPalace, disk full ...: the caller says "try again"
         raise NotAKnowledgeGraph(f"cannot open {path} as a knowledge graph: {exc}") from None
     except BaseException:
         conn.close()

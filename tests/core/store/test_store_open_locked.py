@@ -1,0 +1,37 @@
+"""Opening a MemPalace file that MemPalace is writing: a short wait, then "locked, try again"
+(unavailable), never a long freeze, never a refusal, nothing written."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+from store_helpers import dump
+
+from factlines import KnowledgeGraph, Refused, Unavailable
+from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA
+
+
+def test_a_first_open_during_mempalaces_write_is_unavailable_and_quick(tmp_path):
+    path = tmp_path / "knowledge_graph.sqlite3"
+    with sqlite3.connect(path) as conn:  # MemPalace's file, never opened by Factlines
+        conn.executescript(MEMPALACE_SCHEMA)
+        conn.execute("INSERT INTO entities (id, name) VALUES ('kai', 'Kai')")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("BEGIN IMMEDIATE")  # MemPalace in the middle of a write
+    before = dump(path)
+    try:
+        started = time.monotonic()
+        with pytest.raises(Unavailable, match="locked") as exc:
+            KnowledgeGraph(path)
+        waited = time.monotonic() - started
+        assert not isinstance(exc.value, Refused)
+        assert waited < 5, waited
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert dump(path) == before
+    with KnowledgeGraph(path) as kg:  # and once the writer is done, it opens
+        assert kg.get_entity("kai")["name"] == "Kai"
