@@ -1,0 +1,55 @@
+"""What a MemPalace file can hold that the rules refuse: the store reads it without failing and
+its figures leave it out (issue 9, item 3)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from factlines import KnowledgeGraph
+
+
+def _set(path, column: str, value) -> None:
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute(f"UPDATE triples SET {column} = ? WHERE id = 't_odd'", (value,))
+
+
+@pytest.fixture
+def odd(kg_path):
+    """Kai with one fact of sound dates and one, ``t_odd``, to fill with an odd value."""
+    with KnowledgeGraph(kg_path) as kg:
+        kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01", valid_to="2024-12-31")
+    with sqlite3.connect(str(kg_path)) as conn:
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object) "
+            "VALUES ('t_odd', 'kai', 'knows', 'orion')"
+        )
+    return kg_path
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2025-02-30", "2025-13-45", "0000-00-00", "2025-06-31", "2025-06-01T24:00:00Z", "9999-99-99"],
+)
+@pytest.mark.parametrize("column", ["valid_from", "valid_to"])
+def test_the_time_span_leaves_out_days_that_do_not_exist(odd, column, value):
+    _set(odd, column, value)
+    with KnowledgeGraph(odd) as kg:
+        assert kg.time_span() == ("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
+
+
+@pytest.mark.parametrize("column", ["valid_from", "valid_to"])
+def test_the_time_span_leaves_them_out_with_the_speed_indexes_too(odd, column):
+    with KnowledgeGraph(odd) as kg:
+        kg.add_speed_indexes()
+    _set(odd, column, "2099-02-30")
+    with KnowledgeGraph(odd) as kg:
+        assert kg.time_span() == ("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
+
+
+@pytest.mark.parametrize("confidence", ["high", b"\x01", 1e308 * 10, -3])
+def test_a_confidence_that_is_not_a_probability_is_read_as_stored(odd, confidence):
+    _set(odd, "confidence", confidence)
+    with KnowledgeGraph(odd) as kg:
+        assert kg.get_fact("t_odd")["confidence"] == confidence
