@@ -19,9 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.ui.actions import FactActions
-from factlines.ui.models import ENTITY_ID_ROLE, EntityModel
+from factlines.ui.entity_model import EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
+from factlines.ui.table_roles import ENTITY_ID_ROLE
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"
