@@ -166,6 +166,7 @@ def _is_real_key(key: str) -> bool:
     return key[11:13] <= "23" and key[14:16] <= "59" and key[17:19] <= "59"
 
 
+@lru_cache(maxsize=1 << 16)
 def is_accepted(value: object) -> bool:
     """Whether a stored value is one the time rules accept, exactly as stored (no surrounding
     whitespace): a calendar day or a UTC instant that exists. None and ``""`` are not values."""

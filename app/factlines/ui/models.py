@@ -72,6 +72,15 @@ FACT_COLUMNS = (
     ("extracted_at", "Extracted at", False),
 )
 COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
+# A cell shows at most this much of a text (the tooltip shows it whole): laying out a
+# megabyte of text for a cell Qt then elides to its width takes seconds.
+CELL_CHARS = 1_000
+# The cells whose stored value is shown marked (in italics) when the rules do not accept it.
+_ODD = {
+    "valid_from": style.is_odd_time,
+    "valid_to": style.is_odd_time,
+    "confidence": lambda value: value is not None and not style.is_number(value),
+}
 _FACT_COUNT = len(FACT_COLUMNS)
 # What a restyle changes: the look of a row, and whether it is valid (the hide filter's role).
 _RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE]
@@ -222,11 +231,10 @@ class FactModel(QAbstractTableModel):
 
         def key(fact: dict):
             value = fact[field]
+            tail = (_orderable(fact["predicate"]), fact["start"] or 0.0, _orderable(fact["id"]))
             if value is None:
-                return (True, 0, fact["predicate"], fact["start"] or 0.0, fact["id"])
-            if isinstance(value, str):
-                value = value.casefold()
-            return (False, value, fact["predicate"], fact["start"] or 0.0, fact["id"])
+                return (True, (0, 0), *tail)
+            return (False, _orderable(value), *tail)
 
         return key
 
@@ -339,7 +347,7 @@ class FactModel(QAbstractTableModel):
                 return style.predicate_brush(fact["predicate"])
             return None
         if role == FONT:
-            if not valid:
+            if not valid or (key in _ODD and _ODD[key](fact[key])):
                 return self._italic
             return self._link_font if key == "other_name" else None
         if role == BACKGROUND:
@@ -350,9 +358,9 @@ class FactModel(QAbstractTableModel):
             return RIGHT if key == "confidence" else None
         if role == EDIT:
             value = fact[key]
-            if key == "confidence":
-                return f"{value:g}" if value is not None else ""
-            return "" if value is None else str(value)
+            if key == "confidence" and style.is_number(value):
+                return f"{value:g}"
+            return style.stored_text(value)
         if role == FACT_ID_ROLE:
             return fact["id"]
         if role == OTHER_ID_ROLE:
@@ -373,17 +381,25 @@ class FactModel(QAbstractTableModel):
         if key == "valid_to":
             return style.show_time(value, "open")
         if key == "confidence":
-            return "" if value is None else f"{value:.2f}"
+            return style.show_confidence(value)
         if key == "extracted_at":
             return style.show_instant(value)
-        return "" if value is None else str(value)
+        return style.elide(value, CELL_CHARS)
 
     def _tooltip(self, fact: dict, key: str, row: int) -> str:
         lines = [
-            describe(fact),
+            style.tip_text(describe(fact)),
             f"{style.show_time(fact['valid_from'], 'unknown start')} → "
             f"{style.show_time(fact['valid_to'], 'still open')}",
         ]
+        notes = (
+            style.time_note(fact["valid_from"], as_end=False),
+            style.time_note(fact["valid_to"], as_end=True),
+            style.confidence_note(fact["confidence"]),
+        )
+        lines += [f"{style.MARK} {note}" for note in notes if note]
+        if len(style.stored_text(fact[key])) > CELL_CHARS:
+            lines.append(f"{key}: {style.tip_text(fact[key])}")
         if self._state.as_of is not None:
             lines.append(
                 ("valid" if self._valid[row] else "not valid") + f" at {self._state.as_of}"
@@ -396,7 +412,7 @@ class FactModel(QAbstractTableModel):
                 f"to {style.show_key(conflict['end'], 'open', as_end=True)}"
             )
         if key == "other_name":
-            lines.append("Click to select " + fact["other_name"])
+            lines.append("Click to select " + style.elide(fact["other_name"]))
         lines.append(f"id: {fact['id']}")
         return "\n".join(lines)
 
@@ -459,6 +475,18 @@ class FactModel(QAbstractTableModel):
         elif key == "predicate" and not text:
             return "a predicate cannot be empty"
         return None
+
+
+def _orderable(value) -> tuple:
+    """A sort key for any stored value, in SQLite's order of types: numbers, then text
+    (without case), then BLOBs, so that a column of mixed types sorts."""
+    if style.is_number(value):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value.casefold())
+    if isinstance(value, bytes):
+        return (2, value)
+    return (3, style.stored_text(value))
 
 
 def _number(text: str) -> float | None:

@@ -228,10 +228,11 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
 
 
 def _confidence_levels(values: list) -> np.ndarray:
-    """Each confidence as an opacity step; a missing or unreadable one counts as 1."""
-    try:
+    """Each confidence as an opacity step; a missing one, or one that is not a number (text,
+    which MemPalace stores as given), counts as 1: unknown."""
+    if all(v is None or type(v) in (float, int) for v in values):
         confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
-    except (TypeError, ValueError):
+    else:
         confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)
     confidence = np.where(np.isfinite(confidence), np.clip(confidence, 0.0, 1.0), 1.0)
     return np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32)
@@ -245,11 +246,11 @@ def _other_name(fact: dict, direction: str) -> str:
 
 
 def confidence_of(value) -> float:
-    """A stored confidence as drawn: missing or unreadable means 1, clamped to [0, 1]."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
+    """A stored confidence as drawn: clamped to [0, 1]; missing, not finite or not a number
+    (text such as "high": never parsed, even "0.5") means 1, unknown."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
         return 1.0
+    value = float(value)
     return min(1.0, max(0.0, value)) if math.isfinite(value) else 1.0
 
 
