@@ -17,7 +17,7 @@ from factlines.core import temporal
 from factlines.ui.models import COLUMN
 from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import cell, triple_rows
+from ui_fixtures import cell, messages_of, triple_rows
 
 
 def mempalace_file(path, facts=(), sql=()) -> str:
@@ -183,3 +183,29 @@ def test_an_end_nobody_knows_is_valid_nowhere_and_says_so(tmp_path, open_window)
         assert not win.state.valid_mask()[win.state.fact_index(tid)]
     tip = table_row(win, tid)["valid_to"][1]
     assert "valid at no instant" in tip
+
+
+# ── Entities ───────────────────────────────────────────────────────────────
+
+
+def test_an_entity_row_with_a_null_id_is_listed_marked_and_not_editable(tmp_path, open_window):
+    path = mempalace_file(
+        tmp_path / "kg.sqlite3",
+        sql=[("INSERT INTO entities (id, name) VALUES (NULL, 'Ghost')", ())],
+    )
+    win = open_window(path, entity=None)
+    browser = win.browser
+    model = browser.model
+    names = [model.index(r, 0).data() for r in range(model.rowCount())]
+    row = next(r for r, name in enumerate(names) if "Ghost" in name)
+    assert "⚠" in names[row]
+    assert "no id" in model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+    said = messages_of(win)
+    browser.view.setCurrentIndex(model.index(row, 0))
+    browser.select_current()
+    assert win.state.entity is None
+    assert said and "no id" in said[-1]
+    menu = browser.context_menu(model.entity_at(row))
+    assert not any(a.isEnabled() for a in menu.actions() if a.text() and "Copy" not in a.text())
+    browser.set_search("gho")
+    assert model.rowCount() == 1

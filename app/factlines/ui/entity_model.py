@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
 
 from factlines.ui import style
 from factlines.ui.state import AppState
@@ -10,6 +11,7 @@ from factlines.ui.table_roles import (
     ALIGNMENT,
     DISPLAY,
     ENTITY_ID_ROLE,
+    FONT,
     FOREGROUND,
     RIGHT,
     ROOT,
@@ -17,6 +19,12 @@ from factlines.ui.table_roles import (
     Index,
     clear_span,
     fill_span,
+)
+
+NO_ID = (
+    "This row of the entities table has no id (a hand edit, or another tool): no fact can "
+    "name it and MemPalace cannot look it up. It is listed as stored, and cannot be selected "
+    "or edited here."
 )
 
 
@@ -37,6 +45,8 @@ class EntityModel(QAbstractTableModel):
         self.valid_at: str | None = None
         self.order = "name"
         self.descending = False
+        self._italic = QFont()
+        self._italic.setItalic(True)
 
     # Query
     def _query(self, offset: int, limit: int) -> list[dict]:
@@ -152,20 +162,39 @@ class EntityModel(QAbstractTableModel):
         fill_span(roles, self._value, self._rows[index.row()], index.column())
 
     def _value(self, entity: dict, column: int, role: int):
+        nameless = entity["id"] is None
         if role == DISPLAY:
-            return (entity["name"], entity["type"] or "", entity["current"], entity["ended"])[
-                column
-            ]
+            if column == 0:
+                name = style.elide(entity["name"], style.CELL_CHARS)
+                return f"{style.MARK} {name}" if nameless else name
+            if column == 1:
+                return style.elide(entity["type"], style.CELL_CHARS)
+            return entity[self.ORDERS[column]]
         if role == ENTITY_ID_ROLE:
             return entity["id"]
+        if role == FONT:
+            return self._italic if nameless else None
         if column >= 2:
             if role == ALIGNMENT:
                 return RIGHT
             if role == FOREGROUND and not entity[self.ORDERS[column]]:
                 return style.DIM_BRUSH
+        elif role == FOREGROUND and nameless:
+            return style.DIM_BRUSH
         elif role == TOOLTIP and column == 0:
-            return f"{entity['name']}\nid: {entity['id']}"
+            name = style.tip_text(entity["name"])
+            return f"{name}\n{style.MARK} {NO_ID}" if nameless else f"{name}\nid: {entity['id']}"
+        elif role == TOOLTIP and column == 1 and len(style.stored_text(entity["type"])) > 40:
+            return style.tip_text(entity["type"])
         return None
+
+    def flags(self, index: Index):
+        # A row without an id cannot be selected: nothing could find it again to show or edit.
+        flags = super().flags(index)
+        row = index.row()
+        if index.isValid() and 0 <= row < len(self._rows) and self._rows[row]["id"] is None:
+            return flags & ~Qt.ItemFlag.ItemIsSelectable
+        return flags
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(self.ORDERS):

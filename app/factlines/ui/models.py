@@ -72,9 +72,6 @@ FACT_COLUMNS = (
     ("extracted_at", "Extracted at", False),
 )
 COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
-# A cell shows at most this much of a text (the tooltip shows it whole): laying out a
-# megabyte of text for a cell Qt then elides to its width takes seconds.
-CELL_CHARS = 1_000
 # The cells whose stored value is shown marked (in italics) when the rules do not accept it.
 _ODD = {
     "valid_from": style.is_odd_time,
@@ -384,7 +381,7 @@ class FactModel(QAbstractTableModel):
             return style.show_confidence(value)
         if key == "extracted_at":
             return style.show_instant(value)
-        return style.elide(value, CELL_CHARS)
+        return style.elide(value, style.CELL_CHARS)
 
     def _tooltip(self, fact: dict, key: str, row: int) -> str:
         lines = [
@@ -398,7 +395,7 @@ class FactModel(QAbstractTableModel):
             style.confidence_note(fact["confidence"]),
         )
         lines += [f"{style.MARK} {note}" for note in notes if note]
-        if len(style.stored_text(fact[key])) > CELL_CHARS:
+        if len(style.stored_text(fact[key])) > style.CELL_CHARS:
             lines.append(f"{key}: {style.tip_text(fact[key])}")
         if self._state.as_of is not None:
             lines.append(

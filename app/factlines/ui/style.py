@@ -250,6 +250,9 @@ def is_dark_variant() -> bool:
 
 MARK = "⚠"  # beside a value shown as stored that the rules do not accept
 LABEL_CHARS = 160  # a label or legend entry shows at most this much of a text
+# A table cell shows at most this much (Qt elides it to the column's width, but laying out a
+# megabyte of text to do so takes seconds, on every paint).
+CELL_CHARS = 1_000
 TIP_CHARS = 2_000  # a tooltip shows a text whole up to this length
 _SQLITE_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}")
 

@@ -53,3 +53,16 @@ def test_a_confidence_that_is_not_a_probability_is_read_as_stored(odd, confidenc
     _set(odd, "confidence", confidence)
     with KnowledgeGraph(odd) as kg:
         assert kg.get_fact("t_odd")["confidence"] == confidence
+
+
+@pytest.mark.parametrize("order", ["name", "type", "current", "ended"])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("search", ["", "gho"])
+def test_an_entity_row_with_a_null_id_is_listed_with_no_facts(odd, order, descending, search):
+    with sqlite3.connect(str(odd)) as conn:
+        conn.execute("INSERT INTO entities (id, name, type) VALUES (NULL, 'Ghost', 'spirit')")
+    with KnowledgeGraph(odd) as kg:
+        kg.prepare_search()
+        rows = kg.list_entities(search=search, order=order, descending=descending)
+        assert {"id": None, "name": "Ghost", "type": "spirit", "current": 0, "ended": 0} in rows
+        assert kg.count_entities(search, None, None) == len(rows)
