@@ -66,3 +66,49 @@ def test_an_entity_row_with_a_null_id_is_listed_with_no_facts(odd, order, descen
         rows = kg.list_entities(search=search, order=order, descending=descending)
         assert {"id": None, "name": "Ghost", "type": "spirit", "current": 0, "ended": 0} in rows
         assert kg.count_entities(search, None, None) == len(rows)
+
+
+def _mempalace_tables_without(path, table: str, column: str) -> None:
+    """MemPalace's two tables as it creates them, less one column, with a row in each."""
+    with KnowledgeGraph(path) as kg:
+        kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01")
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute("DROP INDEX IF EXISTS fl_entities_name_cover")
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+def _six_columns(path) -> None:
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute("CREATE TABLE entities (id TEXT PRIMARY KEY, name TEXT NOT NULL)")
+        conn.execute(
+            "CREATE TABLE triples (id TEXT PRIMARY KEY, subject TEXT, predicate TEXT, "
+            "object TEXT, valid_from TEXT, valid_to TEXT)"
+        )
+        conn.execute("INSERT INTO entities VALUES ('kai', 'Kai')")
+        conn.execute("INSERT INTO triples VALUES ('t1', 'kai', 'knows', 'kai', NULL, NULL)")
+
+
+@pytest.mark.parametrize(
+    ("make", "missing"),
+    [
+        (_six_columns, "confidence"),
+        (lambda p: _mempalace_tables_without(p, "triples", "confidence"), "confidence"),
+        (lambda p: _mempalace_tables_without(p, "triples", "extracted_at"), "extracted_at"),
+        (lambda p: _mempalace_tables_without(p, "entities", "type"), "type"),
+        (lambda p: _mempalace_tables_without(p, "entities", "properties"), "properties"),
+    ],
+    ids=["six columns", "no confidence", "no extracted_at", "no type", "no properties"],
+)
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_schema_the_app_cannot_read_is_refused_untouched(tmp_path, make, missing, read_only):
+    from factlines import NotAKnowledgeGraph
+
+    path = tmp_path / "kg.sqlite3"
+    make(path)
+    before = path.read_bytes()
+    beside = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(NotAKnowledgeGraph, match=missing) as refused:
+        KnowledgeGraph(path, read_only=read_only)
+    assert "left untouched" in str(refused.value)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == beside

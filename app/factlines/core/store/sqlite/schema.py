@@ -15,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from factlines.core.errors import NotAKnowledgeGraph
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -94,11 +95,18 @@ def create_statement(name: str) -> str:
     return f"CREATE INDEX IF NOT EXISTS {name} ON {table}({terms})"
 
 
-REQUIRED_COLUMNS = {
+# What makes a database a knowledge graph at all: without these it is another application's.
+KEY_COLUMNS = {
     "entities": {"id", "name"},
     "triples": {"id", "subject", "predicate", "object", "valid_from", "valid_to"},
 }
 NEWER_TRIPLE_COLUMNS = ("source_drawer_id", "adapter_name")
+# What the app reads: every column of MemPalace's tables but the two MemPalace 3.x adds itself
+# (and so do we, as it does, or a view does on a read-only open).
+REQUIRED_COLUMNS = {
+    "entities": set(ENTITY_COLUMNS),
+    "triples": set(TRIPLE_COLUMNS) - set(NEWER_TRIPLE_COLUMNS),
+}
 
 
 EMPTY = "empty"
@@ -162,20 +170,29 @@ def inspect(path: str, label: str | None = None) -> Found:
         probe.close()
     if not tables:
         return Found(EMPTY)
-    missing = [
-        f"{table} ({', '.join(sorted(cols - tables.get(table, set())))})"
-        if table in tables
-        else table
-        for table, cols in REQUIRED_COLUMNS.items()
-        if table not in tables or not cols <= tables[table]
-    ]
+    missing = _missing(tables, KEY_COLUMNS)
     if missing:
         raise NotAKnowledgeGraph(
             f"{label} is a SQLite database of another application, not a knowledge graph "
-            f"(missing: {'; '.join(missing)}); it was left untouched"
+            f"(missing: {missing}); it was left untouched"
+        )
+    missing = _missing(tables, REQUIRED_COLUMNS)
+    if missing:
+        raise NotAKnowledgeGraph(
+            f"{label} has a knowledge graph's tables without all of MemPalace's columns "
+            f"(missing: {missing}), so Factlines cannot read it; it was left untouched"
         )
     version = _version(stored, label)
     return Found(GRAPH, tables, version)
+
+
+def _missing(tables: dict[str, set[str]], wanted: dict[str, set[str]]) -> str:
+    """The tables, or columns of a table, of ``wanted`` that ``tables`` lack, in words."""
+    return "; ".join(
+        f"{table} ({', '.join(sorted(cols - tables[table]))})" if table in tables else table
+        for table, cols in wanted.items()
+        if table not in tables or not cols <= tables[table]
+    )
 
 
 def _stored_version(probe: sqlite3.Connection, tables: dict):
@@ -277,7 +294,7 @@ def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
             # An older MemPalace file, which we may not upgrade: read it through a view (in
             # this connection's private temp schema, which comes first in name lookups) that
             # adds the two newer columns as empty.
-            columns = [c for c in _TRIPLE_COLUMNS if c not in missing]
+            columns = [c for c in TRIPLE_COLUMNS if c not in missing]
             conn.execute(
                 "CREATE TEMP VIEW triples AS SELECT rowid AS rowid, "
                 + ", ".join(columns + [f"NULL AS {c}" for c in missing])
@@ -288,22 +305,6 @@ def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
         conn.close()
         raise NotAKnowledgeGraph(f"cannot read {path} as a knowledge graph: {exc}") from None
     return conn
-
-
-_TRIPLE_COLUMNS = [
-    "id",
-    "subject",
-    "predicate",
-    "object",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-    "extracted_at",
-]
 
 
 def _create(conn: sqlite3.Connection) -> None:
