@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -209,3 +210,31 @@ def test_an_entity_row_with_a_null_id_is_listed_marked_and_not_editable(tmp_path
     assert not any(a.isEnabled() for a in menu.actions() if a.text() and "Copy" not in a.text())
     browser.set_search("gho")
     assert model.rowCount() == 1
+
+
+# ── Huge strings ───────────────────────────────────────────────────────────
+
+
+def test_a_megabyte_predicate_is_elided_in_labels_and_legends_whole_in_tooltips(
+    tmp_path, open_window
+):
+    huge = "p" * 1_000_000
+    path = mempalace_file(
+        tmp_path / "kg.sqlite3", [dict(subject="Kai", predicate=huge, obj="Orion")]
+    )
+    win = open_window(path, entity=None)
+    started = time.perf_counter()
+    win.state.select_entity("kai")
+    win.repaint()
+    took = time.perf_counter() - started
+    assert took < 5.0, f"selecting took {took:.1f} s"  # ~44 s to 70 s before
+    chart = win.gantt
+    assert all(len(label) < 300 for label in chart.lane_labels())
+    assert len(chart._legend.text) < 2_000 and "…" in chart._legend.text
+    i = next(i for i, f in enumerate(chart.bars.layout.facts) if f["predicate"] == huge)
+    assert len(chart.tooltip(i)) < 10_000
+    tid = chart.bars.layout.ids[i]
+    shown, tip, _font, edit = table_row(win, tid)["predicate"]
+    assert len(shown) <= 1_000 and edit == huge
+    assert "1,000,000 characters" in tip
+    assert all(len(label) < 300 for label in win.graph_view.legend_labels())

@@ -24,7 +24,7 @@ import numpy as np
 from factlines.core import temporal
 from factlines.ui.entity_facts import time_bounds
 from factlines.ui.entity_facts import valid_mask as valid_mask_of
-from factlines.ui.style import palette_index, predicate_color_name
+from factlines.ui.style import elide, palette_index, predicate_color_name
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
@@ -50,8 +50,9 @@ class Lane:
 
     @property
     def label(self) -> str:
-        """The readable label: ``works_on → Orion``, ``mentors ← Mira Chen`` (incoming)."""
-        return f"{self.predicate} {self.arrow} {self.other_name}"
+        """The readable label: ``works_on → Orion``, ``mentors ← Mira Chen`` (incoming); a huge
+        predicate or name elided (laying out a megabyte of text takes seconds)."""
+        return f"{elide(self.predicate)} {self.arrow} {elide(self.other_name)}"
 
     @property
     def arrow(self) -> str:
@@ -60,7 +61,7 @@ class Lane:
     @property
     def short(self) -> str:
         """What the lane axis shows under its group header."""
-        return f"{self.arrow} {self.other_name}"
+        return f"{self.arrow} {elide(self.other_name)}"
 
 
 @dataclass
@@ -73,7 +74,7 @@ class Header:
     @property
     def label(self) -> str:
         """What the lane axis shows on the group's row: ``works_on  (12)``."""
-        return f"{self.predicate}  ({self.lanes})"
+        return f"{elide(self.predicate)}  ({self.lanes})"
 
 
 @dataclass
@@ -127,7 +128,7 @@ class Layout:
         if not 0 <= row < self.n_rows:
             return None
         if self.row_kind[row] == 0:
-            return next(h.predicate for h in self.headers if h.row == row)
+            return elide(next(h.predicate for h in self.headers if h.row == row))
         return self.lanes[int(self.row_lane[row])].label
 
     def finite_span(self) -> tuple[float, float] | None:

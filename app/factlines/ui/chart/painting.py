@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
-from factlines.ui.style import palette_color
+from factlines.ui.style import elide, palette_color, show_time
 
 
 class BarEvents(Protocol):
@@ -374,11 +374,11 @@ class BarsItem(pg.GraphicsObject):
         if box.right() < left_px or box.left() > right_px:
             return
         if start is not None and box.left() > left_px:
-            text = start
+            text = show_time(start)
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(max(left_px + 2, box.left() - w / 2), y), text)
         if end is not None and left_px < box.right() < right_px:
-            text = end
+            text = show_time(end)
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
 
@@ -553,7 +553,7 @@ def title_html(entity_name: str, layout: gl.Layout) -> str:
     """The line over the chart: the entity, its facts and lanes, its conflicts."""
     conflicts = len(layout.conflicts)
     parts = [
-        f"<b>{html.escape(entity_name)}</b>",
+        f"<b>{html.escape(elide(entity_name))}</b>",
         f"{layout.n} fact{'s' * (layout.n != 1)} on {len(layout.lanes)} "
         f"lane{'s' * (len(layout.lanes) != 1)}",
     ]
@@ -566,9 +566,10 @@ def title_html(entity_name: str, layout: gl.Layout) -> str:
 
 
 def legend_html(layout: gl.Layout) -> str:
-    """The legend under the chart: the predicates' colours, then what the marks mean."""
+    """The legend under the chart: the predicates' colours, then what the marks mean. A huge
+    predicate is elided: rich text of a megabyte took the window ~44 s on every selection."""
     swatches = " &nbsp; ".join(
-        f"<span style='color:{h.color}'>■</span>&nbsp;{html.escape(h.predicate)}"
+        f"<span style='color:{h.color}'>■</span>&nbsp;{html.escape(elide(h.predicate, 60))}"
         for h in layout.headers
     )
     keys = (
