@@ -10,6 +10,7 @@ import math
 import sqlite3
 import time
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
@@ -238,3 +239,27 @@ def test_a_megabyte_predicate_is_elided_in_labels_and_legends_whole_in_tooltips(
     assert len(shown) <= 1_000 and edit == huge
     assert "1,000,000 characters" in tip
     assert all(len(label) < 300 for label in win.graph_view.legend_labels())
+
+
+def test_the_chart_marks_each_side_the_rules_refuse_and_never_draws_it_open(tmp_path, open_window):
+    path = odd_fact(tmp_path / "kg.sqlite3", "valid_to", "never")
+    win = open_window(path)
+    layout = win.gantt.bars.layout
+    i = layout.index_of(knows(win))
+    # MemPalace returns the fact at every as_of (text after every instant), and so do we...
+    assert layout.end[i] == math.inf and layout.odd[i] == 2
+    win.set_as_of("2030-01-01")
+    assert win.gantt.bars.valid[i]
+    assert any(
+        r["object"] == "Ann" for r in mempalace_class()(path).query_entity("Kai", "2030-01-01")
+    )
+    # ...but it is not drawn as an open end, and the legend says what the mark means.
+    from factlines.ui.chart.painting import legend_html
+
+    assert "rules do not accept" in legend_html(layout)
+    bars = win.gantt.bars
+    geometry = bars._geometry(layout, np.arange(layout.n), 1e-6, 0.0, 20.0, 0.0, 0.0, 900.0)
+    assert not geometry["open"][i]
+    still_open = next(f["id"] for f in win.state.entity_facts() if f["valid_to"] is None)
+    assert geometry["open"][layout.index_of(still_open)]
+    win.repaint()

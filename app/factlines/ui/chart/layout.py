@@ -24,7 +24,7 @@ import numpy as np
 from factlines.core import temporal
 from factlines.ui.entity_facts import time_bounds
 from factlines.ui.entity_facts import valid_mask as valid_mask_of
-from factlines.ui.style import elide, palette_index, predicate_color_name
+from factlines.ui.style import elide, is_odd_time, palette_index, predicate_color_name
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
@@ -35,6 +35,7 @@ X_MAX = temporal.to_posix("2200-01-01")
 MIN_SPAN = 600.0
 
 CONFIDENCE_LEVELS = 4  # confidence is drawn in 5 opacity steps (0, .25, .5, .75, 1)
+ODD_START, ODD_END = 1, 2  # a side whose stored value the time rules do not accept
 
 OUTGOING = "outgoing"
 INCOMING = "incoming"
@@ -98,6 +99,8 @@ class Layout:
     conflicts: list[dict] = field(default_factory=list)
     row_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # 0 header, 1 lane
     row_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # -1 on headers
+    # int8 per bar: ODD_START | ODD_END where a side's stored value is not one the rules accept
+    odd: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
 
     @property
     def n(self) -> int:
@@ -223,6 +226,7 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
         n_rows=row,
         row_kind=np.asarray(row_kind, np.int8),
         row_lane=np.asarray(row_lane, np.int32),
+        odd=np.asarray([_odd_sides(f) for f in facts], dtype=np.int8).reshape(-1),
     )
     _place_conflicts(layout, conflicts)
     return layout
@@ -237,6 +241,14 @@ def _confidence_levels(values: list) -> np.ndarray:
         confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)
     confidence = np.where(np.isfinite(confidence), np.clip(confidence, 0.0, 1.0), 1.0)
     return np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32)
+
+
+def _odd_sides(fact: dict) -> int:
+    """Which sides of a fact hold a stored value the time rules do not accept (contract §2.8):
+    drawn where the store's queries read them, and marked."""
+    return (ODD_START if is_odd_time(fact.get("valid_from")) else 0) | (
+        ODD_END if is_odd_time(fact.get("valid_to")) else 0
+    )
 
 
 def _other_name(fact: dict, direction: str) -> str:
@@ -278,6 +290,7 @@ def patch_layout(
         if i >= 0:
             layout.end[i] = ends[layout.source[i]]
             layout.conf_level[i] = _confidence_levels([layout.facts[i].get("confidence")])[0]
+            layout.odd[i] = _odd_sides(layout.facts[i])
     _place_conflicts(layout, conflicts)
     return True
 
