@@ -213,7 +213,8 @@ class EntityBrowser(QWidget):
             return
         current = self.type_filter.currentData()
         kg = self._state.kg
-        types = kg.entity_types() if kg is not None else []
+        # Text types only: a BLOB a raw edit left is shown in the list, not offered here.
+        types = [t for t in (kg.entity_types() if kg is not None else []) if isinstance(t, str)]
         if types != [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
             self.type_filter.blockSignals(True)
             self.type_filter.clear()

@@ -105,7 +105,7 @@ class GraphView(QGraphicsView):
         ranked = heapq.nsmallest(
             MAX_NEIGHBOURS,
             by_neighbour,
-            key=lambda n: (-len(by_neighbour[n]), names[n].casefold()),
+            key=lambda n: (-len(by_neighbour[n]), style.order_key(names[n])),
         )
         shown = sorted(ranked, key=lambda n: self._angle_key(by_neighbour[n]))
         hidden = len(by_neighbour) - len(shown)
@@ -122,7 +122,8 @@ class GraphView(QGraphicsView):
             groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
             for fact in by_neighbour[neighbour]:
                 groups[(fact["predicate"], fact["direction"])].append(fact)
-            for k, ((predicate, _direction), group) in enumerate(sorted(groups.items())):
+            edges = sorted(groups.items(), key=lambda item: (_text_key(item[0][0]), item[0][1]))
+            for k, ((predicate, _direction), group) in enumerate(edges):
                 color = predicates.setdefault(predicate, style.predicate_color(predicate))
                 bend = (k - (len(groups) - 1) / 2) * 22.0
                 spans = [position(f) for f in group]
@@ -147,7 +148,7 @@ class GraphView(QGraphicsView):
         box = title.boundingRect()
         title.setPos(-box.width() / 2, CENTER_RADIUS + 4)
         self._scene.addItem(title)
-        self._legend = sorted(predicates.items())
+        self._legend = sorted(predicates.items(), key=lambda item: _text_key(item[0]))
         extent = radius + 75
         self._scene.setSceneRect(QRectF(-extent, -extent, 2 * extent, 2 * extent))
         self.restyle()
@@ -156,8 +157,10 @@ class GraphView(QGraphicsView):
     @staticmethod
     def _angle_key(facts: list[dict]) -> tuple:
         # Neighbours around the circle grouped by their first predicate, then by name.
-        first = min(facts, key=lambda f: (f["predicate"], f["other_name"].casefold()))
-        return first["predicate"], first["other_name"].casefold()
+        first = min(
+            facts, key=lambda f: (_text_key(f["predicate"]), style.order_key(f["other_name"]))
+        )
+        return _text_key(first["predicate"]), style.order_key(first["other_name"])
 
     def _edge(self, start: QPointF, end: QPointF, bend: float) -> QGraphicsPathItem:
         path = QPainterPath(start)
@@ -348,6 +351,11 @@ class GraphView(QGraphicsView):
             {"color": color.name(), "solid": item.pen().style() == Qt.PenStyle.SolidLine}
             for item, color, _spans in self._edges
         ]
+
+
+def _text_key(value) -> tuple[bool, str]:
+    """Text in its own order; anything else (a BLOB, from raw SQL) after it."""
+    return not isinstance(value, str), style.stored_text(value)
 
 
 def _edge_key(fact: dict) -> tuple[str, str, str]:

@@ -228,10 +228,14 @@ class FactModel(QAbstractTableModel):
 
         def key(fact: dict):
             value = fact[field]
-            tail = (_orderable(fact["predicate"]), fact["start"] or 0.0, _orderable(fact["id"]))
+            tail = (
+                style.order_key(fact["predicate"]),
+                fact["start"] or 0.0,
+                style.order_key(fact["id"]),
+            )
             if value is None:
                 return (True, (0, 0), *tail)
-            return (False, _orderable(value), *tail)
+            return (False, style.order_key(value), *tail)
 
         return key
 
@@ -472,18 +476,6 @@ class FactModel(QAbstractTableModel):
         elif key == "predicate" and not text:
             return "a predicate cannot be empty"
         return None
-
-
-def _orderable(value) -> tuple:
-    """A sort key for any stored value, in SQLite's order of types: numbers, then text
-    (without case), then BLOBs, so that a column of mixed types sorts."""
-    if style.is_number(value):
-        return (0, value)
-    if isinstance(value, str):
-        return (1, value.casefold())
-    if isinstance(value, bytes):
-        return (2, value)
-    return (3, style.stored_text(value))
 
 
 def _number(text: str) -> float | None:

@@ -213,7 +213,8 @@ PALETTE_SALT = 101311
 
 def palette_index(predicate: str) -> int:
     """A predicate's place in the palette (the chart keeps colours as these indices)."""
-    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(LIGHT_PALETTE)
+    text = stored_text(predicate)  # a BLOB (raw SQL) gets a colour too
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"), PALETTE_SALT) % len(LIGHT_PALETTE)
 
 
 def palette_color(index: int) -> str:
@@ -281,6 +282,18 @@ def tip_text(value: object) -> str:
     if len(text) <= TIP_CHARS:
         return text
     return f"{text[:TIP_CHARS]}… ({len(text):,} characters in all)"
+
+
+def order_key(value: object) -> tuple:
+    """A sort key for any stored value, in SQLite's order of storage classes: numbers, then
+    text (without case), then BLOBs; so a column of mixed types sorts."""
+    if is_number(value):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value.casefold())
+    if isinstance(value, bytes):
+        return (2, value)
+    return (3, stored_text(value))
 
 
 def is_odd_time(value: object) -> bool:

@@ -24,7 +24,14 @@ import numpy as np
 from factlines.core import temporal
 from factlines.ui.entity_facts import time_bounds
 from factlines.ui.entity_facts import valid_mask as valid_mask_of
-from factlines.ui.style import elide, is_odd_time, palette_index, predicate_color_name
+from factlines.ui.style import (
+    elide,
+    is_odd_time,
+    order_key,
+    palette_index,
+    predicate_color_name,
+    stored_text,
+)
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
@@ -179,7 +186,9 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
         else:
             first = min(starts[i] for i in members)
             members.sort(key=lambda i: (starts[i], ends[i]))
-        entry = (direction != OUTGOING, first, name.casefold(), other, direction, name, members)
+        # Any storage class sorts (a BLOB name, from raw SQL); equal keys mean equal types.
+        entry = (direction != OUTGOING, first, order_key(name), order_key(other), other)
+        entry += (direction, name, members)
         by_predicate.setdefault(predicate, []).append(entry)
 
     lanes: list[Lane] = []
@@ -190,14 +199,15 @@ def build_layout(facts: list[dict], conflicts: list[dict] | tuple = ()) -> Layou
     row_kind: list[int] = []
     row_lane: list[int] = []
     row = 0
-    for predicate in sorted(by_predicate):
+    # Text in its own order (a BLOB predicate, from raw SQL, after all text).
+    for predicate in sorted(by_predicate, key=lambda p: (not isinstance(p, str), stored_text(p))):
         entries = by_predicate[predicate]
         entries.sort()
         headers.append(Header(row, predicate, predicate_color_name(predicate), len(entries)))
         row_kind.append(0)
         row_lane.append(-1)
         row += 1
-        for _incoming, _first, _folded, other, direction, name, members in entries:
+        for _incoming, _first, _name_key, _other_key, other, direction, name, members in entries:
             lane_index = len(lanes)
             lanes.append(Lane(row, predicate, direction, other, name))
             order += members
