@@ -263,3 +263,12 @@ def test_the_chart_marks_each_side_the_rules_refuse_and_never_draws_it_open(tmp_
     still_open = next(f["id"] for f in win.state.entity_facts() if f["valid_to"] is None)
     assert geometry["open"][layout.index_of(still_open)]
     win.repaint()
+
+
+def test_names_are_shown_literally_in_rich_text_headings(tmp_path, open_window):
+    path = mempalace_file(
+        tmp_path / "kg.sqlite3", [dict(subject="<b>Kai", predicate="knows", obj="Ann")]
+    )
+    win = open_window(path, entity="<b>kai")
+    assert "&lt;b&gt;Kai" in win.triple_editor.title.text()
+    assert "&lt;b&gt;Kai" in win.gantt._title.text
