@@ -315,8 +315,9 @@ def _place_conflicts(layout: Layout, conflicts) -> None:
         ]
         if not present:
             continue
-        lo = temporal.to_posix(conflict.get("start")) if conflict.get("start") else None
-        hi = temporal.to_posix(conflict.get("end")) if conflict.get("end") else None
+        # The overlap's keys, read as the bars' are (a key the rules refuse, as text).
+        lo = temporal.start_posix(conflict.get("start"))
+        hi = temporal.end_posix(conflict.get("end"))
         lo = -math.inf if lo is None else lo
         hi = math.inf if hi is None else hi
         kept.append(conflict)
