@@ -23,6 +23,15 @@ LAST = "\U0010ffff"
 SEPARATOR = "\n"
 
 
+def _fold(value) -> str:
+    """A stored name or id as searched: folded text; a NULL id (a hand-edited file) as ""."""
+    if isinstance(value, str):
+        return value.casefold()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace").casefold()
+    return "" if value is None else str(value).casefold()
+
+
 class _Column:
     """One folded value per entity (names, or ids), searchable as one text and by prefix."""
 
@@ -67,11 +76,12 @@ class EntitySearchIndex:
     """Ids, names and types of every entity in name order, with folded keys to match on."""
 
     def __init__(self, rows: list[tuple[str, str, str | None]]):
-        # rows: (id, name, type) in the store's name order.
+        # rows: (id, name, type) in the store's name order; an id may be NULL (hand edits).
         self.ids = [row[0] for row in rows]
+        self.names = [row[1] for row in rows]
         self.types = [row[2] for row in rows]
-        self._names = _Column([row[1].casefold() for row in rows])
-        self._id_keys = _Column([row[0].casefold() for row in rows])
+        self._names = _Column([_fold(row[1]) for row in rows])
+        self._id_keys = _Column([_fold(row[0]) for row in rows])
         # One key per entity so a single `in` test covers both; NUL never occurs in a query.
         self._keys = [f"{n}\0{i}" for n, i in zip(self._names.values, self._id_keys.values)]
         self._sample = range(0, len(self._keys), max(1, len(self._keys) // SAMPLE))

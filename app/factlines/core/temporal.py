@@ -155,34 +155,78 @@ def today() -> str:
 def to_posix(key: str | None) -> float | None:
     """POSIX seconds of a comparison key (or of a stored value read as a start).
 
-    None for None and for a value that is not in a stored form: MemPalace passes ``""``
-    through, and older files may hold partial dates; such a bound is drawn as unknown rather
-    than failing the whole read.
+    None for None and for a value that is not a real instant in a stored form (``""``, a
+    partial date, ``2025-02-30``): use :func:`start_posix` / :func:`end_posix` for what such a
+    stored value means to a query.
     """
     if key is None:
         return None
     key = start_key(key)
-    if not _KEY_RE.fullmatch(key):
+    if not _is_real_key(key):
         return None
     return _posix_of_key(key)
 
 
+def _is_real_key(key: str) -> bool:
+    """Whether ``key`` is ``YYYY-MM-DDTHH:MM:SSZ`` naming an instant that exists."""
+    if not _KEY_RE.fullmatch(key):
+        return False
+    try:
+        date.fromisoformat(key[:10])
+    except ValueError:
+        return False
+    return key[11:13] <= "23" and key[14:16] <= "59" and key[17:19] <= "59"
+
+
+@lru_cache(maxsize=1 << 16)
+def is_accepted(value: object) -> bool:
+    """Whether a stored value is one the time rules accept, exactly as stored (no surrounding
+    whitespace): a calendar day or a UTC instant that exists. None and ``""`` are not values."""
+    if not isinstance(value, str) or not value or value != value.strip():
+        return False
+    try:
+        return parse(value, "value") is not None
+    except TimeValueError:
+        return False
+
+
 @lru_cache(maxsize=1 << 16)
 def start_posix(value: str | None) -> float | None:
-    """POSIX seconds of a stored value's start key (cached: rows repeat the same days)."""
-    return to_posix(start_key(value))
+    """What a stored ``valid_from`` means to a query, in POSIX seconds: valid at ``t`` when
+    ``start_posix(value) <= t``. None for None (an unknown start).
+
+    For a value the rules accept, its start key. For anything else MemPalace and the store
+    compare the stored text with the instant's key as text (contract §2.3); the answer is
+    the same for every instant from the first whose key sorts at or after the text: that
+    instant, ``-inf`` when it is the first there is (valid from any time: an unknown start),
+    ``+inf`` when there is none (valid at no instant).
+    """
+    if value is None:
+        return None
+    key = start_key(value) if isinstance(value, str) else value
+    if isinstance(key, str) and _is_real_key(key):
+        return _posix_of_key(key)
+    return _text_threshold(key)
 
 
 @lru_cache(maxsize=1 << 16)
 def end_posix(value: str | None) -> float | None:
-    """POSIX seconds of a stored value's end key (a day ends at its last second).
+    """What a stored ``valid_to`` means to a query, in POSIX seconds: valid at ``t`` when
+    ``t < end_posix(value)`` (a day ends at its last second). None for None (still open).
 
-    MemPalace stores an empty ``valid_to`` as given: the fact is not current and no as_of
-    query returns it, so it ended at an unknown time: ``-inf``, valid nowhere.
+    A value the rules do not accept is compared as text, as MemPalace and the store do: the
+    fact is valid before the first instant whose key sorts at or after the text, so that
+    instant is its end; ``-inf`` when it is the first instant there is (an end nobody knows:
+    MemPalace's empty ``valid_to``, ``0000-00-00``; valid nowhere); ``+inf`` when no key sorts
+    after the text (a word such as ``never``: every query returns the fact, though it is not
+    current). Never None: a stored end is never read as open.
     """
-    if value == "":
-        return -math.inf
-    return to_posix(end_key(value))
+    if value is None:
+        return None
+    key = end_key(value) if isinstance(value, str) else value
+    if isinstance(key, str) and _is_real_key(key):
+        return _posix_of_key(key)
+    return _text_threshold(key)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -205,6 +249,44 @@ def _posix_of_key(key: str) -> float:
     )
 
 
+# The instants a query can name: the first and last second of years 0001 to 9999.
+_FIRST_SECOND = -62_135_596_800  # 0001-01-01T00:00:00Z
+_LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _key_of_posix(seconds: int) -> str:
+    moment = _EPOCH + timedelta(seconds=seconds)
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+        f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z"
+    )
+
+
+def _text_threshold(text: object) -> float:
+    """POSIX seconds of the first instant whose key is not below ``text`` in SQLite's order;
+    -inf when that is the first instant, +inf when there is none.
+
+    SQLite sorts text by its bytes (UTF-8, which orders like code points), numbers before
+    every text and a BLOB after it."""
+    if isinstance(text, (int, float)):
+        return -math.inf  # a number sorts before every text
+    if not isinstance(text, str):
+        return math.inf  # a BLOB sorts after every text
+    if text <= _key_of_posix(_FIRST_SECOND):
+        return -math.inf
+    if text > _key_of_posix(_LAST_SECOND):
+        return math.inf
+    low, high = _FIRST_SECOND, _LAST_SECOND  # key(low) < text <= key(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _key_of_posix(middle) < text:
+            low = middle
+        else:
+            high = middle
+    return float(high)
+
+
 def from_posix(seconds: float) -> str:
     """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
     # From the epoch by arithmetic: fromtimestamp() fails before 1970 on some platforms.
@@ -216,8 +298,14 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def calendar_day(value: str | None) -> date | None:
-    """The calendar day a stored value falls on (its first ten characters), None for None."""
-    return date.fromisoformat(value[:10]) if value else None
+    """The calendar day a stored value falls on (its first ten characters); None for None and
+    for a value whose first ten characters are not a day that exists (``2025-02-30``)."""
+    if not value or not _DATE_RE.fullmatch(value[:10]):
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
 
 
 def day_of_posix(seconds: float) -> str:

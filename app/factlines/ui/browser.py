@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.ui import style
 from factlines.ui.actions import FactActions
-from factlines.ui.models import ENTITY_ID_ROLE, EntityModel
+from factlines.ui.entity_model import NO_ID, EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
 
@@ -212,13 +213,14 @@ class EntityBrowser(QWidget):
             return
         current = self.type_filter.currentData()
         kg = self._state.kg
-        types = kg.entity_types() if kg is not None else []
+        # Text types only: a BLOB a raw edit left is shown in the list, not offered here.
+        types = [t for t in (kg.entity_types() if kg is not None else []) if isinstance(t, str)]
         if types != [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
             self.type_filter.blockSignals(True)
             self.type_filter.clear()
             self.type_filter.addItem(ALL_TYPES, None)
             for entity_type in types:
-                self.type_filter.addItem(entity_type, entity_type)
+                self.type_filter.addItem(style.elide(entity_type, 60), entity_type)
             self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
             self.type_filter.blockSignals(False)
         self.apply_filter()
@@ -234,9 +236,13 @@ class EntityBrowser(QWidget):
             self._clicked(index)
 
     def _clicked(self, index: QModelIndex) -> None:
-        entity_id = index.data(ENTITY_ID_ROLE)
-        if entity_id:
-            self._state.select_entity(entity_id)
+        entity = self.entity_at(index)
+        if entity is None:
+            return
+        if entity["id"] is None:
+            self._state.message.emit(f"{style.elide(entity['name'], 60)}: {NO_ID}")
+            return
+        self._state.select_entity(entity["id"])
 
     def _show_selection(self) -> None:
         row = self.model.row_of(self._state.entity)
@@ -263,7 +269,13 @@ class EntityBrowser(QWidget):
     def context_menu(self, entity: dict) -> QMenu:
         """Select, add a fact, rename, merge, copy the id: what a right-click on a row offers."""
         menu = QMenu(self)
-        menu.addAction(f"Select {entity['name']}", lambda: self._state.select_entity(entity["id"]))
+        if entity["id"] is None:
+            note = menu.addAction("No id: this row cannot be selected or edited")
+            note.setToolTip(NO_ID)
+            note.setEnabled(False)
+            return menu
+        name = style.elide(entity["name"], 60)
+        menu.addAction(f"Select {name}", lambda: self._state.select_entity(entity["id"]))
         menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
         menu.addSeparator()
         menu.addAction("Rename…", lambda: self._actions.rename_entity_dialog(entity["id"]))

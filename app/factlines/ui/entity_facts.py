@@ -33,7 +33,8 @@ class FactsPatch:
 
 def time_bounds(facts: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     """POSIX start and end keys of each fact row: -inf for an unknown start, +inf for an open
-    end (an end nobody knows is already -inf in the row: valid nowhere)."""
+    end. A stored value the time rules do not accept is already, in the row, where the store
+    and MemPalace read it (contract §2.8): an end nobody knows is -inf, valid nowhere."""
     starts = np.array([-np.inf if f["start"] is None else f["start"] for f in facts], dtype=float)
     ends = np.array([np.inf if f["end"] is None else f["end"] for f in facts], dtype=float)
     return starts, ends

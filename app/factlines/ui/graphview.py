@@ -11,7 +11,16 @@ import math
 from collections import defaultdict
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QShowEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsPathItem,
@@ -96,7 +105,7 @@ class GraphView(QGraphicsView):
         ranked = heapq.nsmallest(
             MAX_NEIGHBOURS,
             by_neighbour,
-            key=lambda n: (-len(by_neighbour[n]), names[n].casefold()),
+            key=lambda n: (-len(by_neighbour[n]), style.order_key(names[n])),
         )
         shown = sorted(ranked, key=lambda n: self._angle_key(by_neighbour[n]))
         hidden = len(by_neighbour) - len(shown)
@@ -113,7 +122,8 @@ class GraphView(QGraphicsView):
             groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
             for fact in by_neighbour[neighbour]:
                 groups[(fact["predicate"], fact["direction"])].append(fact)
-            for k, ((predicate, _direction), group) in enumerate(sorted(groups.items())):
+            edges = sorted(groups.items(), key=lambda item: (_text_key(item[0][0]), item[0][1]))
+            for k, ((predicate, _direction), group) in enumerate(edges):
                 color = predicates.setdefault(predicate, style.predicate_color(predicate))
                 bend = (k - (len(groups) - 1) / 2) * 22.0
                 spans = [position(f) for f in group]
@@ -131,14 +141,14 @@ class GraphView(QGraphicsView):
         center.setCursor(Qt.CursorShape.ArrowCursor)
         title_font = QFont()
         title_font.setBold(True)
-        title = QGraphicsSimpleTextItem(entity["name"])
+        title = QGraphicsSimpleTextItem(style.elide(entity["name"]))
         title.setFont(title_font)
         title.setBrush(style.GRAPH_TEXT)
         title.setZValue(5)
         box = title.boundingRect()
         title.setPos(-box.width() / 2, CENTER_RADIUS + 4)
         self._scene.addItem(title)
-        self._legend = sorted(predicates.items())
+        self._legend = sorted(predicates.items(), key=lambda item: _text_key(item[0]))
         extent = radius + 75
         self._scene.setSceneRect(QRectF(-extent, -extent, 2 * extent, 2 * extent))
         self.restyle()
@@ -147,8 +157,10 @@ class GraphView(QGraphicsView):
     @staticmethod
     def _angle_key(facts: list[dict]) -> tuple:
         # Neighbours around the circle grouped by their first predicate, then by name.
-        first = min(facts, key=lambda f: (f["predicate"], f["other_name"].casefold()))
-        return first["predicate"], first["other_name"].casefold()
+        first = min(
+            facts, key=lambda f: (_text_key(f["predicate"]), style.order_key(f["other_name"]))
+        )
+        return _text_key(first["predicate"]), style.order_key(first["other_name"])
 
     def _edge(self, start: QPointF, end: QPointF, bend: float) -> QGraphicsPathItem:
         path = QPainterPath(start)
@@ -169,13 +181,13 @@ class GraphView(QGraphicsView):
         node.setPen(QPen(style.NODE_OUTLINE, 1.5))
         node.setZValue(2)
         node.setData(ENTITY_ROLE, entity_id)
-        node.setToolTip(f"{name}\nClick to select")
+        node.setToolTip(f"{style.tip_text(name)}\nClick to select")
         node.setCursor(Qt.CursorShape.PointingHandCursor)
         self._scene.addItem(node)
         return node
 
     def _label(self, text: str, pos: QPointF, angle: float, font: QFont) -> QGraphicsSimpleTextItem:
-        label = QGraphicsSimpleTextItem(text)
+        label = QGraphicsSimpleTextItem(style.elide(text))
         label.setFont(font)
         label.setBrush(style.GRAPH_TEXT)
         label.setZValue(3)
@@ -253,7 +265,14 @@ class GraphView(QGraphicsView):
         if not self._legend:
             return 0
         metrics = self.fontMetrics()
-        return 40 + max(metrics.horizontalAdvance(p) for p, _ in self._legend)
+        return 40 + max(
+            metrics.horizontalAdvance(self._legend_text(p, metrics)) for p, _ in self._legend
+        )
+
+    def _legend_text(self, predicate: str, metrics) -> str:
+        """A predicate as the legend shows it: at most a third of the view wide."""
+        width = max(80, self.viewport().width() // 3)
+        return metrics.elidedText(style.elide(predicate), Qt.TextElideMode.ElideRight, width)
 
     def _fit(self) -> None:
         """Scale the circle into the viewport beside the legend (which is drawn unscaled)."""
@@ -285,7 +304,7 @@ class GraphView(QGraphicsView):
             painter.setPen(QPen(color, 3))
             painter.drawLine(8, y - metrics.ascent() // 2 + 1, 26, y - metrics.ascent() // 2 + 1)
             painter.setPen(style.GRAPH_TEXT)
-            painter.drawText(32, y, predicate)
+            painter.drawText(32, y, self._legend_text(predicate, metrics))
             y += metrics.height()
         if self._note:
             painter.setPen(style.GRAPH_MUTED)
@@ -320,11 +339,23 @@ class GraphView(QGraphicsView):
             for node, _label, _spans in self._nodes
         ]
 
+    def legend_labels(self) -> list[str]:
+        """The legend's predicates as drawn (elided to fit)."""
+        font = QFont()
+        font.setPointSizeF(8.5)
+        metrics = QFontMetrics(font)
+        return [self._legend_text(predicate, metrics) for predicate, _ in self._legend]
+
     def drawn_edges(self) -> list[dict]:
         return [
             {"color": color.name(), "solid": item.pen().style() == Qt.PenStyle.SolidLine}
             for item, color, _spans in self._edges
         ]
+
+
+def _text_key(value) -> tuple[bool, str]:
+    """Text in its own order; anything else (a BLOB, from raw SQL) after it."""
+    return not isinstance(value, str), style.stored_text(value)
 
 
 def _edge_key(fact: dict) -> tuple[str, str, str]:
@@ -338,8 +369,14 @@ def _edge_tooltip(entity_name: str, group: list[dict]) -> str:
     for fact in group:
         arrow = "→" if fact["direction"] == "outgoing" else "←"
         lines.append(
-            f"{entity_name} {arrow} {fact['predicate']} {arrow} {fact['other_name']}: "
+            f"{style.elide(entity_name)} {arrow} {style.elide(fact['predicate'])} {arrow} "
+            f"{style.elide(fact['other_name'])}: "
             f"{style.show_time(fact['valid_from'], '?')} → "
             f"{style.show_time(fact['valid_to'], 'open')}"
         )
+        notes = (
+            style.time_note(fact["valid_from"], as_end=False),
+            style.time_note(fact["valid_to"], as_end=True),
+        )
+        lines += [f"    {style.MARK} {note}" for note in notes if note]
     return "\n".join(lines)

@@ -192,6 +192,14 @@ dates.</p>
 <p><b>Ending and replacing.</b> Ending a fact on day <i>D</i> keeps it valid through <i>D</i>;
 a fact added from <i>D</i> is valid on <i>D</i> too. Replacing a fact at day <i>D</i> switches
 at <code>D</code>T00:00:00Z: on <i>D</i> only the new fact holds.</p>
+<p><b>Values the rules do not accept</b> (<code>2025-06</code>, <code>2025-06-01 10:00</code>,
+<code>2025-02-30</code>, an empty text), which older writers and hand edits leave in a file,
+are shown as stored, in italics after a ⚠. MemPalace's queries compare them as text, and so
+does every view here: <code>2025-06</code> as an end counts as ending at
+<code>2025-06-01T00:00:00Z</code>; an end that sorts before every date, such as
+<code>0000-00-00</code> or an empty text, is an end nobody knows: valid nowhere, never open.
+Hover the value to see how it is read. A confidence that is not a number (MemPalace stores
+<code>"high"</code> as given) is shown as stored and drawn as unknown, at full opacity.</p>
 """
 
 

@@ -1,9 +1,9 @@
-"""Qt models adapting the store: the entity listing (lazy, paged) and one entity's facts.
+"""Qt models adapting the store: one entity's facts (the entity listing is in
+:mod:`factlines.ui.entity_model`, imported here too).
 
 Neither keeps state of its own beyond what it shows: the selection and ``as_of`` live in
-:class:`~factlines.ui.state.AppState`. The entity model pages through ``list_entities`` as the
-view scrolls and re-queries on sort or filter; the fact model holds the selected entity's facts
-and only restyles them when ``as_of`` moves.
+:class:`~factlines.ui.state.AppState`. The fact model holds the selected entity's facts and only
+restyles them when ``as_of`` moves.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     Signal,
@@ -24,200 +23,38 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.entity_facts import FactsPatch
+from factlines.ui.entity_model import EntityModel
 from factlines.ui.state import AppState
+from factlines.ui.table_roles import (
+    ALIGNMENT,
+    BACKGROUND,
+    DISPLAY,
+    EDIT,
+    ENTITY_ID_ROLE,
+    FACT_ID_ROLE,
+    FONT,
+    FOREGROUND,
+    OTHER_ID_ROLE,
+    RIGHT,
+    ROOT,
+    TOOLTIP,
+    VALID_ROLE,
+    Index,
+    clear_span,
+    fill_span,
+)
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
-# Roles as plain ints: data() is called per cell per paint, and int compares are cheapest.
-DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
-EDIT = int(Qt.ItemDataRole.EditRole.value)
-TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
-FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
-BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
-FONT = int(Qt.ItemDataRole.FontRole.value)
-ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
-RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
-ENTITY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-FACT_ID_ROLE = Qt.ItemDataRole.UserRole + 2
-VALID_ROLE = Qt.ItemDataRole.UserRole + 3
-OTHER_ID_ROLE = Qt.ItemDataRole.UserRole + 4
-
-
-def _fill(roles, value, item, column: int) -> None:
-    """Answer every role a ``QModelRoleDataSpan`` asks with ``value(item, column, role)``.
-
-    Every role is answered, None included: the view reuses one span for every cell, so a role
-    left alone would keep the previous cell's answer.
-    """
-    for i in range(len(roles)):
-        asked = roles[i]
-        answer = value(item, column, asked.role())
-        if answer is None:
-            asked.clearData()
-        else:
-            asked.setData(answer)
-
-
-def _clear(roles) -> None:
-    """No such cell: no answer to any role (the span may hold the previous cell's)."""
-    for i in range(len(roles)):
-        roles[i].clearData()
-
-
-class EntityModel(QAbstractTableModel):
-    """Entities with their current and ended fact counts, fetched a page at a time."""
-
-    COLUMNS = ("Name", "Type", "Current", "Ended")
-    ORDERS = ("name", "type", "current", "ended")
-    PAGE = 80
-
-    def __init__(self, state: AppState, parent=None):
-        super().__init__(parent)
-        self._state = state
-        self._rows: list[dict] = []
-        self._total = 0
-        self.search = ""
-        self.entity_type: str | None = None
-        self.valid_at: str | None = None
-        self.order = "name"
-        self.descending = False
-
-    # Query
-    def _query(self, offset: int, limit: int) -> list[dict]:
-        kg = self._state.kg
-        if kg is None:
-            return []
-        return kg.list_entities(
-            search=self.search,
-            entity_type=self.entity_type,
-            valid_at=self.valid_at,
-            order=self.order,
-            descending=self.descending,
-            limit=limit,
-            offset=offset,
-        )
-
-    def refresh(self) -> None:
-        """Re-read the first page and the count (after a filter, sort or data change)."""
-        kg = self._state.kg
-        keep = max(self.PAGE, len(self._rows)) if self._rows else self.PAGE
-        # Read before the reset begins: a read that fails leaves the model as it was.
-        rows, total = [], 0
-        if kg is not None:
-            total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-            rows = self._query(0, min(keep, total))
-        self.beginResetModel()
-        self._rows, self._total = rows, total
-        self.endResetModel()
-
-    def update_rows(self) -> None:
-        """After a write: read the rows shown again; when they are the same entities in the
-        same order, announce just the rows whose counts or names changed (no reset)."""
-        kg = self._state.kg
-        if kg is None or not self._rows:
-            self.refresh()
-            return
-        total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-        rows = self._query(0, min(len(self._rows), total))
-        if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
-            self.refresh()
-            return
-        last = len(self.COLUMNS) - 1
-        for row, (old, new) in enumerate(zip(self._rows, rows)):
-            if old != new:
-                self._rows[row] = new
-                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
-
-    def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
-        self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
-        self._rows = []
-        self.refresh()
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def entity_at(self, row: int) -> dict | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
-
-    def row_of(self, entity_id: str | None) -> int:
-        for row, entity in enumerate(self._rows):
-            if entity["id"] == entity_id:
-                return row
-        return -1
-
-    # Lazy loading
-    def canFetchMore(self, parent: _Index = _ROOT) -> bool:
-        return not parent.isValid() and len(self._rows) < self._total
-
-    def fetchMore(self, parent: _Index = _ROOT) -> None:
-        if parent.isValid():
-            return
-        more = self._query(len(self._rows), min(self.PAGE, self._total - len(self._rows)))
-        if not more:
-            self._total = len(self._rows)
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
-        self._rows.extend(more)
-        self.endInsertRows()
-
-    # Model
-    def rowCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.COLUMNS):
-            if role == Qt.ItemDataRole.DisplayRole:
-                return self.COLUMNS[section]
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return (
-                    "Display name (id in the tooltip)",
-                    "Entity type",
-                    "Facts still open (no valid_to), both directions",
-                    "Facts that have ended, both directions",
-                )[section]
-        return None
-
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        return self._value(self._rows[index.row()], index.column(), role)
-
-    def multiData(self, index: _Index, roles) -> None:
-        # The view's delegate asks seven roles per painted cell in one call: answering them
-        # here is one call into Python per cell instead of seven.
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            _clear(roles)
-            return
-        _fill(roles, self._value, self._rows[index.row()], index.column())
-
-    def _value(self, entity: dict, column: int, role: int):
-        if role == DISPLAY:
-            return (entity["name"], entity["type"] or "", entity["current"], entity["ended"])[
-                column
-            ]
-        if role == ENTITY_ID_ROLE:
-            return entity["id"]
-        if column >= 2:
-            if role == ALIGNMENT:
-                return RIGHT
-            if role == FOREGROUND and not entity[self.ORDERS[column]]:
-                return style.DIM_BRUSH
-        elif role == TOOLTIP and column == 0:
-            return f"{entity['name']}\nid: {entity['id']}"
-        return None
-
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(self.ORDERS):
-            return
-        self.order = self.ORDERS[column]
-        self.descending = order == Qt.SortOrder.DescendingOrder
-        self._rows = []
-        self.refresh()
+__all__ = [
+    "COLUMN",
+    "ENTITY_ID_ROLE",
+    "FACT_COLUMNS",
+    "FACT_ID_ROLE",
+    "OTHER_ID_ROLE",
+    "VALID_ROLE",
+    "EntityModel",
+    "FactFilterProxy",
+    "FactModel",
+]
 
 
 # The triple editor's columns: (key, header, editable)
@@ -235,6 +72,12 @@ FACT_COLUMNS = (
     ("extracted_at", "Extracted at", False),
 )
 COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
+# The cells whose stored value is shown marked (in italics) when the rules do not accept it.
+_ODD = {
+    "valid_from": style.is_odd_time,
+    "valid_to": style.is_odd_time,
+    "confidence": lambda value: value is not None and not style.is_number(value),
+}
 _FACT_COUNT = len(FACT_COLUMNS)
 # What a restyle changes: the look of a row, and whether it is valid (the hide filter's role).
 _RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE]
@@ -296,13 +139,13 @@ class FactModel(QAbstractTableModel):
             row = self._row_of.pop(tid, None)
             if row is None:
                 continue
-            self.beginRemoveRows(_ROOT, row, row)
+            self.beginRemoveRows(ROOT, row, row)
             del self._facts[row]
             self._map_to_state()
             self.endRemoveRows()
         if patch.added:
             first = len(self._facts)
-            self.beginInsertRows(_ROOT, first, first + len(patch.added) - 1)
+            self.beginInsertRows(ROOT, first, first + len(patch.added) - 1)
             state_facts = self._state.entity_facts()
             self._facts += [state_facts[self._state.fact_index(tid)] for tid in patch.added]
             self._map_to_state()
@@ -389,11 +232,14 @@ class FactModel(QAbstractTableModel):
 
         def key(fact: dict):
             value = fact[field]
+            tail = (
+                style.order_key(fact["predicate"]),
+                fact["start"] or 0.0,
+                style.order_key(fact["id"]),
+            )
             if value is None:
-                return (True, 0, fact["predicate"], fact["start"] or 0.0, fact["id"])
-            if isinstance(value, str):
-                value = value.casefold()
-            return (False, value, fact["predicate"], fact["start"] or 0.0, fact["id"])
+                return (True, (0, 0), *tail)
+            return (False, style.order_key(value), *tail)
 
         return key
 
@@ -444,17 +290,17 @@ class FactModel(QAbstractTableModel):
         self._reorder(self._sorted())
 
     # Model
-    def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
+    def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
         # The base class checks the bounds by calling rowCount and columnCount, two calls into
         # Python for each of the proxy's ~8 source indexes per painted cell: one call instead.
         if parent.isValid() or not (0 <= row < len(self._facts) and 0 <= column < _FACT_COUNT):
             return QModelIndex()
         return self.createIndex(row, column)
 
-    def rowCount(self, parent: _Index = _ROOT) -> int:
+    def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._facts)
 
-    def columnCount(self, parent: _Index = _ROOT) -> int:
+    def columnCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(FACT_COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
@@ -473,23 +319,23 @@ class FactModel(QAbstractTableModel):
             return key
         return None
 
-    def flags(self, index: _Index):
+    def flags(self, index: Index):
         # Called per painted cell: the flags are per column, computed once.
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return self._flags[index.column()]
 
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._facts):
             return None
         return self._value(index.row(), index.column(), role)
 
-    def multiData(self, index: _Index, roles) -> None:
+    def multiData(self, index: Index, roles) -> None:
         # One call into Python per painted cell instead of one per role (see EntityModel).
         if not index.isValid() or not 0 <= index.row() < len(self._facts):
-            _clear(roles)
+            clear_span(roles)
             return
-        _fill(roles, self._value, index.row(), index.column())
+        fill_span(roles, self._value, index.row(), index.column())
 
     def _value(self, row: int, column: int, role: int):
         fact = self._facts[row]
@@ -508,7 +354,7 @@ class FactModel(QAbstractTableModel):
                 return style.predicate_brush(fact["predicate"])
             return None
         if role == FONT:
-            if not valid:
+            if not valid or (key in _ODD and _ODD[key](fact[key])):
                 return self._italic
             return self._link_font if key == "other_name" else None
         if role == BACKGROUND:
@@ -519,9 +365,9 @@ class FactModel(QAbstractTableModel):
             return RIGHT if key == "confidence" else None
         if role == EDIT:
             value = fact[key]
-            if key == "confidence":
-                return f"{value:g}" if value is not None else ""
-            return "" if value is None else str(value)
+            if key == "confidence" and style.is_number(value):
+                return f"{value:g}"
+            return style.stored_text(value)
         if role == FACT_ID_ROLE:
             return fact["id"]
         if role == OTHER_ID_ROLE:
@@ -542,17 +388,25 @@ class FactModel(QAbstractTableModel):
         if key == "valid_to":
             return style.show_time(value, "open")
         if key == "confidence":
-            return "" if value is None else f"{value:.2f}"
+            return style.show_confidence(value)
         if key == "extracted_at":
             return style.show_instant(value)
-        return "" if value is None else str(value)
+        return style.elide(value, style.CELL_CHARS)
 
     def _tooltip(self, fact: dict, key: str, row: int) -> str:
         lines = [
-            describe(fact),
+            style.tip_text(describe(fact)),
             f"{style.show_time(fact['valid_from'], 'unknown start')} → "
             f"{style.show_time(fact['valid_to'], 'still open')}",
         ]
+        notes = (
+            style.time_note(fact["valid_from"], as_end=False),
+            style.time_note(fact["valid_to"], as_end=True),
+            style.confidence_note(fact["confidence"]),
+        )
+        lines += [f"{style.MARK} {note}" for note in notes if note]
+        if len(style.stored_text(fact[key])) > style.CELL_CHARS:
+            lines.append(f"{key}: {style.tip_text(fact[key])}")
         if self._state.as_of is not None:
             lines.append(
                 ("valid" if self._valid[row] else "not valid") + f" at {self._state.as_of}"
@@ -565,7 +419,7 @@ class FactModel(QAbstractTableModel):
                 f"to {style.show_key(conflict['end'], 'open', as_end=True)}"
             )
         if key == "other_name":
-            lines.append("Click to select " + fact["other_name"])
+            lines.append("Click to select " + style.elide(fact["other_name"]))
         lines.append(f"id: {fact['id']}")
         return "\n".join(lines)
 
@@ -580,7 +434,7 @@ class FactModel(QAbstractTableModel):
                 return triple_id
         return describe(fact)
 
-    def setData(self, index: _Index, value, role=Qt.ItemDataRole.EditRole) -> bool:
+    def setData(self, index: Index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or self._edit is None:
             return False
         if not FACT_COLUMNS[index.column()][2]:
@@ -663,7 +517,7 @@ class FactFilterProxy(QSortFilterProxyModel):
         if hide != self.hide_invalid:
             self.setFilterFixedString("true" if hide else "")
 
-    def multiData(self, index: _Index, roles) -> None:
+    def multiData(self, index: Index, roles) -> None:
         # QSortFilterProxyModel answers a span role by role through data(): forward it whole.
         self.sourceModel().multiData(self.mapToSource(index), roles)
 

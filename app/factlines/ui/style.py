@@ -10,6 +10,8 @@ Colours come in a light and a dark variant, chosen by the application palette's 
 
 from __future__ import annotations
 
+import math
+import re
 import zlib
 
 from PySide6.QtCore import QEvent
@@ -218,7 +220,8 @@ PALETTE_SALT = 101311
 
 def palette_index(predicate: str) -> int:
     """A predicate's place in the palette (the chart keeps colours as these indices)."""
-    return zlib.crc32(predicate.encode("utf-8"), PALETTE_SALT) % len(LIGHT_PALETTE)
+    text = stored_text(predicate)  # a BLOB (raw SQL) gets a colour too
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"), PALETTE_SALT) % len(LIGHT_PALETTE)
 
 
 def palette_color(index: int) -> str:
@@ -251,22 +254,136 @@ def is_dark_variant() -> bool:
     return colors()["PALETTE"] is DARK_PALETTE
 
 
-def show_time(value: str | None, empty: str = "") -> str:
-    """A stored time value for display, as stored: a day is a calendar day, an instant is UTC
-    and says so (``Z``), like the as_of field and the chart's axis, so nothing shifts."""
+# ── Stored values as shown: as stored, marked when the rules do not accept them ──
+
+MARK = "⚠"  # beside a value shown as stored that the rules do not accept
+LABEL_CHARS = 160  # a label or legend entry shows at most this much of a text
+# A table cell shows at most this much (Qt elides it to the column's width, but laying out a
+# megabyte of text to do so takes seconds, on every paint).
+CELL_CHARS = 1_000
+TIP_CHARS = 2_000  # a tooltip shows a text whole up to this length
+_SQLITE_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}")
+
+
+def stored_text(value: object) -> str:
+    """Any stored value as text, unaltered: a BLOB as SQLite writes one (``x'00ff'``)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return f"x'{value.hex()}'"
+    return str(value)
+
+
+def elide(value: object, limit: int = LABEL_CHARS) -> str:
+    """A text for a label or a legend: whole, or its first ``limit`` characters and "…" (a 1 MB
+    predicate costs seconds to lay out; the tooltip shows more, :func:`tip_text`)."""
+    text = stored_text(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tip_text(value: object) -> str:
+    """A text for a tooltip: whole, unless it is too long to show at all."""
+    text = stored_text(value)
+    if len(text) <= TIP_CHARS:
+        return text
+    return f"{text[:TIP_CHARS]}… ({len(text):,} characters in all)"
+
+
+def order_key(value: object) -> tuple:
+    """A sort key for any stored value, in SQLite's order of storage classes: numbers, then
+    text (without case), then BLOBs; so a column of mixed types sorts."""
+    if is_number(value):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value.casefold())
+    if isinstance(value, bytes):
+        return (2, value)
+    return (3, stored_text(value))
+
+
+def is_odd_time(value: object) -> bool:
+    """A stored time value the rules do not accept (contract §2.8); None is no value."""
+    return value is not None and not temporal.is_accepted(value)
+
+
+def show_time(value: object, empty: str = "") -> str:
+    """A stored time value for display, as stored: a day, an instant in UTC (``Z``), like the
+    as_of field and the chart's axis, so nothing shifts. A value the rules do not accept is
+    shown verbatim after a mark (:func:`time_note` says how queries read it)."""
     if value is None:
         return empty
-    if value == "":  # MemPalace's pass-through of an empty value: a bound nobody knows
-        return "unknown"
-    return value if temporal.is_date(value) else show_instant(value)
+    if is_odd_time(value):
+        return f"{MARK} {elide(value) if value != '' else '(empty)'}"
+    return value
+
+
+def time_note(value: object, as_end: bool) -> str | None:
+    """How a stored time value the rules do not accept is read, for a tooltip; None for an
+    accepted value (or None). Queries compare such a value as text (contract §2.8)."""
+    if not is_odd_time(value):
+        return None
+    shown = "an empty text" if value == "" else f"“{elide(value, 60)}”"
+    field = "valid_to" if as_end else "valid_from"
+    text = f"{field} {shown} is not a date the time rules accept: "
+    if as_end:
+        end = temporal.end_posix(value)
+        if end == -math.inf:
+            return text + "treated as an end nobody knows (the fact is valid at no instant)"
+        if end == math.inf:
+            return text + (
+                "MemPalace compares it as text and returns the fact at every as_of "
+                "(it is not current); so does this window"
+            )
+        return text + (
+            "MemPalace compares it as text, so it counts as ending at "
+            f"{temporal.from_posix(end)}; so does this window"
+        )
+    start = temporal.start_posix(value)
+    if start == -math.inf:
+        return text + "treated as unknown"
+    if start == math.inf:
+        return text + "MemPalace compares it as text, so the fact is valid at no instant"
+    return text + (
+        "MemPalace compares it as text, so it counts as starting at "
+        f"{temporal.from_posix(start)}; so does this window"
+    )
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def show_confidence(value: object) -> str:
+    """A stored confidence: a number to two places; anything else as stored, marked."""
+    if value is None:
+        return ""
+    if is_number(value):
+        return f"{value:.2f}"
+    return f"{MARK} {elide(value, 60)}"
+
+
+def confidence_note(value: object) -> str | None:
+    """Why a stored confidence is shown marked, for a tooltip; None for a number or None."""
+    if value is None or is_number(value):
+        return None
+    return (
+        f"confidence “{elide(value, 60)}” is not a number: treated as unknown "
+        "(drawn at full opacity)"
+    )
 
 
 def show_instant(value: str | None) -> str:
-    """An instant (``...Z``, or SQLite's UTC ``YYYY-MM-DD HH:MM:SS``) in the ``Z`` form."""
+    """An instant (``...Z``, or SQLite's UTC ``YYYY-MM-DD HH:MM:SS``) in the ``Z`` form;
+    anything else as stored."""
     if not value:
         return ""
-    text = value.replace(" ", "T")
-    return text if text.endswith("Z") else text + "Z"
+    if not isinstance(value, str):
+        return stored_text(value)
+    if _SQLITE_INSTANT.fullmatch(value):
+        return value.replace(" ", "T") + "Z"
+    return value if temporal.is_accepted(value) else f"{MARK} {elide(value)}"
 
 
 def show_key(key: str | None, empty: str, as_end: bool = False) -> str:
@@ -275,4 +392,6 @@ def show_key(key: str | None, empty: str, as_end: bool = False) -> str:
     if key is None:
         return empty
     suffix = temporal.DAY_END_SUFFIX if as_end else temporal.DAY_START_SUFFIX
+    if not temporal.is_accepted(key):
+        return show_time(key)
     return key[:10] if key.endswith(suffix) else key

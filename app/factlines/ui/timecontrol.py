@@ -158,13 +158,15 @@ class TimeControl(QWidget):
 
     def update_range(self) -> None:
         today = date.today()
-        if self._span is None:
+        first, last = (
+            (temporal.calendar_day(self._span[0]), temporal.calendar_day(self._span[1]))
+            if self._span is not None
+            else (None, None)
+        )
+        if first is None or last is None:  # nothing dated (or no day the rules accept)
             first, last = today - timedelta(days=365 * 20), today
         else:
-            first, last = (
-                temporal.calendar_day(self._span[0]),
-                max(temporal.calendar_day(self._span[1]), today),
-            )
+            last = max(last, today)
         # Ordinals, clamped: a "forever" date such as 9999-12-31 has no day after it.
         low = max(first.toordinal() - MARGIN_DAYS, date.min.toordinal())
         high = min(last.toordinal() + MARGIN_DAYS, date.max.toordinal())

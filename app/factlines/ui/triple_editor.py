@@ -3,6 +3,8 @@ a read-only graph: then a cell says why when pointed at)."""
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
@@ -249,7 +251,12 @@ class TripleEditor(QWidget):
         valid = self.model.valid_count
         conflicts = self.model.conflict_count
         subtle = style.SUBTLE_TEXT.name()
-        parts = [f"<b>{entity['name']}</b> <span style='color:{subtle}'>({entity['type']})</span>"]
+        # Rich text: the stored name and type escaped (a name may hold "<b>"), and elided.
+        name, kind = (
+            html.escape(style.elide(entity["name"])),
+            html.escape(style.elide(entity["type"])),
+        )
+        parts = [f"<b>{name}</b> <span style='color:{subtle}'>({kind})</span>"]
         if self._state.as_of is None:
             parts.append(f"{len(facts)} facts")
         else:

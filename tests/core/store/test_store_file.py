@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 import pytest
 
 from factlines import KnowledgeGraph, KnowledgeGraphError, open_graph
+from factlines.core import temporal
 from factlines.core.errors import EmptyFile
 from factlines.core.store.sqlite.schema import NEWER_TRIPLE_COLUMNS
 from store_helpers import dump, make_old_mempalace_file
@@ -207,9 +209,14 @@ def test_values_mempalace_passes_through_do_not_break_reads(kg, kg_path):
     facts = {fact["id"]: fact for fact in kg.intervals("a")}
     # An empty end is not "still open": MemPalace counts the fact as ended and no as_of query
     # returns it, so it ended at an unknown time and is valid nowhere.
-    assert (facts["t_empty"]["start"], facts["t_empty"]["end"]) == (None, float("-inf"))
+    # As a start, "" sorts before every instant: unknown.
+    assert (facts["t_empty"]["start"], facts["t_empty"]["end"]) == (-math.inf, -math.inf)
     assert facts["t_empty"]["current"] is False
     assert all(f["id"] != "t_empty" for f in kg.query_entity("a", as_of="2026-01-15"))
-    assert facts["t_partial"]["start"] is None
+    # A partial date compares as text, as MemPalace compares it: "2026" sorts before every
+    # instant of 2026 and after every earlier one, so the fact counts from 2026-01-01.
+    assert facts["t_partial"]["start"] == temporal.to_posix("2026-01-01")
+    assert all(f["id"] != "t_partial" for f in kg.query_entity("a", as_of="2025-12-31"))
+    assert any(f["id"] == "t_partial" for f in kg.query_entity("a", as_of="2026-01-01"))
     assert kg.get_fact("t_words")["valid_from"] == "1999-ish"
     assert kg.time_span() == ("2026-01-01T00:00:00Z", "2026-02-01T23:59:59Z")

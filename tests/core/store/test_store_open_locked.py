@@ -7,10 +7,10 @@ import sqlite3
 import time
 
 import pytest
-from store_helpers import dump
 
 from factlines import KnowledgeGraph, Refused, Unavailable
 from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA
+from store_helpers import dump
 
 
 def test_a_first_open_during_mempalaces_write_is_unavailable_and_quick(tmp_path):

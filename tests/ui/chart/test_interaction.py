@@ -97,8 +97,12 @@ def test_tooltip_confidence_is_the_one_drawn(h):
     h.state.notify_data_changed()
     h.settle()
     layout = h.chart.bars.layout
-    for name in ("Orion", "Nova"):
-        assert "Confidence: 1.00" in h.chart.tooltip(layout.index_of(h.fact_id("works_on", name)))
+    assert "Confidence: 1.00" in h.chart.tooltip(layout.index_of(orion))
+    # A text confidence (MemPalace stores it as given) is shown as stored, drawn as unknown.
+    nova = layout.index_of(h.fact_id("works_on", "Nova"))
+    assert "Confidence: ⚠ high" in h.chart.tooltip(nova)
+    assert "full opacity" in h.chart.tooltip(nova)
+    assert layout.conf_level[nova] == layout.conf_level[layout.index_of(orion)] == 4
 
 
 # ── Context menus ─────────────────────────────────────────────────────────

@@ -357,31 +357,44 @@ class BarPointer:
         layout = self.bars.layout
         fact = layout.facts[i]
         start, end = float(layout.start[i]), float(layout.end[i])
-        frm = fact["valid_from"] or "unknown start"
-        if fact["valid_to"] is None:
+        valid_from, valid_to = fact["valid_from"], fact["valid_to"]
+        frm = style.show_time(valid_from, "unknown start")
+        if valid_to is None:
             to = "open (still true)"
-        elif end == -math.inf:
-            to = "ended, date unknown"
-        elif temporal.is_date(fact["valid_to"]):
-            to = f"{fact['valid_to']} (through that whole day)"
+        elif style.is_odd_time(valid_to):
+            to = style.show_time(valid_to)
+        elif temporal.is_date(valid_to):
+            to = f"{valid_to} (through that whole day)"
         else:
-            to = fact["valid_to"]
-        if math.isfinite(start) and math.isfinite(end):
+            to = valid_to
+        if start == math.inf or end == -math.inf:
+            duration = "none: valid at no instant"
+        elif math.isfinite(start) and math.isfinite(end):
             duration = gl.describe_duration(end - start + layout.in_days(i, "valid_to"))
-        elif end == -math.inf:
-            duration = "unknown"
-        elif math.isfinite(start):
+        elif math.isfinite(start) and valid_to is None:
             duration = f"{gl.describe_duration(time.time() - start)} so far"
         else:
-            duration = "unknown (no start)"
+            duration = "unknown" if math.isfinite(start) else "unknown (no start)"
+        confidence = fact.get("confidence")
+        shown = (
+            style.show_confidence(confidence)
+            if style.confidence_note(confidence)
+            else f"{gl.confidence_of(confidence):.2f}"
+        )
         rows = [
-            f"<b>{html.escape(describe(fact))}</b>",
+            f"<b>{html.escape(style.tip_text(describe(fact)))}</b>",
             f"{html.escape(frm)} → {html.escape(to)}",
             f"Duration: {duration}",
-            f"Confidence: {gl.confidence_of(fact.get('confidence')):.2f}",
+            f"Confidence: {html.escape(shown)}",
         ]
+        notes = (
+            style.time_note(valid_from, as_end=False),
+            style.time_note(valid_to, as_end=True),
+            style.confidence_note(confidence),
+        )
+        rows += [f"<i>{style.MARK} {html.escape(note)}</i>" for note in notes if note]
         sources = [
-            f"{label}: {html.escape(str(fact[key]))}"
+            f"{label}: {html.escape(style.tip_text(fact[key]))}"
             for key, label in (
                 ("source_closet", "closet"),
                 ("source_file", "file"),
@@ -403,9 +416,10 @@ class BarPointer:
                     f"{style.show_key(conflict['start'], 'the start')} to "
                     f"{style.show_key(conflict['end'], 'open', as_end=True)}"
                 )
+                words = html.escape(style.elide(self._fact_words(other)))
                 rows.append(
                     f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
-                    f"{html.escape(self._fact_words(other))} from {html.escape(span)}</span>"
+                    f"{words} from {html.escape(span)}</span>"
                 )
         read_only = self._actions.commands.read_only_reason()
         if read_only is None:

@@ -24,7 +24,14 @@ import numpy as np
 from factlines.core import temporal
 from factlines.ui.entity_facts import time_bounds
 from factlines.ui.entity_facts import valid_mask as valid_mask_of
-from factlines.ui.style import palette_index, predicate_color_name
+from factlines.ui.style import (
+    elide,
+    is_odd_time,
+    order_key,
+    palette_index,
+    predicate_color_name,
+    stored_text,
+)
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY
@@ -35,6 +42,7 @@ X_MAX = temporal.to_posix("2200-01-01")
 MIN_SPAN = 600.0
 
 CONFIDENCE_LEVELS = 4  # confidence is drawn in 5 opacity steps (0, .25, .5, .75, 1)
+ODD_START, ODD_END = 1, 2  # a side whose stored value the time rules do not accept
 
 OUTGOING = "outgoing"
 INCOMING = "incoming"
@@ -50,8 +58,9 @@ class Lane:
 
     @property
     def label(self) -> str:
-        """The readable label: ``works_on → Orion``, ``mentors ← Mira Chen`` (incoming)."""
-        return f"{self.predicate} {self.arrow} {self.other_name}"
+        """The readable label: ``works_on → Orion``, ``mentors ← Mira Chen`` (incoming); a huge
+        predicate or name elided (laying out a megabyte of text takes seconds)."""
+        return f"{elide(self.predicate)} {self.arrow} {elide(self.other_name)}"
 
     @property
     def arrow(self) -> str:
@@ -60,7 +69,7 @@ class Lane:
     @property
     def short(self) -> str:
         """What the lane axis shows under its group header."""
-        return f"{self.arrow} {self.other_name}"
+        return f"{self.arrow} {elide(self.other_name)}"
 
 
 @dataclass
@@ -73,7 +82,7 @@ class Header:
     @property
     def label(self) -> str:
         """What the lane axis shows on the group's row: ``works_on  (12)``."""
-        return f"{self.predicate}  ({self.lanes})"
+        return f"{elide(self.predicate)}  ({self.lanes})"
 
 
 @dataclass
@@ -97,6 +106,8 @@ class Layout:
     conflicts: list[dict] = field(default_factory=list)
     row_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # 0 header, 1 lane
     row_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # -1 on headers
+    # int8 per bar: ODD_START | ODD_END where a side's stored value is not one the rules accept
+    odd: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
 
     @property
     def n(self) -> int:
@@ -127,7 +138,7 @@ class Layout:
         if not 0 <= row < self.n_rows:
             return None
         if self.row_kind[row] == 0:
-            return next(h.predicate for h in self.headers if h.row == row)
+            return elide(next(h.predicate for h in self.headers if h.row == row))
         return self.lanes[int(self.row_lane[row])].label
 
     def finite_span(self) -> tuple[float, float] | None:
@@ -180,7 +191,9 @@ def build_layout(
         else:
             first = min(starts[i] for i in members)
             members.sort(key=lambda i: (starts[i], ends[i]))
-        entry = (direction != OUTGOING, first, name.casefold(), other, direction, name, members)
+        # Any storage class sorts (a BLOB name, from raw SQL); equal keys mean equal types.
+        entry = (direction != OUTGOING, first, order_key(name), order_key(other), other)
+        entry += (direction, name, members)
         by_predicate.setdefault(predicate, []).append(entry)
 
     lanes: list[Lane] = []
@@ -191,14 +204,15 @@ def build_layout(
     row_kind: list[int] = []
     row_lane: list[int] = []
     row = 0
-    for predicate in sorted(by_predicate):
+    # Text in its own order (a BLOB predicate, from raw SQL, after all text).
+    for predicate in sorted(by_predicate, key=lambda p: (not isinstance(p, str), stored_text(p))):
         entries = by_predicate[predicate]
         entries.sort()
         headers.append(Header(row, predicate, predicate_color_name(predicate), len(entries)))
         row_kind.append(0)
         row_lane.append(-1)
         row += 1
-        for _incoming, _first, _folded, other, direction, name, members in entries:
+        for _incoming, _first, _name_key, _other_key, other, direction, name, members in entries:
             lane_index = len(lanes)
             lanes.append(Lane(row, predicate, direction, other, name))
             order += members
@@ -227,19 +241,29 @@ def build_layout(
         n_rows=row,
         row_kind=np.asarray(row_kind, np.int8),
         row_lane=np.asarray(row_lane, np.int32),
+        odd=np.asarray([_odd_sides(f) for f in facts], dtype=np.int8).reshape(-1),
     )
     _place_conflicts(layout, conflicts)
     return layout
 
 
 def _confidence_levels(values: list) -> np.ndarray:
-    """Each confidence as an opacity step; a missing or unreadable one counts as 1."""
-    try:
+    """Each confidence as an opacity step; a missing one, or one that is not a number (text,
+    which MemPalace stores as given), counts as 1: unknown."""
+    if all(v is None or type(v) in (float, int) for v in values):
         confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
-    except (TypeError, ValueError):
+    else:
         confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)
     confidence = np.where(np.isfinite(confidence), np.clip(confidence, 0.0, 1.0), 1.0)
     return np.rint(confidence * CONFIDENCE_LEVELS).astype(np.int32)
+
+
+def _odd_sides(fact: dict) -> int:
+    """Which sides of a fact hold a stored value the time rules do not accept (contract §2.8):
+    drawn where the store's queries read them, and marked."""
+    return (ODD_START if is_odd_time(fact.get("valid_from")) else 0) | (
+        ODD_END if is_odd_time(fact.get("valid_to")) else 0
+    )
 
 
 def _other_name(fact: dict, direction: str) -> str:
@@ -250,11 +274,11 @@ def _other_name(fact: dict, direction: str) -> str:
 
 
 def confidence_of(value) -> float:
-    """A stored confidence as drawn: missing or unreadable means 1, clamped to [0, 1]."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
+    """A stored confidence as drawn: clamped to [0, 1]; missing, not finite or not a number
+    (text such as "high": never parsed, even "0.5") means 1, unknown."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
         return 1.0
+    value = float(value)
     return min(1.0, max(0.0, value)) if math.isfinite(value) else 1.0
 
 
@@ -281,6 +305,7 @@ def patch_layout(
         if i >= 0:
             layout.end[i] = ends[layout.source[i]]
             layout.conf_level[i] = _confidence_levels([layout.facts[i].get("confidence")])[0]
+            layout.odd[i] = _odd_sides(layout.facts[i])
     _place_conflicts(layout, conflicts)
     return True
 
@@ -295,8 +320,9 @@ def _place_conflicts(layout: Layout, conflicts) -> None:
         ]
         if not present:
             continue
-        lo = temporal.to_posix(conflict.get("start")) if conflict.get("start") else None
-        hi = temporal.to_posix(conflict.get("end")) if conflict.get("end") else None
+        # The overlap's keys, read as the bars' are (a key the rules refuse, as text).
+        lo = temporal.start_posix(conflict.get("start"))
+        hi = temporal.end_posix(conflict.get("end"))
         lo = -math.inf if lo is None else lo
         hi = math.inf if hi is None else hi
         kept.append(conflict)

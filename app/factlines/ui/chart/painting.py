@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
-from factlines.ui.style import palette_color
+from factlines.ui.style import MARK, elide, palette_color, show_time
 
 
 class BarEvents(Protocol):
@@ -180,6 +180,7 @@ class BarsItem(pg.GraphicsObject):
             geometry = self._geometry(layout, idx, sx, dx, sy, dy, left_px, right_px)
             self._paint_bars(p, layout, idx, geometry, left_px, right_px, row_px)
         self._paint_conflicts(p, layout, sx, dx, sy, dy, x0, x1, y0, y1, left_px, right_px)
+        self._paint_odd(p, layout, idx, geometry, sy, dy, y0, y1, left_px, right_px)
         self._paint_marks(p, layout, sx, dx, sy, dy, left_px, right_px)
         p.restore()
 
@@ -212,7 +213,9 @@ class BarsItem(pg.GraphicsObject):
         start = layout.start[idx]
         end = layout.end[idx]
         unknown = ~np.isfinite(start)
-        open_ = ~np.isfinite(end)
+        # An end the rules do not accept that MemPalace reads as never reached (a word such as
+        # "never") reaches the edge, but is not drawn as open: no arrow.
+        open_ = ~np.isfinite(end) & ((layout.odd[idx] & gl.ODD_END) == 0)
         with np.errstate(invalid="ignore"):
             s = np.where(unknown, left_px, np.maximum(start * sx + dx, left_px - 4))
             e = np.where(open_, right_px, np.minimum(end * sx + dx, right_px + 4))
@@ -326,6 +329,44 @@ class BarsItem(pg.GraphicsObject):
         p.setPen(pen)
         self._draw_rects(p, s, top, e - s, h)
 
+    def _paint_odd(self, p, layout, idx, g, sy, dy, y0, y1, left_px, right_px) -> None:
+        """A mark beside each side whose stored value the rules do not accept (drawn where the
+        queries read it; the tooltip says how), and at the lane's start for such a fact that is
+        valid at no instant, which has no bar."""
+        if not layout.odd.any():
+            return
+        marks: list[tuple[float, float]] = []
+        if g is not None:
+            for k in np.flatnonzero(layout.odd[idx]).tolist():
+                i, yc = int(idx[k]), float(g["yc"][k])
+                s, e = float(g["s"][k]), float(g["e"][k])
+                if layout.odd[i] & gl.ODD_START:
+                    marks.append((s - 13 if s > left_px + 14 else s + 2, yc))
+                if layout.odd[i] & gl.ODD_END:
+                    marks.append((e + 2 if e < right_px - 14 else e - 13, yc))
+        lo, hi = min(y0, y1), max(y0, y1)
+        nowhere = np.flatnonzero(
+            (layout.odd != 0)
+            & ((layout.start == np.inf) | (layout.end == -np.inf))
+            & (layout.row >= lo - 1)
+            & (layout.row <= hi + 1)
+        )
+        marks += [(left_px + 3, float(layout.row[i]) * sy + dy) for i in nowhere.tolist()]
+        if not marks:
+            return
+        font = QFont(p.font())
+        font.setPointSizeF(look.MARK_POINT_SIZE)
+        p.setFont(font)
+        metrics = QFontMetrics(font)
+        width, height = metrics.horizontalAdvance(MARK) + 2, metrics.height()
+        backing = QColor(*look.CURSOR_LABEL_FILL)  # readable over a bar as beside one
+        text = QColor(look.MUTED_TEXT)
+        for x, yc in marks:
+            box = QRectF(x - 1, yc - height / 2, width, height)
+            p.fillRect(box, backing)
+            p.setPen(text)
+            p.drawText(box, Qt.AlignmentFlag.AlignCenter, MARK)
+
     def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
         """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""
         font = QFont(p.font())
@@ -374,11 +415,11 @@ class BarsItem(pg.GraphicsObject):
         if box.right() < left_px or box.left() > right_px:
             return
         if start is not None and box.left() > left_px:
-            text = start
+            text = show_time(start)
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(max(left_px + 2, box.left() - w / 2), y), text)
         if end is not None and left_px < box.right() < right_px:
-            text = end
+            text = show_time(end)
             w = metrics.horizontalAdvance(text)
             p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
 
@@ -553,7 +594,7 @@ def title_html(entity_name: str, layout: gl.Layout) -> str:
     """The line over the chart: the entity, its facts and lanes, its conflicts."""
     conflicts = len(layout.conflicts)
     parts = [
-        f"<b>{html.escape(entity_name)}</b>",
+        f"<b>{html.escape(elide(entity_name))}</b>",
         f"{layout.n} fact{'s' * (layout.n != 1)} on {len(layout.lanes)} "
         f"lane{'s' * (len(layout.lanes) != 1)}",
     ]
@@ -566,14 +607,16 @@ def title_html(entity_name: str, layout: gl.Layout) -> str:
 
 
 def legend_html(layout: gl.Layout) -> str:
-    """The legend under the chart: the predicates' colours, then what the marks mean."""
+    """The legend under the chart: the predicates' colours, then what the marks mean. A huge
+    predicate is elided: rich text of a megabyte took the window ~44 s on every selection."""
     swatches = " &nbsp; ".join(
-        f"<span style='color:{h.color}'>■</span>&nbsp;{html.escape(h.predicate)}"
+        f"<span style='color:{h.color}'>■</span>&nbsp;{html.escape(elide(h.predicate, 60))}"
         for h in layout.headers
     )
+    odd = f"{MARK} a date the rules do not accept (hover it) · " if layout.odd.any() else ""
     keys = (
         "full colour: valid at as_of · pale: not valid · opacity: confidence · "
-        "▶ open end · fade: unknown start · "
+        f"▶ open end · fade: unknown start · {odd}"
         f"<span style='color:{look.CONFLICT_TEXT}'>▨ conflict</span> · "
         f"<span style='color:{look.CURSOR_COLOR}'>│ as_of</span> · ┆ today"
     )

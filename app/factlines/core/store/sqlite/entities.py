@@ -32,6 +32,15 @@ def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
     return rows
 
 
+def _entries(index: EntitySearchIndex, positions) -> list:
+    """The entities at ``positions`` of the search index, for a page: their ids, or for a row
+    with a NULL id (which no id can find again) the row as the index read it."""
+    ids = index.ids
+    return [
+        ids[i] if ids[i] is not None else (None, index.names[i], index.types[i]) for i in positions
+    ]
+
+
 class SQLiteEntities:
     def __init__(self, db: Connection):
         self._db = db
@@ -155,8 +164,10 @@ class SQLiteEntities:
                 # the in-memory name order answers it once loaded.
                 index = self._index(conn) if offset >= _DEEP_OFFSET else self._current_index(conn)
                 if index is not None:
-                    ids = index.ids[::-1] if descending else index.ids
-                    return self._rows_with_counts(conn, ids[offset : offset + limit])
+                    positions = range(len(index.ids))
+                    positions = positions[::-1] if descending else positions
+                    page = _entries(index, positions[offset : offset + limit])
+                    return self._rows_with_counts(conn, page)
             if search and order == "name":
                 index = self._index(conn)
                 hits = index.matches(search, entity_type)
@@ -169,8 +180,7 @@ class SQLiteEntities:
                     hits = [i for i, eid in zip(hits, ids) if eid in valid]
                 if descending:
                     hits = hits[::-1]
-                page = [index.ids[i] for i in hits[offset : offset + limit]]
-                return self._rows_with_counts(conn, page)
+                return self._rows_with_counts(conn, _entries(index, hits[offset : offset + limit]))
             ids = self._search_ids(conn, search) if search else None
             where, params = self._filter(ids, entity_type, valid_at_key)
             if order in ("current", "ended"):
@@ -196,25 +206,28 @@ class SQLiteEntities:
 
     @staticmethod
     def _rows_with_counts(conn, page: list) -> list[dict]:
-        """Entity rows with their counts, in the order of ``page`` (ids, or (id, name, type)
-        rows already read); ids no longer in the table are left out."""
-        if page and isinstance(page[0], str):
-            found = {
-                row[0]: row
-                for row in rows_for_ids(
-                    conn, "SELECT id, name, type FROM entities WHERE id IN", page
-                )
-            }
-            page = [found[i] for i in page if i in found]
+        """Entity rows with their counts, in the order of ``page``: ids to read, or (id, name,
+        type) rows already read; ids no longer in the table are left out. A row whose id is
+        NULL (a hand-edited file) is listed with no facts: no fact can name it."""
+        ids = [item for item in page if not isinstance(item, tuple)]
+        found = {
+            row[0]: row
+            for row in rows_for_ids(conn, "SELECT id, name, type FROM entities WHERE id IN", ids)
+        }
+        rows = [
+            item if isinstance(item, tuple) else found[item]
+            for item in page
+            if isinstance(item, tuple) or item in found
+        ]
         counts = {
             eid: (cur, end)
             for eid, cur, end in rows_for_ids(
                 conn,
                 f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]} FROM entities e WHERE e.id IN",
-                [row[0] for row in page],
+                [row[0] for row in rows if row[0] is not None],
             )
         }
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts[row[0]]))) for row in page]
+        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts.get(row[0], (0, 0))))) for row in rows]
 
     # ── Ranked by counts (see .ranking) ───────────────────────────────────
 
@@ -313,7 +326,10 @@ class SQLiteEntities:
         """A WHERE clause over ``entities e``: among ``ids`` (a search's), of a type, valid then."""
         clauses, params = [], []
         if ids is not None:
-            clauses.append("e.id IN (SELECT value FROM json_each(?))")
+            # A matched row with a NULL id (a hand edit) cannot be named by its id: the rows
+            # with a NULL id are kept then (there is rarely more than one).
+            nameless = " OR e.id IS NULL" if None in ids else ""
+            clauses.append(f"(e.id IN (SELECT value FROM json_each(?)){nameless})")
             params.append(json.dumps(ids))
         if entity_type is not None:
             clauses.append("e.type IS ?")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from factlines.core import temporal
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.store.sqlite import timesql
@@ -18,7 +16,6 @@ _FACT_COLUMNS = (
     "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
     "t.extracted_at"
 )
-_DATE_PREFIX = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 _FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
 # What a write may set: every column but the id and the time MemPalace stamps on insert.
@@ -49,7 +46,7 @@ _ENTITY_TIMELINE = (
 
 def _well_formed(value: str | None) -> bool:
     """The test of :func:`timesql.well_formed` in Python (None is no bound, and fine)."""
-    return value is None or (len(value) in (10, 20) and _DATE_PREFIX.match(value) is not None)
+    return value is None or (len(value) in (10, 20) and temporal.is_accepted(value))
 
 
 class SQLiteFacts:

@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
-from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 from factlines.core.store.sqlite.errors import environmental
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -99,11 +99,18 @@ def create_statement(name: str) -> str:
     return f"CREATE INDEX IF NOT EXISTS {name} ON {table}({terms})"
 
 
-REQUIRED_COLUMNS = {
+# What makes a database a knowledge graph at all: without these it is another application's.
+KEY_COLUMNS = {
     "entities": {"id", "name"},
     "triples": {"id", "subject", "predicate", "object", "valid_from", "valid_to"},
 }
 NEWER_TRIPLE_COLUMNS = ("source_drawer_id", "adapter_name")
+# What the app reads: every column of MemPalace's tables but the two MemPalace 3.x adds itself
+# (and so do we, as it does, or a view does on a read-only open).
+REQUIRED_COLUMNS = {
+    "entities": set(ENTITY_COLUMNS),
+    "triples": set(TRIPLE_COLUMNS) - set(NEWER_TRIPLE_COLUMNS),
+}
 
 
 EMPTY = "empty"
@@ -167,20 +174,29 @@ def inspect(path: str, label: str | None = None) -> Found:
         probe.close()
     if not tables:
         return Found(EMPTY)
-    missing = [
-        f"{table} ({', '.join(sorted(cols - tables.get(table, set())))})"
-        if table in tables
-        else table
-        for table, cols in REQUIRED_COLUMNS.items()
-        if table not in tables or not cols <= tables[table]
-    ]
+    missing = _missing(tables, KEY_COLUMNS)
     if missing:
         raise NotAKnowledgeGraph(
             f"{label} is a SQLite database of another application, not a knowledge graph "
-            f"(missing: {'; '.join(missing)}); it was left untouched"
+            f"(missing: {missing}); it was left untouched"
+        )
+    missing = _missing(tables, REQUIRED_COLUMNS)
+    if missing:
+        raise NotAKnowledgeGraph(
+            f"{label} has a knowledge graph's tables without all of MemPalace's columns "
+            f"(missing: {missing}), so Factlines cannot read it; it was left untouched"
         )
     version = _version(stored, label)
     return Found(GRAPH, tables, version)
+
+
+def _missing(tables: dict[str, set[str]], wanted: dict[str, set[str]]) -> str:
+    """The tables, or columns of a table, of ``wanted`` that ``tables`` lack, in words."""
+    return "; ".join(
+        f"{table} ({', '.join(sorted(cols - tables[table]))})" if table in tables else table
+        for table, cols in wanted.items()
+        if table not in tables or not cols <= tables[table]
+    )
 
 
 def _stored_version(probe: sqlite3.Connection, tables: dict):

@@ -26,10 +26,15 @@ def end_key(column: str) -> str:
 
 
 def well_formed(column: str) -> str:
-    """True when the column holds a date or an instant (not MemPalace's ``""`` pass-through)."""
+    """True when the column holds a value the time rules accept in its stored form: a day or
+    a ``Z`` instant that exists (not MemPalace's ``""`` pass-through, a partial date,
+    ``2025-02-30`` or ``0000-00-00``). SQLite's date functions normalise an impossible day
+    (``2025-02-30`` becomes ``2025-03-02``) and refuse a month 13, so a value is well formed
+    when it reads back unchanged."""
     return (
-        f"(length({column}) IN (10, 20) AND {column} GLOB "
-        "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*')"
+        f"({column} >= '0001' AND ((length({column}) = 10 AND "
+        f"strftime('%Y-%m-%d', {column}, '+0 days') = {column}) OR (length({column}) = 20 AND "
+        f"strftime('%Y-%m-%dT%H:%M:%SZ', {column}, '+0 days') = {column})))"
     )
 
 
