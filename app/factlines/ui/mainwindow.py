@@ -176,6 +176,7 @@ class MainWindow(QMainWindow):
         self.edit_actions.fill(edit)
         edit.addSeparator()
         edit.addAction(self.action_find)
+        edit.addAction(self.panels.action_find_facts)
         view = bar.addMenu("&View")
         for dock in (self.entities_dock, self.facts_dock, self.graph_dock):
             view.addAction(dock.toggleViewAction())
