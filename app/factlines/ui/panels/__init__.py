@@ -54,6 +54,8 @@ class HistoryPanels(QObject):
         self.histogram_bar = QToolBar("History density", window)
         self.histogram_bar.setObjectName("historyToolBar")
         self.histogram_bar.setMovable(False)
+        self.histogram_bar.setContentsMargins(0, 0, 0, 0)
+        self.histogram_bar.setStyleSheet("QToolBar { padding: 0px; spacing: 0px; border: 0px; }")
         self.histogram_bar.addWidget(self.histogram)
         window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.histogram_bar)

@@ -28,7 +28,7 @@ from factlines.ui import style
 from factlines.ui.state import AppState
 
 REFRESH_MS = 150
-HEIGHT = 30
+HEIGHT = 22
 PX_PER_BIN = 3
 MAX_BINS = 600
 _EPOCH = date(1970, 1, 1).toordinal()
