@@ -141,12 +141,15 @@ def test_a_big_graph_is_searched_on_a_worker_thread(window, qtbot):
     panel = window.panels.conflicts
     finder = panel.finder
     finder.thread_above = 0  # every graph is big now
-    started: list[str] = []
-    finder.running.connect(started.append)
+    seen: list[tuple] = []  # what the panel showed as the run started (after its own slot)
+    finder.running.connect(
+        lambda words: seen.append((words, panel.progress.isVisibleTo(panel), count_text(window)))
+    )
     window.kg.set_single_valued("uses")  # a write: the panel looks again, off the UI thread
-    qtbot.waitUntil(lambda: bool(started), timeout=3000)
-    assert panel.progress.isVisibleTo(panel)
-    assert count_text(window) == "Counting conflicts…"
+    qtbot.waitUntil(lambda: bool(seen), timeout=3000)
+    words, progress_shown, counting = seen[0]
+    assert words.startswith("Finding conflicts among") and progress_shown
+    assert counting == "Counting conflicts…"
     qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
     assert panel.model.rows == window.kg.conflicts()
     assert not panel.progress.isVisibleTo(panel)
