@@ -114,8 +114,10 @@ class TimeHistogram(QWidget):
         left = offset + groove.x() + handle.width() / 2
         return left, max(1.0, groove.width() - handle.width()), slider.minimum(), slider.maximum()
 
-    def x_of(self, seconds: float) -> float:
-        left, span, low, high = self._scale()
+    def x_of(self, seconds: float, scale: tuple | None = None) -> float:
+        """Where the instant ``seconds`` (POSIX) is, across this widget, on the slider's scale
+        (``scale``: :meth:`_scale`'s answer, when many are placed at once)."""
+        left, span, low, high = scale or self._scale()
         ordinal = seconds / 86400 + _EPOCH
         return left + (ordinal - low) / max(1, high - low) * span
 
@@ -131,7 +133,8 @@ class TimeHistogram(QWidget):
         height = self.height() - 2
         edges, valid = self.data["edges"], self.data["valid"]
         if edges:
-            xs = [self.x_of(edge) for edge in edges]
+            scale = self._scale()
+            xs = [self.x_of(edge, scale) for edge in edges]
             most = max(valid) or 1
             events = max(max(self.data["starts"]), max(self.data["ends"])) or 1
             columns, starts, ends = [], [], []
@@ -167,11 +170,9 @@ class TimeHistogram(QWidget):
     # ── Pointing ──────────────────────────────────────────────────────────
 
     def bin_at(self, x: float) -> int:
-        edges = self.data["edges"]
-        for i in range(len(edges) - 1):
-            if self.x_of(edges[i]) <= x < self.x_of(edges[i + 1]):
-                return i
-        return -1
+        edges, scale = self.data["edges"], self._scale()
+        xs = [self.x_of(edge, scale) for edge in edges]
+        return next((i for i in range(len(xs) - 1) if xs[i] <= x < xs[i + 1]), -1)
 
     def words_at(self, x: float) -> str:
         i = self.bin_at(x)
