@@ -52,7 +52,7 @@ from factlines.ui.state import AppState
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
-FOLLOW_PAGES = 20  # as_of past the loaded events: load this many pages to reach it, no more
+FOLLOW_PAGES = 20  # as_of past the loaded events: read on to it when this many pages are left
 RELOAD_MS = 200
 
 
@@ -349,10 +349,11 @@ class NarrativePanel(QWidget):
         model = self.model
         key = self._state.as_of_key
         row, beyond = model.row_at_or_before(key)
-        pages = 0
-        while beyond and pages < FOLLOW_PAGES:
+        # Read on to as_of only when what is left is a few pages (an entity's story): in the
+        # whole graph's, every step of a scrub would read more; Go to as_of jumps there.
+        near = model.total - model.base - model.loaded <= FOLLOW_PAGES * model.PAGE
+        while beyond and near:
             model.fetchMore()
-            pages += 1
             row, beyond = model.row_at_or_before(key)
         model.set_marked(row)
         if row >= 0 and not beyond:
