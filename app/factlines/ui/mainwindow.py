@@ -37,6 +37,7 @@ from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.help import HelpActions
 from factlines.ui.indexing import IndexActions
+from factlines.ui.panels import HistoryPanels
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.graph_view = GraphView(self.state, self)
         self.time_control = TimeControl(self.state, self)
         self._make_docks()
+        self.panels = HistoryPanels(self)  # conflicts, changes, story, density, fact search
 
         self.file_actions = FileActions(
             self.document, self.settings, self.report_error, self, ask=self.ask
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
 
         self.resize(1500, 950)
         self._docks_sized = self._restore_window()
+        self.panels.settle_layout(app_settings.WINDOW_STATE.get(self.settings))
         if kg is not None:
             self.document.set_graph(kg, owned=False)
         else:
@@ -217,10 +220,12 @@ class MainWindow(QMainWindow):
         self.edit_actions.fill(edit)
         edit.addSeparator()
         edit.addAction(self.action_find)
+        edit.addAction(self.panels.action_find_facts)
         view = bar.addMenu("&View")
         for dock in (self.entities_dock, self.facts_dock, self.graph_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.time_bar.toggleViewAction())
+        self.panels.fill_view_menu(view)
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
         view.addSeparator()
@@ -255,6 +260,14 @@ class MainWindow(QMainWindow):
 
     def as_of(self) -> str | None:
         return self.state.as_of
+
+    def selected_entity(self) -> str | None:
+        """The selected entity's id (None: none)."""
+        return self.state.entity
+
+    def selected_fact(self) -> str | None:
+        """The selected fact's id (None: none)."""
+        return self.state.fact
 
     def select_entity(self, name: str) -> bool:
         kg = self.state.kg
@@ -392,6 +405,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
+        self.panels.shutdown()
         self.save_window()
         self.indexing.shutdown()
         self.document.close()

@@ -8,7 +8,7 @@ from factlines.core.errors import DuplicateFact, FactNotFound, Refused
 from factlines.core.names import check_name, entity_id, predicate_id
 from factlines.core.store.mempalace import confidence_value
 from factlines.core.store.protocol import GraphStore
-from factlines.core.store.rows import PROVENANCE, describe
+from factlines.core.store.rows import PROVENANCE, describe, fact_dict
 
 _EDITABLE = {"subject", "predicate", "object", "valid_from", "valid_to", "confidence", *PROVENANCE}
 
@@ -169,6 +169,40 @@ class FactEdits:
         fact = self.get_fact(triple_id)
         self._store.facts.delete(triple_id)
         return fact
+
+    # ── Finding facts ─────────────────────────────────────────────────────
+
+    def find_facts(
+        self,
+        text: str = "",
+        predicate: str | None = None,
+        as_of: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[dict]:
+        """Facts whose predicate, subject or object name, or provenance (source file, closet,
+        drawer, adapter) holds ``text`` (case-insensitive for ASCII; empty: any), of exactly
+        ``predicate`` when given, valid at ``as_of`` when given; fact rows (:meth:`get_fact`'s)
+        by id, one page (``limit`` below 1 counts as 1, ``offset`` below 0 as 0).
+        :meth:`count_found_facts` counts them all."""
+        text, pred, key = self._search_terms(text, predicate, as_of)
+        limit, offset = max(1, int(limit)), max(0, int(offset))
+        return [fact_dict(r) for r in self._store.facts.search(text, pred, key, limit, offset)]
+
+    def count_found_facts(
+        self, text: str = "", predicate: str | None = None, as_of: str | None = None
+    ) -> int:
+        """How many facts :meth:`find_facts` pages through."""
+        return self._store.facts.search_count(*self._search_terms(text, predicate, as_of))
+
+    @staticmethod
+    def _search_terms(text, predicate, as_of) -> tuple[str, str | None, str | None]:
+        if not isinstance(text, str):
+            raise Refused("the search text must be text")
+        if predicate is not None:
+            check_name(predicate, "predicate")
+            predicate = predicate_id(predicate)
+        return text.strip(), predicate, temporal.start_key(temporal.parse(as_of, "as_of"))
 
     # ── For the chart ─────────────────────────────────────────────────────
 

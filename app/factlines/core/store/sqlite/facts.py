@@ -6,6 +6,7 @@ from factlines.core import temporal
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
+from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
 from factlines.core.store.sqlite.kept import Kept
 
 # A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
@@ -53,6 +54,7 @@ class SQLiteFacts:
     def __init__(self, db: Connection):
         self._db = db
         self._kept = Kept(db)
+        self._search = SQLiteFactSearch(db, _FACT_COLUMNS)
 
     # ── One fact ──────────────────────────────────────────────────────────
 
@@ -208,6 +210,15 @@ class SQLiteFacts:
                     (limit - len(rows), undated_offset),
                 ).fetchall()
             return rows
+
+    def search(
+        self, text: str, predicate: str | None, as_of_key: str | None, limit: int, offset: int
+    ) -> list[tuple]:
+        """Fact rows whose predicate, entity names or provenance hold ``text``."""
+        return self._search.search(text, predicate, as_of_key, limit, offset)
+
+    def search_count(self, text: str, predicate: str | None, as_of_key: str | None) -> int:
+        return self._search.search_count(text, predicate, as_of_key)
 
     def open_with_drawer(self) -> list[tuple[str, str, str]]:
         """(subject name, object name, source_drawer_id) of the open facts naming a drawer."""

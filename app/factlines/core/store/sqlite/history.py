@@ -112,7 +112,8 @@ class SQLiteHistory:
                 ).fetchone()[0]
                 source = "triples NOT INDEXED" if share else source
             return conn.execute(
-                "SELECT subject, predicate, object, id, valid_from, valid_to "
+                "SELECT subject, predicate, object, id, "
+                f"{timesql.as_text('valid_from')}, {timesql.as_text('valid_to')} "
                 f"FROM {source}{' WHERE ' + ' AND '.join(where) if where else ''}",
                 params,
             ).fetchall()
@@ -446,7 +447,10 @@ def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
 def _end_counts_read(conn, keys: list[str]) -> list[int]:
     """The end counts without an index on valid_to: one sorted read, then bisection."""
     values = [
-        row[0] for row in conn.execute(f"SELECT {_EK} FROM triples WHERE valid_to IS NOT NULL")
+        row[0]
+        for row in conn.execute(
+            f"SELECT {_EK} FROM triples WHERE valid_to IS NOT NULL AND typeof(valid_to) = 'text'"
+        )
     ]
     values.sort()
     return [bisect_right(values, key) for key in keys]

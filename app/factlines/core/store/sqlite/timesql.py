@@ -73,3 +73,13 @@ def overlaps(alias: str = "t") -> str:
         f"(? IS NULL OR {alias}.valid_from IS NULL OR {start_key(alias + '.valid_from')} < ?) "
         f"AND (? IS NULL OR {alias}.valid_to IS NULL OR {end_key(alias + '.valid_to')} > ?)"
     )
+
+
+def as_text(column: str) -> str:
+    """A time column as text Python can compare with keys, standing for where SQLite sorts what
+    a raw edit may leave there: a number sorts before every text (``""``: an unknown start, an
+    end nobody knows), a BLOB after every text (``"~"``, after every key)."""
+    return (
+        f"(CASE typeof({column}) WHEN 'text' THEN {column} WHEN 'null' THEN NULL "
+        f"WHEN 'blob' THEN '~' ELSE '' END)"
+    )

@@ -1,0 +1,129 @@
+"""The whole history at once, in the window: every conflict, what changed between two
+instants, the story in order, where the history is dense, and finding facts.
+
+:class:`HistoryPanels` makes the docks (tabbed with the Facts dock, so the chart keeps its
+room), the histogram under the as_of slider, the conflict count in the status bar and the
+fact search's hint under the entity search; the window only asks it to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QMenu, QToolBar
+
+from factlines.ui import settings as app_settings
+from factlines.ui.actions import make_action
+from factlines.ui.panels.changes import ChangesPanel
+from factlines.ui.panels.chart_diff import ChartDiff
+from factlines.ui.panels.conflicts import ConflictsPanel
+from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
+from factlines.ui.panels.histogram import TimeHistogram
+from factlines.ui.panels.narrative import NarrativePanel
+
+if TYPE_CHECKING:
+    from factlines.ui.mainwindow import MainWindow
+
+__all__ = ["HistoryPanels"]
+
+
+class HistoryPanels(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self._window = window
+        state, actions = window.state, window.fact_actions
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+
+        self.conflicts = ConflictsPanel(state, actions, window)
+        self.chart_diff = ChartDiff(state, window.gantt, self)
+        self.changes = ChangesPanel(state, self.chart_diff, window)
+        self.narrative = NarrativePanel(state, window)
+        self.find_facts = FindFactsPanel(state, window)
+        self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
+        self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
+        self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
+        self.find_dock = window._dock("findFactsDock", "Find facts", self.find_facts, bottom)
+        for dock in self.docks:
+            window.tabifyDockWidget(window.facts_dock, dock)
+        window.facts_dock.raise_()
+        self.changes_dock.visibilityChanged.connect(self.changes.set_visible_in_window)
+        self.changes.set_visible_in_window(False)
+
+        self.histogram = TimeHistogram(state, window.time_control.slider, window)
+        self.histogram_bar = QToolBar("History density", window)
+        self.histogram_bar.setObjectName("historyToolBar")
+        self.histogram_bar.setMovable(False)
+        self.histogram_bar.setContentsMargins(0, 0, 0, 0)
+        self.histogram_bar.setStyleSheet("QToolBar { padding: 0px; spacing: 0px; border: 0px; }")
+        self.histogram_bar.addWidget(self.histogram)
+        window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.histogram_bar)
+
+        self.count_label = self.conflicts.count_label
+        window.statusBar().addPermanentWidget(self.count_label)
+        self.count_label.clicked.connect(lambda: self.show_dock(self.conflicts_dock))
+
+        self.hint = SearchHint(state, window.browser, self.open_fact_search, window.browser)
+        window.browser.layout().insertWidget(1, self.hint)
+        self.action_find_facts = make_action(
+            window,
+            "actionFindFacts",
+            "Find &facts…",
+            lambda: self.open_fact_search("", False),
+            "Ctrl+Shift+F",
+            "Find facts by predicate, entity, source file, closet or drawer",
+        )
+
+    @property
+    def docks(self):
+        return (self.conflicts_dock, self.changes_dock, self.narrative_dock, self.find_dock)
+
+    def settle_layout(self, saved) -> None:
+        """After the window restored its kept layout (``saved``, None when none was kept):
+        the docks that layout does not know (kept before they existed) go in Facts' tabs."""
+        known = bytes(saved) if saved is not None else b""
+        window = self._window
+        if saved is not None and self.histogram_bar.objectName().encode("utf-16-be") not in known:
+            window.removeToolBar(self.histogram_bar)  # on a row of its own, under the time bar
+            window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+            window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.histogram_bar)
+            self.histogram_bar.show()
+        if saved is not None and all(
+            dock.objectName().encode("utf-16-be") in known for dock in self.docks
+        ):
+            return
+        for dock in self.docks:
+            if dock.objectName().encode("utf-16-be") not in known:
+                window.removeDockWidget(dock)
+                window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+                window.tabifyDockWidget(window.facts_dock, dock)
+                dock.show()
+        window.facts_dock.raise_()
+        if saved is not None:
+            # Restoring laid the unknown docks side by side and widened the window for them:
+            # back to the size it was left at, now that they are tabs.
+            window.layout().activate()
+            geometry = app_settings.WINDOW_GEOMETRY.get(window.settings)
+            if geometry is not None:
+                window.restoreGeometry(geometry)
+
+    def show_dock(self, dock) -> None:
+        dock.show()
+        dock.raise_()
+
+    def open_fact_search(self, text: str, predicate: bool) -> None:
+        """Show the fact search with ``text`` typed (an exact predicate when ``predicate``)."""
+        self.show_dock(self.find_dock)
+        if text:
+            self.find_facts.find(text, predicate)
+        self.find_facts.field.setFocus()
+
+    def fill_view_menu(self, menu: QMenu) -> None:
+        for dock in self.docks:
+            menu.addAction(dock.toggleViewAction())
+        menu.addAction(self.histogram_bar.toggleViewAction())
+
+    def shutdown(self) -> None:
+        """Before the store closes: let a conflicts run on its own connection finish."""
+        self.conflicts.finder.wait()

@@ -1,0 +1,90 @@
+"""The chart shows a diff: the span (A, B] shaded, a mark where each fact that started in it
+starts (▶, green) and where each that ended in it ends (◀, red); the other bars as they are.
+
+Items of its own in the chart's view (view coordinates: POSIX seconds across, rows down),
+placed from the chart's layout each time the chart lays its bars out again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+import shiboken6
+from PySide6.QtCore import QObject
+
+from factlines.ui.chart import GanttChart
+from factlines.ui.panels.changes_model import ENDED_COLOR, STARTED_COLOR
+from factlines.ui.state import AppState
+
+MARK_PX = 11
+
+
+class ChartDiff(QObject):
+    def __init__(self, state: AppState, chart: GanttChart, parent: QObject | None = None):
+        super().__init__(parent)
+        self._chart = chart
+        self.started: list[str] = []
+        self.ended: list[str] = []
+        self.span: tuple[float, float] | None = None
+        self.shown = False
+        self.band = pg.LinearRegionItem(
+            values=(0, 1), movable=False, brush=pg.mkBrush(46, 125, 50, 28), pen=pg.mkPen(None)
+        )
+        self.band.setZValue(4)
+        self.marks = pg.ScatterPlotItem(pxMode=True, size=MARK_PX)
+        self.marks.setZValue(6)
+        for item in (self.band, self.marks):
+            item.setVisible(False)
+            chart.view.addItem(item, ignoreBounds=True)
+        # After the chart's own slots (connected first): its layout is the new one by then.
+        state.entityChanged.connect(lambda _entity: self.redraw())
+        state.factsChanged.connect(lambda _patch: self.redraw())
+        state.graphChanged.connect(self.redraw)
+
+    def show_diff(self, started: list[str], ended: list[str], span) -> None:
+        """Mark these facts over ``span`` (POSIX A, B), or nothing when ``span`` is None."""
+        self.started, self.ended, self.span = list(started), list(ended), span
+        self.redraw()
+
+    def set_shown(self, shown: bool) -> None:
+        self.shown = shown
+        self.redraw()
+
+    def spots(self) -> list[dict]:
+        """The marks as drawn: ``{id, change, x, row}`` for the facts on the chart now."""
+        layout = self._chart.bars.layout
+        found = []
+        for change, ids, ends in (("started", self.started, False), ("ended", self.ended, True)):
+            for tid in ids:
+                i = layout.index_of(tid)
+                if i < 0:
+                    continue
+                x = float(layout.end[i] if ends else layout.start[i])
+                if math.isfinite(x):
+                    found.append({"id": tid, "change": change, "x": x, "row": float(layout.row[i])})
+        return found
+
+    def redraw(self) -> None:
+        if not shiboken6.isValid(self.band):  # the window is closing: the chart is gone
+            return
+        on = self.shown and self.span is not None
+        self.band.setVisible(on)
+        self.marks.setVisible(on)
+        if not on:
+            return
+        self.band.setRegion(self.span)
+        self.marks.setData(
+            [
+                {
+                    "pos": (spot["x"], spot["row"]),
+                    "symbol": "t2" if spot["change"] == "started" else "t3",
+                    "brush": pg.mkBrush(
+                        STARTED_COLOR if spot["change"] == "started" else ENDED_COLOR
+                    ),
+                    "pen": pg.mkPen("w", width=1),
+                    "data": spot["id"],
+                }
+                for spot in self.spots()
+            ]
+        )

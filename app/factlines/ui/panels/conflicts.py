@@ -1,0 +1,328 @@
+"""The conflicts panel: every contradiction in the graph, a jump to each, and its fixes.
+
+Choosing a row (its view's ``activated``) selects the subject, puts as_of inside the overlap
+and selects the first fact. The fixes are edits through the window's one edit path, each one
+undo step. Below the list, the predicates that look single-valued, with the figures, each
+marked with one click (undoable too).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.core.errors import Refused, Unavailable
+from factlines.ui.actions import FactActions
+from factlines.ui.commands import run_edit
+from factlines.ui.errors import in_words
+from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.conflict_finder import ConflictFinder
+from factlines.ui.panels.conflicts_model import (
+    KIND_PLURALS,
+    KIND_WORDS,
+    ConflictsModel,
+    Fix,
+    end_first,
+    inside,
+    start_second,
+    swap_dates,
+)
+from factlines.ui.state import AppState
+
+
+def count_words(rows: list[dict]) -> str:
+    """``5 conflicts: 3 overlaps, 2 same-day handovers`` (or ``No conflicts``)."""
+    if not rows:
+        return "No conflicts"
+    kinds = Counter(row["kind"] for row in rows)
+    parts = [
+        f"{n:,} {(KIND_WORDS[kind][0] if n == 1 else KIND_PLURALS[kind]).lower()}"
+        for kind, n in kinds.most_common()
+    ]
+    total = len(rows)
+    return f"{total:,} conflict{'' if total == 1 else 's'}: " + ", ".join(parts)
+
+
+class CountLabel(QLabel):
+    """The status bar's count (``conflictCountLabel``); a click shows the panel."""
+
+    clicked = Signal()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mousePressEvent(event)
+
+
+class ConflictsPanel(QWidget):
+    """The list (the view is ``conflictsPanel``), the fixes for its current row, and the
+    suggested single-valued predicates."""
+
+    def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("conflictsPanelBox")
+        self._state = state
+        self._actions = actions
+        self.model = ConflictsModel(state, self)
+        self.finder = ConflictFinder(state, self)
+
+        self.summary = QLabel(self)
+        self.summary.setObjectName("conflictsSummary")
+        self.summary.setWordWrap(True)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("conflictsProgress")
+        self.progress.setRange(0, 0)  # the store counts no steps: a busy bar
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.count_label = CountLabel(self)
+        self.count_label.setObjectName("conflictCountLabel")
+        self.count_label.setToolTip("Conflicts in the whole graph: click to list them")
+
+        self.view = QTableView(self)
+        self.view.setObjectName("conflictsPanel")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        header = self.view.horizontalHeader()
+        for column, width in enumerate((110, 95, 80, 210, 210, 180)):
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+        self.fix_buttons = {
+            "end_first": QPushButton("End first where second starts", self),
+            "start_second": QPushButton("Start second after first", self),
+            "swap": QPushButton("Swap dates", self),
+        }
+        fixes = QHBoxLayout()
+        fixes.addWidget(QLabel("Fix:", self))
+        for name, button in self.fix_buttons.items():
+            button.setObjectName(f"conflictFix_{name}")
+            button.clicked.connect(lambda _checked=False, n=name: self.apply_fix(n))
+            fixes.addWidget(button)
+        fixes.addStretch(1)
+
+        self.suggestions = QGroupBox("Single-valued predicates", self)
+        self.suggestions.setObjectName("singleValuedSuggestions")
+        self._suggestion_rows = QVBoxLayout(self.suggestions)
+        self._suggestion_rows.setContentsMargins(6, 4, 6, 4)
+        self._suggestion_rows.setSpacing(2)
+
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.progress)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(fixes)
+        layout.addWidget(self.suggestions)
+
+        self.view.activated.connect(self.jump)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_fixes())
+        self.model.modelReset.connect(lambda: lay_out_now(self.view))
+        self.finder.running.connect(self._running)
+        self.finder.found.connect(self._found)
+        self.finder.failed.connect(self._failed)
+        state.dataChanged.connect(self._written)
+        self.finder.refresh_now()
+
+    # ── The answer ────────────────────────────────────────────────────────
+
+    def _running(self, words: str) -> None:
+        self.progress.show()
+        self.summary.setText(words)
+        self.count_label.setText("Counting conflicts…")
+
+    def _found(self, conflicts: list, suggestions: list) -> None:
+        self.progress.hide()
+        current = self.model.row_at(self.view.currentIndex().row())
+        self.model.set_rows(conflicts)
+        words = count_words(conflicts)
+        self.summary.setText(words + ("" if conflicts else " in the whole graph"))
+        self.count_label.setText(
+            f"⚠ {len(conflicts):,} conflict{'' if len(conflicts) == 1 else 's'}"
+            if conflicts
+            else "No conflicts"
+        )
+        self.count_label.setStyleSheet("color: #c62828;" if conflicts else "")
+        self._show_suggestions(suggestions)
+        if current is not None:
+            self._reselect(current)
+        self._update_fixes()
+
+    def _failed(self, words: str) -> None:
+        self.progress.hide()
+        self.summary.setText(words)
+        self.count_label.setText("Conflicts: not counted")
+        self._state.message.emit(words)
+
+    def _written(self, _touched) -> None:
+        self.model.forget_facts()
+        self._update_fixes()
+
+    def _reselect(self, row: dict) -> None:
+        """Keep the same conflict current after a refresh, when it is still there."""
+        for number, other in enumerate(self.model.rows):
+            if (other["kind"], other["a"], other["b"]) == (row["kind"], row["a"], row["b"]):
+                self.view.selectionModel().setCurrentIndex(
+                    self.model.index(number, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                return
+
+    @property
+    def count(self) -> int:
+        return len(self.model.rows)
+
+    # ── Choosing a row ────────────────────────────────────────────────────
+
+    def jump(self, index: QModelIndex) -> None:
+        """Select the conflict's subject, put as_of inside its span, select its first fact."""
+        row = self.model.row_at(index.row())
+        if row is None:
+            return
+        state = self._state
+        state.select_entity(row["subject"])
+        at = inside(row)
+        if at is not None:
+            # A stored value the rules no longer take: as_of stays where it is.
+            with contextlib.suppress(Refused):
+                state.set_as_of(at)
+        state.select_fact(row["a"])
+
+    # ── Fixes ─────────────────────────────────────────────────────────────
+
+    def fixes(self, number: int | None = None) -> dict[str, Fix]:
+        """The fixes of row ``number`` (default: the current row), by name."""
+        if number is None:
+            number = self.view.currentIndex().row()
+        row = self.model.row_at(number)
+        if row is None:
+            none = Fix("", "choose a conflict first")
+            return {name: none for name in self.fix_buttons}
+        a, b = self.model.fact(row["a"]), self.model.fact(row["b"])
+        return {
+            "end_first": end_first(row, a, b),
+            "start_second": start_second(row, a, b),
+            "swap": swap_dates(row, a),
+        }
+
+    def _update_fixes(self) -> None:
+        for name, fix in self.fixes().items():
+            button = self.fix_buttons[name]
+            button.setEnabled(fix.reason is None and self._actions.commands.blocked() is None)
+            tip = fix.text if fix.reason is None else f"Cannot: {fix.reason}"
+            button.setToolTip(tip)
+            button.setStatusTip(tip)
+
+    def apply_fix(self, name: str, number: int | None = None) -> bool:
+        """Apply one fix as one undoable edit; False (and said why) when it cannot be."""
+        fix = self.fixes(number)[name]
+        blocked = self._actions.commands.blocked()
+        if fix.reason is not None or blocked is not None:
+            self._state.message.emit(f"Cannot fix: {fix.reason or blocked}")
+            return False
+        if fix.changes is None:
+            done = self._actions.end_fact(fix.triple_id, fix.ended)
+        else:
+            done = self._actions.update_fact(fix.triple_id, **fix.changes)
+        if done:
+            self._state.message.emit(f"Done: {fix.text} (Undo takes it back)")
+        return done
+
+    def _context_menu(self, pos) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        menu.addAction("Show it", lambda: self.jump(index))
+        menu.addSeparator()
+        for name, fix in self.fixes(index.row()).items():
+            if fix.text:
+                action = menu.addAction(fix.text, lambda n=name: self.apply_fix(n, index.row()))
+                action.setEnabled(fix.reason is None)
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    # ── Single-valued predicates ──────────────────────────────────────────
+
+    def _show_suggestions(self, suggestions: list[dict]) -> None:
+        rows = self._suggestion_rows
+        while rows.count():
+            item = rows.takeAt(0)
+            if item.widget() is not None:
+                item.widget().hide()  # gone from sight now, deleted when the loop runs
+                item.widget().deleteLater()
+        kg = self._state.kg
+        marked = kg.single_valued_predicates() if kg is not None and not kg.closed else []
+        said = QLabel(
+            "Marked single-valued: " + (", ".join(marked) if marked else "none yet"),
+            self.suggestions,
+        )
+        said.setObjectName("singleValuedMarked")
+        said.setWordWrap(True)
+        rows.addWidget(said)
+        for suggestion in suggestions:
+            if suggestion["marked"]:
+                continue
+            line = QWidget(self.suggestions)
+            box = QHBoxLayout(line)
+            box.setContentsMargins(0, 0, 0, 0)
+            text = QLabel(suggestion["text"], line)
+            text.setToolTip(
+                f"{suggestion['predicate']}: {suggestion['subjects']:,} subjects have it, "
+                f"{suggestion['changing']:,} changed object over time, "
+                f"{suggestion['overlapping']:,} held two objects at once"
+            )
+            button = QPushButton("Mark single-valued", line)
+            button.setObjectName(f"markSingleValued_{suggestion['predicate']}")
+            button.clicked.connect(lambda _checked=False, p=suggestion["predicate"]: self.mark(p))
+            box.addWidget(text, 1)
+            box.addWidget(button)
+            rows.addWidget(line)
+
+    def mark(self, predicate: str, single: bool = True) -> bool:
+        """Mark (or unmark) a predicate single-valued: one undoable edit."""
+        verb = "Mark" if single else "Unmark"
+        text = f"{verb} {predicate} single-valued"
+        try:
+            run_edit(
+                self._state,
+                self._actions.stack,
+                text,
+                lambda kg: kg.set_single_valued(predicate, single),
+            )
+        except Refused as exc:
+            self._state.message.emit(f"{text} refused: {in_words(exc)}")
+            return False
+        except Unavailable as exc:
+            self._state.message.emit(f"{text} not done: {in_words(exc)}")
+            return False
+        self._state.message.emit(f"{text}: its overlaps are conflicts now (Undo takes it back)")
+        return True

@@ -1,0 +1,204 @@
+"""Where the history is dense: how many facts hold over time, with their starts and ends,
+drawn under the as_of slider on the slider's own scale, so scrubbing shows where things happen.
+
+The counts are ``kg.validity_histogram(bins)``, read again after writes (once they stop for a
+moment) and when the width changes the number of bins. Three batched draws: the facts valid
+(pale columns), the starts (green, left half of a bin) and the ends (red, right half); and
+as_of, marked as the chart marks it. Clicking or dragging here moves as_of.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen
+from PySide6.QtWidgets import (
+    QSizePolicy,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QToolTip,
+    QWidget,
+)
+
+from factlines.core import temporal
+from factlines.core.errors import Refused, Unavailable
+from factlines.ui import style
+from factlines.ui.state import AppState
+
+REFRESH_MS = 150
+HEIGHT = 22
+PX_PER_BIN = 3
+MAX_BINS = 600
+_EPOCH = date(1970, 1, 1).toordinal()
+VALID_LIGHT, VALID_DARK = QColor(78, 121, 167, 70), QColor(111, 155, 209, 90)
+STARTS = QColor("#2e7d32")
+ENDS = QColor("#c62828")
+
+
+class TimeHistogram(QWidget):
+    """The histogram (object name ``timeHistogram``), aligned with ``slider``."""
+
+    def __init__(self, state: AppState, slider: QSlider, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("timeHistogram")
+        self.setFixedHeight(HEIGHT)
+        self.setMinimumWidth(120)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMouseTracking(True)
+        self.setToolTip("Facts valid over time (pale), starts (green) and ends (red)")
+        self._state = state
+        self._slider = slider
+        self.data: dict = {"edges": [], "valid": [], "starts": [], "ends": []}
+        self.bins = 0
+        self.read_count = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        slider.installEventFilter(self)
+        slider.rangeChanged.connect(lambda *_: self.update())
+        state.graphChanged.connect(self.refresh)
+        state.dataChanged.connect(lambda _touched: self._timer.start())
+        state.asOfChanged.connect(lambda _value: self.update())
+        self.refresh()
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, HEIGHT)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._slider and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
+            self.update()
+        return False
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._wanted_bins() != self.bins:
+            self._timer.start()
+
+    def _wanted_bins(self) -> int:
+        return max(10, min(MAX_BINS, self._slider.width() // PX_PER_BIN))
+
+    def refresh(self) -> None:
+        """Read the counts again (after an open, a write, or a new width)."""
+        self._timer.stop()
+        kg = self._state.kg
+        self.bins = self._wanted_bins()
+        data = {"edges": [], "valid": [], "starts": [], "ends": []}
+        if kg is not None and not kg.closed:
+            try:
+                data = kg.validity_histogram(self.bins)
+            except (Refused, Unavailable) as exc:
+                self.setToolTip(f"Not counted: {exc}")
+        self.data = data
+        self.read_count += 1
+        self.update()
+
+    # ── The slider's scale ────────────────────────────────────────────────
+
+    def _scale(self) -> tuple[float, float, float, float]:
+        """(x of the slider's minimum here, pixels across its range, minimum, maximum)."""
+        slider = self._slider
+        option = QStyleOptionSlider()
+        slider.initStyleOption(option)
+        control = QStyle.ComplexControl.CC_Slider
+        groove = slider.style().subControlRect(
+            control, option, QStyle.SubControl.SC_SliderGroove, slider
+        )
+        handle = slider.style().subControlRect(
+            control, option, QStyle.SubControl.SC_SliderHandle, slider
+        )
+        window = self.window()
+        offset = slider.mapTo(window, QPoint(0, 0)).x() - self.mapTo(window, QPoint(0, 0)).x()
+        left = offset + groove.x() + handle.width() / 2
+        return left, max(1.0, groove.width() - handle.width()), slider.minimum(), slider.maximum()
+
+    def x_of(self, seconds: float, scale: tuple | None = None) -> float:
+        """Where the instant ``seconds`` (POSIX) is, across this widget, on the slider's scale
+        (``scale``: :meth:`_scale`'s answer, when many are placed at once)."""
+        left, span, low, high = scale or self._scale()
+        ordinal = seconds / 86400 + _EPOCH
+        return left + (ordinal - low) / max(1, high - low) * span
+
+    def day_at(self, x: float) -> date:
+        left, span, low, high = self._scale()
+        ordinal = round(low + (x - left) / span * (high - low))
+        return date.fromordinal(min(max(ordinal, low), high))
+
+    # ── Painting ──────────────────────────────────────────────────────────
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        height = self.height() - 2
+        edges, valid = self.data["edges"], self.data["valid"]
+        if edges:
+            scale = self._scale()
+            xs = [self.x_of(edge, scale) for edge in edges]
+            most = max(valid) or 1
+            events = max(max(self.data["starts"]), max(self.data["ends"])) or 1
+            columns, starts, ends = [], [], []
+            for i, count in enumerate(valid):
+                x0, x1 = xs[i], max(xs[i + 1], xs[i] + 1)
+                if count:
+                    h = max(1.0, height * count / most)
+                    columns.append(QRectF(x0, height + 1 - h, x1 - x0, h))
+                half = (x1 - x0) / 2
+                if n := self.data["starts"][i]:
+                    h = max(2.0, 0.7 * height * n / events)
+                    starts.append(QRectF(x0, height + 1 - h, max(1.0, half), h))
+                if n := self.data["ends"][i]:
+                    h = max(2.0, 0.7 * height * n / events)
+                    ends.append(QRectF(x0 + half, height + 1 - h, max(1.0, half), h))
+            painter.setPen(Qt.PenStyle.NoPen)
+            for rects, color in (
+                (columns, VALID_DARK if style.is_dark_variant() else VALID_LIGHT),
+                (starts, STARTS),
+                (ends, ENDS),
+            ):
+                painter.setBrush(color)
+                painter.drawRects(rects)
+        at = self._state.as_of_posix
+        if at is not None:
+            pen = QPen(QColor(style.colors()["CURSOR_COLOR"]))
+            pen.setWidth(2)
+            painter.setPen(pen)
+            x = self.x_of(at)
+            painter.drawLine(QPoint(round(x), 0), QPoint(round(x), self.height()))
+        painter.end()
+
+    # ── Pointing ──────────────────────────────────────────────────────────
+
+    def bin_at(self, x: float) -> int:
+        edges, scale = self.data["edges"], self._scale()
+        xs = [self.x_of(edge, scale) for edge in edges]
+        return next((i for i in range(len(xs) - 1) if xs[i] <= x < xs[i + 1]), -1)
+
+    def words_at(self, x: float) -> str:
+        i = self.bin_at(x)
+        if i < 0:
+            return "No dated facts here"
+        data = self.data
+        start = temporal.day_of_posix(data["edges"][i])
+        end = temporal.day_of_posix(data["edges"][i + 1])
+        return (
+            f"{start} – {end}: {data['valid'][i]:,} facts valid, "
+            f"{data['starts'][i]:,} started, {data['ends'][i]:,} ended"
+        )
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            QToolTip.showText(event.globalPos(), self.words_at(event.pos().x()), self)
+            return True
+        return super().event(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._scrub(event.position().x())
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._scrub(event.position().x())
+
+    def _scrub(self, x: float) -> None:
+        self._state.set_as_of(self.day_at(x).isoformat())

@@ -1,0 +1,161 @@
+"""The conflicts panel (issue 10): every conflict listed, a jump to each, fixes that are one
+undo step each and land in the file, single-valued suggestions marked with one click, and the
+count in the status bar; on a big graph the search runs on a worker thread."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QPushButton
+
+from ui_fixtures import *  # noqa: F403
+from ui_fixtures import file_fact
+
+
+def conflicts_view(window) -> QAbstractItemView:
+    view = window.findChild(QAbstractItemView, "conflictsPanel")
+    assert view is not None
+    return view
+
+
+def count_text(window) -> str:
+    return window.findChild(QLabel, "conflictCountLabel").text()
+
+
+def row_of(panel, subject: str, predicate: str) -> int:
+    for number, row in enumerate(panel.model.rows):
+        if (row["subject"], row["predicate"]) == (subject, predicate):
+            return number
+    raise AssertionError(f"no conflict of {subject} {predicate}")
+
+
+def test_every_conflict_is_listed_in_words_and_counted(window, qtmodeltester):
+    panel = window.panels.conflicts
+    view = conflicts_view(window)
+    assert view.model() is panel.model
+    assert panel.model.rows == window.kg.conflicts()
+    assert count_text(window) == f"⚠ {len(window.kg.conflicts())} conflicts"
+    model = view.model()
+    row = row_of(panel, "kai_moreno", "lives_in")
+    said = [model.index(row, column).data() for column in range(model.columnCount())]
+    assert said == [
+        "Overlap",
+        "Kai Moreno",
+        "lives_in",
+        "Berlin (2018-09-01 – 2023-08-31)",
+        "Lisbon (2023-06-01 – open)",
+        "2023-06-01 – 2023-08-31",
+    ]
+    qtmodeltester.check(model)
+
+
+def test_choosing_a_conflict_jumps_to_it_and_a_fix_is_one_undo_step(window, qtbot):
+    panel, view = window.panels.conflicts, conflicts_view(window)
+    path = window.path()
+    row = row_of(panel, "kai_moreno", "lives_in")
+    conflict = panel.model.rows[row]
+    index = view.model().index(row, 0)
+
+    view.activated.emit(index)
+    assert window.selected_entity() == "kai_moreno"
+    assert window.as_of() == "2023-06-01"  # inside the overlap
+    assert window.selected_fact() == conflict["a"]
+
+    view.setCurrentIndex(index)
+    button = window.findChild(QPushButton, "conflictFix_end_first")
+    assert button.isEnabled()
+    before = window.undo_stack.count()
+    button.click()
+    assert window.undo_stack.count() == before + 1
+    assert file_fact(path, conflict["a"])["valid_to"] == "2023-05-31"  # the day before Lisbon
+    qtbot.waitUntil(lambda: len(panel.model.rows) == 1, timeout=3000)
+    assert count_text(window) == "⚠ 1 conflict"
+
+    window.undo_stack.undo()
+    assert file_fact(path, conflict["a"])["valid_to"] == "2023-08-31"
+    qtbot.waitUntil(lambda: len(panel.model.rows) == 2, timeout=3000)
+
+
+def test_the_second_fact_can_start_after_the_first_instead(window, qtbot):
+    panel = window.panels.conflicts
+    row = row_of(panel, "kai_moreno", "lives_in")
+    conflict = panel.model.rows[row]
+    fixes = panel.fixes(row)
+    assert fixes["swap"].reason is not None  # not an inverted interval
+    assert panel.apply_fix("start_second", row)
+    assert file_fact(window.path(), conflict["b"])["valid_from"] == "2023-09-01"
+    qtbot.waitUntil(lambda: len(panel.model.rows) == 1, timeout=3000)
+    window.undo_stack.undo()
+    assert file_fact(window.path(), conflict["b"])["valid_from"] == "2023-06-01"
+
+
+def test_an_inverted_interval_is_listed_and_swapped(window, qtbot):
+    conn = sqlite3.connect(window.path())
+    with conn:
+        conn.execute(
+            "UPDATE triples SET valid_from = '2021-05-01', valid_to = '2019-01-01' "
+            "WHERE id = (SELECT id FROM triples WHERE predicate = 'mentors' ORDER BY id LIMIT 1)"
+        )
+    conn.close()
+    panel = window.panels.conflicts
+    window.check_external_changes()
+    qtbot.waitUntil(lambda: any(r["kind"] == "inverted" for r in panel.model.rows), timeout=3000)
+    row = next(i for i, r in enumerate(panel.model.rows) if r["kind"] == "inverted")
+    tid = panel.model.rows[row]["a"]
+    assert panel.model.index(row, 0).data() == "Ends before it starts"
+    assert panel.apply_fix("swap", row)
+    fact = file_fact(window.path(), tid)
+    assert (fact["valid_from"], fact["valid_to"]) == ("2019-01-01", "2021-05-01")
+    qtbot.waitUntil(
+        lambda: not any(r["kind"] == "inverted" for r in panel.model.rows), timeout=3000
+    )
+
+
+def test_a_suggested_predicate_is_marked_with_one_click_and_undone(window, qtbot):
+    panel = window.panels.conflicts
+    before = len(panel.model.rows)
+    button = window.findChild(QPushButton, "markSingleValued_works_at")
+    assert button is not None
+    assert "works_at: 9 subjects, 0 overlap" in [
+        label.text() for label in panel.suggestions.findChildren(QLabel)
+    ]
+    button.click()
+    assert "works_at" in window.kg.single_valued_predicates()
+    assert window.undo_stack.undoText() == "Mark works_at single-valued"
+    qtbot.waitUntil(lambda: window.findChild(QPushButton, "markSingleValued_works_at") is None)
+    window.undo_stack.undo()
+    assert "works_at" not in window.kg.single_valued_predicates()
+    qtbot.waitUntil(lambda: len(panel.model.rows) == before, timeout=3000)
+
+
+def test_marking_uses_reveals_its_overlaps(window, qtbot):
+    panel = window.panels.conflicts
+    before = len(panel.model.rows)
+    assert panel.mark("uses")
+    qtbot.waitUntil(lambda: len(panel.model.rows) > before, timeout=3000)
+    assert len(panel.model.rows) == len(window.kg.conflicts())
+    assert count_text(window) == f"⚠ {len(panel.model.rows)} conflicts"
+
+
+def test_a_big_graph_is_searched_on_a_worker_thread(window, qtbot):
+    panel = window.panels.conflicts
+    finder = panel.finder
+    finder.thread_above = 0  # every graph is big now
+    seen: list[tuple] = []  # what the panel showed as the run started (after its own slot)
+    finder.running.connect(
+        lambda words: seen.append((words, panel.progress.isVisibleTo(panel), count_text(window)))
+    )
+    window.kg.set_single_valued("uses")  # a write: the panel looks again, off the UI thread
+    qtbot.waitUntil(lambda: bool(seen), timeout=3000)
+    words, progress_shown, counting = seen[0]
+    assert words.startswith("Finding conflicts among") and progress_shown
+    assert counting == "Counting conflicts…"
+    qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
+    assert panel.model.rows == window.kg.conflicts()
+    assert not panel.progress.isVisibleTo(panel)
+
+
+def test_the_status_bar_count_shows_the_panel(window):
+    window.panels.conflicts_dock.hide()
+    window.findChild(QLabel, "conflictCountLabel").clicked.emit()
+    assert window.panels.conflicts_dock.isVisible()

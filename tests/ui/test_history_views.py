@@ -1,0 +1,247 @@
+"""What changed between two instants, the density histogram under the slider, the story in
+order and the fact search (issue 10)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
+
+from factlines.core import temporal
+from factlines.ui.models import FACT_ID_ROLE
+from factlines.ui.panels.changes_model import CHANGE_ROLE
+from factlines.ui.panels.narrative import NarrativeModel, event_key
+from ui_fixtures import *  # noqa: F403
+
+
+def view_named(window, name: str) -> QAbstractItemView:
+    view = window.findChild(QAbstractItemView, name)
+    assert view is not None, name
+    return view
+
+
+def fact_rows(model, parent=None):
+    """Every fact row of the changes tree, depth first: (index, change)."""
+    from PySide6.QtCore import QModelIndex
+
+    parent = parent or QModelIndex()
+    found = []
+    for row in range(model.rowCount(parent)):
+        index = model.index(row, 0, parent)
+        if index.data(FACT_ID_ROLE) is not None:
+            found.append((index, index.data(CHANGE_ROLE)))
+        found += fact_rows(model, index)
+    return found
+
+
+# ── What changed between two instants ─────────────────────────────────────
+
+
+def test_changes_between_two_instants_for_the_entity_and_the_graph(window, qtmodeltester):
+    window.select_entity("Kai Moreno")
+    panel = window.panels.changes
+    view = view_named(window, "changesPanel")
+    panel.set_instants("2025-01-01", "2026-06-01")
+    expected = window.kg.changes_between("2025-01-01", "2026-06-01", "kai_moreno")
+    rows = fact_rows(view.model())
+    started = {i.data(FACT_ID_ROLE) for i, change in rows if change in ("started", "both")}
+    ended = {i.data(FACT_ID_ROLE) for i, change in rows if change in ("ended", "both")}
+    assert started == {f["id"] for f in expected["started"]}
+    assert ended == {f["id"] for f in expected["ended"]}
+    assert "3 started, 3 ended" in panel.summary.text()
+    qtmodeltester.check(view.model())
+
+    panel.whole_graph.setChecked(True)
+    everything = window.kg.changes_between("2025-01-01", "2026-06-01")
+    rows = fact_rows(view.model())
+    assert {i.data(FACT_ID_ROLE) for i, _ in rows} == {
+        f["id"] for f in everything["started"] + everything["ended"]
+    }
+    # Grouped by entity, then predicate.
+    top = view.model().index(0, 0)
+    assert view.model().index(0, 0, top).parent() == top
+    qtmodeltester.check(view.model())
+
+
+def test_the_diff_is_drawn_on_the_chart_and_a_row_selects_its_fact(window):
+    window.select_entity("Kai Moreno")
+    window.panels.changes_dock.show()
+    window.panels.changes_dock.raise_()
+    panel = window.panels.changes
+    panel.set_visible_in_window(True)
+    panel.set_instants("2025-01-01", "2026-06-01")
+    diff = window.panels.chart_diff
+    assert diff.band.isVisible() and diff.marks.isVisible()
+    spots = diff.spots()
+    expected = window.kg.changes_between("2025-01-01", "2026-06-01", "kai_moreno")
+    assert {s["id"] for s in spots if s["change"] == "started"} == {
+        f["id"] for f in expected["started"]
+    }
+    drawn = {bar["id"]: bar for bar in window.gantt.drawn_intervals()}
+    for spot in spots:  # each mark sits at its bar's start or end
+        bar = drawn[spot["id"]]
+        assert spot["x"] == (bar["start"] if spot["change"] == "started" else bar["end"])
+    assert diff.band.getRegion() == (
+        temporal.to_posix("2025-01-01T00:00:00Z"),
+        temporal.to_posix("2026-06-01T00:00:00Z"),
+    )
+
+    index, _change = fact_rows(view_named(window, "changesPanel").model())[0]
+    view_named(window, "changesPanel").activated.emit(index)
+    assert window.selected_fact() == index.data(FACT_ID_ROLE)
+
+    panel.on_chart.setChecked(False)
+    assert not diff.marks.isVisible()
+
+
+def test_changes_default_to_since_as_of_and_refuse_a_backwards_span(window, qtbot):
+    window.select_entity("Kai Moreno")
+    panel = window.panels.changes
+    window.set_as_of("2025-01-01")
+    panel.refresh()
+    since = window.kg.changes_between("2025-01-01", temporal.now_instant(), "kai_moreno")
+    assert len(fact_rows(panel.model)) == len({f["id"] for f in since["started"] + since["ended"]})
+    panel.set_instants("2026-01-01", "2025-01-01")
+    assert "not before" in panel.summary.text()
+    assert panel.model.rowCount() == 0
+
+
+# ── Where the history is dense ────────────────────────────────────────────
+
+
+def test_the_histogram_sits_under_the_slider_and_follows_an_edit(window, qtbot):
+    histogram = window.findChild(QWidget, "timeHistogram")
+    assert histogram is window.panels.histogram
+    assert histogram.data == window.kg.validity_histogram(histogram.bins)
+    starts = sum(histogram.data["starts"])
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    qtbot.waitUntil(lambda: sum(histogram.data["starts"]) == starts + 1, timeout=3000)
+    assert histogram.data == window.kg.validity_histogram(histogram.bins)
+    # On the slider's scale: the slider's ends are the histogram's.
+    slider = window.time_control.slider
+    low, high = slider.minimum(), slider.maximum()
+    assert histogram.day_at(histogram.x_of((low - 719163) * 86400)).toordinal() == low
+    assert histogram.day_at(histogram.x_of((high - 719163) * 86400)).toordinal() == high
+    # Scrubbing on it moves as_of.
+    x = histogram.x_of(temporal.to_posix("2022-06-15T00:00:00Z"))
+    histogram._scrub(x)
+    assert abs(temporal.calendar_day(window.as_of()) - date(2022, 6, 15)).days <= 1
+    assert "facts valid" in histogram.words_at(x)
+    histogram.grab()  # paints with as_of marked
+
+
+# ── The story in order ────────────────────────────────────────────────────
+
+
+def test_the_story_pages_through_the_whole_graph_and_follows_as_of(window, qtmodeltester):
+    panel = window.panels.narrative
+    view = view_named(window, "narrativeView")
+    model = view.model()
+    panel.whole_graph.setChecked(True)
+    total = window.kg.narrative_total()
+    assert total > NarrativeModel.PAGE
+    assert model.rowCount() == NarrativeModel.PAGE
+    assert model.canFetchMore()
+    model.fetchMore()
+    assert model.rowCount() == total and not model.canFetchMore()
+    everything = window.kg.narrative(limit=total)
+    assert [model.event_at(r)["fact"]["id"] for r in range(total)] == [
+        e["fact"]["id"] for e in everything
+    ]
+    qtmodeltester.check(model)
+
+    window.set_as_of("2023-06-15")
+    marked = model.event_at(model.marked)
+    assert event_key(marked) <= "2023-06-15T00:00:00Z"
+    later = model.event_at(model.marked + 1)
+    assert event_key(later) is None or event_key(later) > "2023-06-15T00:00:00Z"
+    assert model.index(model.marked, 0).data().startswith("▸ ")
+
+
+def test_the_story_loads_pages_to_reach_as_of_and_choosing_an_event_moves_as_of(
+    window, monkeypatch
+):
+    monkeypatch.setattr(NarrativeModel, "PAGE", 10)
+    panel = window.panels.narrative
+    model = panel.model
+    panel.whole_graph.setChecked(True)
+    window.set_as_of(None)
+    panel.reload()
+    assert model.rowCount() == 10
+    window.set_as_of("2024-01-01")
+    assert model.rowCount() > 10  # read on until as_of's event
+    everything = window.kg.narrative(limit=1000)
+    expected = sum(1 for e in everything if (event_key(e) or "~") <= "2024-01-01T00:00:00Z")
+    assert model.marked == expected - 1
+    assert model.position_of("2024-01-01T00:00:00Z") == expected
+
+    panel.go_to_as_of()
+    assert model.base > 0 and panel.start_button.isVisibleTo(panel)
+    marked = model.event_at(model.marked)
+    assert model.base + model.marked == expected - 1
+    assert (marked["kind"], marked["fact"]["id"]) == (
+        everything[expected - 1]["kind"],
+        everything[expected - 1]["fact"]["id"],
+    )
+
+    view = view_named(window, "narrativeView")
+    index = model.index(3, 1)
+    event = model.event_at(3)
+    view.activated.emit(index)
+    assert window.as_of() == event["at"]
+    assert window.selected_fact() == event["fact"]["id"]
+    assert window.selected_entity() == event["fact"]["subject"]
+
+
+def test_an_entitys_story_lists_unknown_starts_apart(window, qtbot):
+    window.fact_actions.add_fact("Kai Moreno", "knows", "Ada Park")  # no start
+    window.select_entity("Kai Moreno")
+    model = window.panels.narrative.model
+    qtbot.waitUntil(lambda: model.total == window.kg.narrative_total("kai_moreno"), timeout=3000)
+    while model.canFetchMore():
+        model.fetchMore()
+    last = model.event_at(model.rowCount() - 1)
+    assert last["at"] is None
+    assert model.index(model.rowCount() - 1, 0).data() == "unknown"
+    assert "(start unknown)" in model.index(model.rowCount() - 1, 1).data()
+
+
+# ── Finding facts ─────────────────────────────────────────────────────────
+
+
+def test_facts_are_found_by_predicate_and_provenance_at_as_of(window, qtmodeltester):
+    panel = window.panels.find_facts
+    window.set_as_of("2025-12-01")
+    panel.find("works_at", predicate=True)
+    view = view_named(window, "factSearchResults")
+    assert view.model().rowCount() == window.kg.count_found_facts(
+        predicate="works_at", as_of="2025-12-01"
+    )
+    panel.find("notes/")
+    assert view.model().total == window.kg.count_found_facts("notes/", as_of="2025-12-01")
+    qtmodeltester.check(view.model())
+    view.activated.emit(view.model().index(0, 0))
+    fact = view.model().fact_at(0)
+    assert window.selected_fact() == fact["id"]
+    assert window.selected_entity() in (fact["subject"], fact["object"])
+
+
+def test_a_predicate_typed_in_the_entity_search_offers_its_facts(window):
+    window.browser.set_search("works_at")
+    hint = window.findChild(QPushButton, "entitySearchFactHint")
+    assert hint.isVisibleTo(window) and "facts with this predicate" in hint.text()
+    hint.click()
+    panel = window.panels.find_facts
+    assert window.panels.find_dock.isVisible()
+    assert panel.field.text() == "works_at" and panel.predicate_only.isChecked()
+    assert panel.model.total > 0
+    window.browser.set_search("closet_company")  # no entity: the facts are offered
+    assert "search facts" in hint.text()
+    window.browser.set_search("Kai")
+    assert not hint.isVisibleTo(window)
+
+
+def test_the_window_says_which_entity_and_fact_are_selected(window):
+    assert window.selected_entity() is None and window.selected_fact() is None
+    window.select_entity("Kai Moreno")
+    assert window.selected_entity() == "kai_moreno"
