@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
+from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
@@ -49,7 +50,13 @@ MEMPALACE_COLUMNS = {
 
 
 class KnowledgeGraph(
-    MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings, GraphHistory
+    MemPalaceSurface,
+    MemPalaceReplication,
+    EntityEdits,
+    FactEdits,
+    GraphSettings,
+    GraphHistory,
+    BulkRows,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -244,6 +251,7 @@ WRITE_METHODS = (
     "seed_from_entity_facts",
     "rewrite",
     "apply_row",
+    "insert_rows",
     "update_fact",
     "add_fact",
     "supersede_fact",

@@ -15,6 +15,7 @@ from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
+from factlines.core.store.sqlite.bulk import SQLiteBulk
 from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import SQLiteEntities
@@ -41,6 +42,7 @@ class SQLiteStore:
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self.history = SQLiteHistory(self._db)
+        self.bulk = SQLiteBulk(self._db)
         self._seen_data_version = self._version()
         self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)
