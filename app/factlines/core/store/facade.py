@@ -20,6 +20,7 @@ from pathlib import Path
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
@@ -57,6 +58,7 @@ class KnowledgeGraph(
     GraphSettings,
     GraphHistory,
     BulkRows,
+    EditHistory,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -252,6 +254,7 @@ WRITE_METHODS = (
     "rewrite",
     "apply_row",
     "insert_rows",
+    "logged",
     "update_fact",
     "add_fact",
     "supersede_fact",

@@ -113,6 +113,18 @@ class BulkStore(Protocol):
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None: ...
 
 
+class EditLogStore(Protocol):
+    """Factlines' own log of its edits, kept beside MemPalace's tables (``fl_`` objects)."""
+
+    # Log the rows ``change`` recorded in the open write, as they were and as they are now,
+    # with entry's ``at`` (UTC instant), ``what``, ``reason``, ``tool``; in that write. False
+    # when nothing changed. The engine keeps the log within the file's footprint rule.
+    def write(self, entry: dict, change: Change) -> bool: ...
+    # Entries newest first: {id, at, what, reason, tool, facts, entities, rows_total, before,
+    # after}; before/after lists of {table, id, row}; only ``fact_id``'s when given.
+    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]: ...
+
+
 class GraphStore(Protocol):
     location: str
     entities: EntityStore
@@ -124,6 +136,7 @@ class GraphStore(Protocol):
     lock: AbstractContextManager
     history: HistoryStore
     bulk: BulkStore
+    edit_log: EditLogStore
 
     @property
     def closed(self) -> bool: ...
