@@ -33,8 +33,8 @@ class BulkRows:
         """The facts valid at ``as_of`` (all when None) with ``entity`` on either side (any
         when None), and the entities they refer to (every entity when neither is given; the
         entity asked for always). Inside the block every read sees one state of the graph:
-        ``entity_count``, ``fact_count``, ``entity_rows(batch)`` (MemPalace's entity columns)
-        and ``fact_rows(batch)`` (``rows.FACT_FIELDS``: the stored columns and both names)."""
+        ``entity_count``, ``fact_count``, and batches of rows as stored (MemPalace's columns,
+        in its order): ``entity_rows(batch)``, ``fact_rows(batch)``."""
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
         eid = self._require_entity(entity)["id"] if entity is not None else None
         with self._store.bulk.selection(key, eid) as selection:
@@ -51,21 +51,32 @@ class BulkRows:
         """For each ``(subject id, predicate, object id)`` with an open fact, that fact's id."""
         return self._store.bulk.open_fact_ids(list(keys))
 
-    def insert_rows(self, table: str, rows: list[dict]) -> int:
+    def insert_rows(self, table: str, rows: list, columns: tuple[str, ...] | None = None) -> int:
         """Insert new rows into ``table`` as given: no check of their values, no entity made.
-        A column a row leaves out takes MemPalace's default; an id already in the table is a
-        bug of the caller. One write (or part of the caller's). Returns the rows inserted."""
+        Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A
+        column a row leaves out takes MemPalace's default; an id already in the table is a bug
+        of the caller. One write (or part of the caller's). Returns the rows inserted."""
         allowed = set(_columns(table))
         groups: dict[tuple[str, ...], list[tuple]] = {}
-        for row in rows:
-            if not isinstance(row.get("id"), str) or not row["id"]:
+        if columns is not None:
+            columns = tuple(columns)
+            if not columns or columns[0] != "id" or not set(columns) <= allowed:
+                raise Refused(f"cannot insert {table} rows of columns {columns}")
+            groups[columns] = rows
+        else:
+            for row in rows:
+                names = tuple(row)
+                if names[:1] != ("id",):
+                    names = ("id", *(name for name in names if name != "id"))
+                    row = {name: row.get(name) for name in names}
+                if not set(names) <= allowed:
+                    unknown = sorted(set(names) - allowed)
+                    raise Refused(f"{table} has no column {', '.join(unknown)}")
+                groups.setdefault(names, []).append(tuple(row.values()))
+        for values in groups.values():
+            if any(not isinstance(row[0], str) or not row[0] for row in values):
                 raise Refused(f"a {table} row without an id cannot be inserted")
-            unknown = set(row) - allowed
-            if unknown:
-                raise Refused(f"{table} has no column {', '.join(sorted(unknown))}")
-            columns = ("id", *(column for column in row if column != "id"))
-            groups.setdefault(columns, []).append(tuple(row[column] for column in columns))
         with self._store.transaction():
-            for columns, values in groups.items():
-                self._store.bulk.insert_rows(table, columns, values)
+            for names, values in groups.items():
+                self._store.bulk.insert_rows(table, names, values)
         return len(rows)

@@ -89,7 +89,7 @@ class Selection(Protocol):
     fact_count: int
 
     def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # ENTITY_COLUMNS
-    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # rows.FACT_FIELDS
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # TRIPLE_COLUMNS
 
 
 class BulkStore(Protocol):

@@ -61,8 +61,6 @@ CSV_HEADER = (
 BATCH = 2000
 ENTITY_COLUMNS = REPLICATED["entities"]
 TRIPLE_COLUMNS = REPLICATED["triples"]
-# Where each of MemPalace's triple columns sits in a selection's fact row (rows.FACT_FIELDS).
-_TRIPLE_AT = (0, 1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13)
 
 
 @dataclass(frozen=True)
@@ -151,7 +149,7 @@ def _write_json(out, selection, meta: dict, counter: _Counter) -> None:
     out.write('],\n "triples": [\n')
     first = True
     for batch in selection.fact_rows(BATCH):
-        lines = [dumps(dict(zip(TRIPLE_COLUMNS, [row[i] for i in _TRIPLE_AT]))) for row in batch]
+        lines = [dumps(dict(zip(TRIPLE_COLUMNS, row))) for row in batch]
         out.write(("" if first else ",\n") + ",\n".join(lines))
         first = False
         counter.add(len(batch))
@@ -161,10 +159,17 @@ def _write_json(out, selection, meta: dict, counter: _Counter) -> None:
 def _write_csv(out, selection, meta: dict, counter: _Counter) -> None:
     writer = csv.writer(out)
     writer.writerow(CSV_HEADER)
-    for batch in selection.entity_rows(BATCH):
-        counter.add(len(batch))  # CSV lists facts only; the entities count towards progress
+    names: dict[str, str] = {}
+    for batch in selection.entity_rows(BATCH):  # the facts' entities, for their names
+        names.update((row[0], row[1]) for row in batch)
+        counter.add(len(batch))
+    get = names.get
     for batch in selection.fact_rows(BATCH):
-        writer.writerows(batch)  # a fact row's fields are CSV_HEADER's, in its order
+        # CSV_HEADER: the stored columns with each entity's name after its id (the id when
+        # the graph has no row for it).
+        writer.writerows(
+            (tid, s, get(s, s), p, o, get(o, o), *rest) for tid, s, p, o, *rest in batch
+        )
         counter.add(len(batch))
 
 

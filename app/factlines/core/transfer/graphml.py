@@ -134,7 +134,7 @@ def write_graphml(out, selection, meta: dict, advance: Callable[[int], None], ba
     for rows in selection.fact_rows(batch):
         parts = []
         for row in rows:
-            for end in (row[1], row[4]):  # an entity row the file lacks: a bare node
+            for end in (row[1], row[3]):  # an entity row the file lacks: a bare node
                 if end not in nodes:
                     nodes.add(end)
                     parts.append(f"    <node id={quoteattr(_text(end))}/>\n")
@@ -160,10 +160,8 @@ def _edge(row: tuple) -> str:
     (
         tid,
         subject,
-        _subject_name,
         predicate,
         obj,
-        _object_name,
         valid_from,
         valid_to,
         confidence,

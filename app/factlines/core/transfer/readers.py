@@ -40,12 +40,14 @@ class Problem:
 class ImportFile:
     """What a file holds: its ``kind`` (``json``, ``csv`` or ``seed``) and its rows as
     ``(line, value)``; for ``json`` two lists (``entities``, ``triples``) of row objects, for
-    ``csv`` one (``facts``) of ``{column: text}``, for ``seed`` one (``seed``) of
-    ``(key, facts)``. ``problems`` are rows that could not be read at all."""
+    ``csv`` one (``facts``) of lists of fields, whose positions ``columns`` gives by name, for
+    ``seed`` one (``seed``) of ``(key, facts)``. ``problems`` are rows that could not be read
+    at all."""
 
     kind: str
     rows: dict[str, list[tuple[int, object]]]
     problems: list[Problem]
+    columns: dict[str, int] | None = None
 
 
 def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
@@ -96,7 +98,6 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
     twice = sorted({name for name in seen if names.count(name) > 1})
     if twice:
         raise Refused(f"line 1: the column {', '.join(twice)} is given twice")
-    wanted = [(i, name) for i, name in enumerate(names) if name in CSV_HEADER]
     rows: list[tuple[int, object]] = []
     line = reader.line_num + 1
     width = len(names)
@@ -114,11 +115,12 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
         if len(fields) != width:
             problems.append(Problem(line, f"has {len(fields)} fields where the header has {width}"))
         else:
-            rows.append((line, {name: fields[i] for i, name in wanted}))
+            rows.append((line, fields))
         line = reader.line_num + 1
         if len(rows) % 20_000 == 0:
             report(progress, len(rows), 0)
-    return ImportFile("csv", {"facts": rows}, problems)
+    columns = {name: i for i, name in enumerate(names) if name in CSV_HEADER}
+    return ImportFile("csv", {"facts": rows}, problems, columns)
 
 
 # ── JSON, with each value's line ──────────────────────────────────────────

@@ -12,10 +12,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from factlines.core.store.rows import ENTITY_COLUMNS
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
-from factlines.core.store.sqlite.facts import _FACT_COLUMNS, _FACT_LEFT_JOIN
 
 # Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
 _CHUNK = 300
@@ -41,10 +40,8 @@ class SQLiteSelection:
     def __init__(self, conn: sqlite3.Connection, as_of_key: str | None, eid: str | None):
         self._conn = conn
         where, params = _fact_filter(as_of_key, eid)
-        self._facts_sql = (
-            f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN}{where} ORDER BY t.rowid",
-            params,
-        )
+        columns = ", ".join(f"t.{column}" for column in TRIPLE_COLUMNS)
+        self._facts_sql = (f"SELECT {columns} FROM triples t{where} ORDER BY t.rowid", params)
         if not where:
             self._entities_sql = ("FROM entities", [])
         else:
@@ -73,8 +70,7 @@ class SQLiteSelection:
         )
 
     def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
-        """Batches of fact rows (:data:`~factlines.core.store.rows.FACT_FIELDS`: the stored
-        columns with both entities' names, an id where an entity row is missing)."""
+        """Batches of fact rows (MemPalace's columns, in its order), in rowid order."""
         sql, args = self._facts_sql
         yield from _batches(self._conn.execute(sql, args), batch)
 
@@ -97,10 +93,17 @@ class SQLiteBulk:
             yield SQLiteSelection(conn, as_of_key, eid)
 
     def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
-        """The rows of ``table`` whose id is one of ``ids``: ``columns`` (``id`` first)."""
+        """The rows of ``table`` whose id is one of ``ids``: ``columns`` (``id`` first).
+
+        A few ids are looked up by the hundred; ids by the thousands, a good share of the
+        table, are found in one pass over it (cheaper than as many index searches)."""
         names = _columns(table, columns)
         found: list[tuple] = []
-        with self._db.read() as conn:
+        with self._db.snapshot() as conn:
+            if _many(conn, table, len(ids)):
+                wanted = set(ids)
+                cursor = conn.execute(f"SELECT {names} FROM {table}")
+                return [row for row in cursor if row[0] in wanted]
             for start in range(0, len(ids), _CHUNK):
                 chunk = ids[start : start + _CHUNK]
                 found += conn.execute(
@@ -110,16 +113,31 @@ class SQLiteBulk:
         return found
 
     def open_fact_ids(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
-        """The id of an open fact for each ``(subject, predicate, object)`` that has one."""
+        """The id of an open fact for each ``(subject, predicate, object)`` that has one (the
+        first in rowid order when there are several)."""
         found: dict[tuple[str, str, str], str] = {}
-        with self._db.read() as conn:
+        with self._db.snapshot() as conn:
+            if _many(conn, "triples", len(keys)):
+                wanted = set(keys)
+                cursor = conn.execute(
+                    "SELECT subject, predicate, object, id FROM triples "
+                    "WHERE valid_to IS NULL ORDER BY rowid"
+                )
+                for subject, predicate, obj, tid in cursor:
+                    key = (subject, predicate, obj)
+                    if key in wanted and key not in found:
+                        found[key] = tid
+                return found
             for start in range(0, len(keys), _CHUNK):
                 chunk = keys[start : start + _CHUNK]
                 values = ", ".join("(?, ?, ?)" for _ in chunk)
+                # The keys drive the join (CROSS JOIN keeps them outside), and the search goes
+                # by subject or object: without statistics SQLite would take the predicate
+                # index, a few predicates for the whole graph.
                 rows = conn.execute(
                     f"WITH k(s, p, o) AS (VALUES {values}) "
-                    "SELECT t.subject, t.predicate, t.object, t.id FROM k JOIN triples t "
-                    "ON t.subject = k.s AND t.predicate = k.p AND t.object = k.o "
+                    "SELECT t.subject, t.predicate, t.object, t.id FROM k CROSS JOIN triples t "
+                    "ON t.subject = k.s AND +t.predicate = k.p AND t.object = k.o "
                     "WHERE t.valid_to IS NULL ORDER BY t.rowid",
                     [value for key in chunk for value in key],
                 ).fetchall()
@@ -139,6 +157,13 @@ class SQLiteBulk:
             conn.executemany(
                 f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows
             )
+
+
+def _many(conn: sqlite3.Connection, table: str, wanted: int) -> bool:
+    """Whether ``wanted`` lookups are better served by one pass over ``table``."""
+    if wanted < 2000:
+        return False
+    return wanted * 50 > conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
 
 def _columns(table: str, columns: tuple[str, ...]) -> str:
