@@ -323,6 +323,8 @@ def _arguments(name: str) -> tuple:
         "seed_from_entity_facts": ({"zoe": {"full_name": "Zoe"}},),
         "rewrite": ("t_x", "knows", "Ann"),
         "apply_row": ("entities", {"id": "zoe", "name": "Zoe"}),
+        "insert_rows": ("entities", [{"id": "zoe", "name": "Zoe"}]),
+        "logged": ("Add Zoe",),
         "update_fact": ("t_x",),
         "add_fact": ("Zoe", "knows", "Kai"),
         "supersede_fact": ("t_x", "Atlas"),
