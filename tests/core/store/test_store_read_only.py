@@ -325,6 +325,7 @@ def _arguments(name: str) -> tuple:
         "apply_row": ("entities", {"id": "zoe", "name": "Zoe"}),
         "insert_rows": ("entities", [{"id": "zoe", "name": "Zoe"}]),
         "logged": ("Add Zoe",),
+        "loading": ("triples", 1),
         "update_fact": ("t_x",),
         "add_fact": ("Zoe", "knows", "Kai"),
         "supersede_fact": ("t_x", "Atlas"),

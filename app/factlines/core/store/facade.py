@@ -254,6 +254,7 @@ WRITE_METHODS = (
     "rewrite",
     "apply_row",
     "insert_rows",
+    "loading",
     "logged",
     "update_fact",
     "add_fact",

@@ -111,6 +111,9 @@ class BulkStore(Protocol):
     # Rows as given (``id`` first; a column left out takes its default), in the caller's
     # transaction, each noted for recordings and listeners like any write.
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None: ...
+    # About ``rows`` rows will be inserted into ``table`` inside the block (itself inside the
+    # caller's transaction): the engine may defer its index upkeep to the block's end.
+    def loading(self, table: str, rows: int) -> AbstractContextManager[None]: ...
 
 
 class EditLogStore(Protocol):

@@ -147,8 +147,9 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
 
     def write() -> None:
         insert(kg, "entities", list(new_entities.values()), steps, ("id", "name"))
-        insert(kg, "triples", stamped, steps, COLUMNS)
-        insert(kg, "triples", unstamped, steps, COLUMNS[:-1])
+        with kg.loading("triples", len(new_facts)):
+            insert(kg, "triples", stamped, steps, COLUMNS)
+            insert(kg, "triples", unstamped, steps, COLUMNS[:-1])
         rep.entities_added, rep.facts_added = len(new_entities), len(new_facts)
 
     return write

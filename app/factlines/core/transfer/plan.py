@@ -55,10 +55,11 @@ class Steps:
 
 def insert(kg, table: str, rows: list, steps: Steps, columns: tuple | None = None) -> None:
     """Insert ``rows`` (dicts, or tuples of ``columns``) in chunks, counting progress."""
-    for start in range(0, len(rows), CHUNK):
-        chunk = rows[start : start + CHUNK]
-        kg.insert_rows(table, chunk, columns=columns)
-        steps.add(len(chunk))
+    with kg.loading(table, len(rows)):
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            kg.insert_rows(table, chunk, columns=columns)
+            steps.add(len(chunk))
 
 
 def first_seen(rows: list[tuple[int, dict]], rep: ImportReport, what: str) -> list:

@@ -19,6 +19,8 @@ from factlines.core.store.sqlite.connection import Connection
 # Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
 _CHUNK = 300
 _TABLES = {"entities", "triples"}
+# Rows from which dropping a table's indexes for a load and building them again pays.
+_LOAD_AT_LEAST = 10_000
 
 
 def _fact_filter(as_of_key: str | None, eid: str | None) -> tuple[str, list]:
@@ -144,6 +146,31 @@ class SQLiteBulk:
                 for subject, predicate, obj, tid in rows:
                     found.setdefault((subject, predicate, obj), tid)
         return found
+
+    @contextmanager
+    def loading(self, table: str, rows: int) -> Iterator[None]:
+        """Many rows (about ``rows``) are about to be inserted into ``table`` in the open write.
+
+        When they outnumber the rows already there (and are many), the table's indexes are
+        dropped for the time of the block and created again at its end, from the very SQL the
+        file holds (MemPalace's, ours): one sorted build is cheaper than keeping every index
+        in step row by row. All inside the write: other connections never see the table
+        without them, and a failure rolls their drop back with everything else."""
+        _columns(table, ("id",))
+        with self._db.transaction() as conn:
+            present = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            indexes = []
+            if rows >= _LOAD_AT_LEAST and rows > present:
+                indexes = conn.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                    "AND sql IS NOT NULL ORDER BY rowid",
+                    (table,),
+                ).fetchall()
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
+            yield
+            for _, sql in indexes:
+                conn.execute(sql)
 
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
         """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
