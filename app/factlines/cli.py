@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="factlines",
         description="Browse and hand-edit a temporal knowledge graph (MemPalace's SQLite file).",
         epilog="Without PATH or --demo: the last file, else ~/.mempalace/knowledge_graph.sqlite3, "
-        "else a new empty graph in the platform's data folder.",
+        "else a new empty graph in the platform's data folder. Data in and out: "
+        "'factlines export --help', 'factlines import --help'.",
     )
     parser.add_argument("--version", action="version", version=f"factlines {__version__}")
     parser.add_argument("path", nargs="?", help="the knowledge graph file to open")
@@ -59,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments and arguments[0] in ("export", "import"):
+        from factlines.cli_transfer import main as transfer
+
+        return transfer(arguments)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.demo and args.path:

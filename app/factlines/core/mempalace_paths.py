@@ -98,6 +98,22 @@ def mempalace_graph_candidates(
     return found
 
 
+def mempalace_config_dir(
+    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+) -> Path:
+    """MemPalace's config folder, as ``config._default_config_dir()`` resolves it (see above)."""
+    env = os.environ if env is None else env
+    return _config_dir(env, _home(env, home))
+
+
+def mempalace_write_log(
+    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+) -> Path:
+    """Where MemPalace appends its write log (``<config folder>/wal/write_log.jsonl``, its
+    ``wal._WAL_FILE``), whether or not it exists."""
+    return mempalace_config_dir(env, home) / "wal" / "write_log.jsonl"
+
+
 def mempalace_graphs(
     env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
 ) -> list[Path]:

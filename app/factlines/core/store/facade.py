@@ -18,7 +18,9 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
+from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
@@ -34,7 +36,14 @@ MEMPALACE_COLUMNS = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
 
 
 class KnowledgeGraph(
-    MemPalaceSurface, MemPalaceReplication, EntityEdits, FactEdits, GraphSettings, GraphHistory
+    MemPalaceSurface,
+    MemPalaceReplication,
+    EntityEdits,
+    FactEdits,
+    GraphSettings,
+    GraphHistory,
+    BulkRows,
+    EditHistory,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -242,6 +251,9 @@ WRITE_METHODS = (
     "seed_from_entity_facts",
     "rewrite",
     "apply_row",
+    "insert_rows",
+    "loading",
+    "logged",
     "update_fact",
     "add_fact",
     "supersede_fact",

@@ -10,7 +10,7 @@ propagate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -85,6 +85,53 @@ class HistoryStore(Protocol):
     def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]: ...
 
 
+class Selection(Protocol):
+    """What one export reads: the rows of a selection as one state of the graph (a read
+    snapshot held until the selection's block ends), in batches, in the engine's order."""
+
+    entity_count: int
+    fact_count: int
+
+    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # ENTITY_COLUMNS
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # TRIPLE_COLUMNS
+
+
+class BulkStore(Protocol):
+    """Many rows at once, for export and import (``entities`` and ``triples`` only)."""
+
+    # The facts valid at ``as_of_key`` (if given) with ``eid`` on either side (if given), and
+    # the entities they refer to (all entities when neither is given; ``eid`` itself always).
+    def selection(
+        self, as_of_key: str | None, eid: str | None
+    ) -> AbstractContextManager[Selection]: ...
+    # ``columns`` (``id`` first) of the rows whose id is one of ``ids``.
+    def rows_with_ids(
+        self, table: str, columns: tuple[str, ...], ids: list[str]
+    ) -> list[tuple]: ...
+    # An open fact's id for each (subject, predicate, object) that has one.
+    def open_fact_ids(
+        self, keys: list[tuple[str, str, str]]
+    ) -> dict[tuple[str, str, str], str]: ...
+    # Rows as given (``id`` first; a column left out takes its default), in the caller's
+    # transaction, each noted for recordings and listeners like any write.
+    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None: ...
+    # About ``rows`` rows will be inserted into ``table`` inside the block (itself inside the
+    # caller's transaction): the engine may defer its index upkeep to the block's end.
+    def loading(self, table: str, rows: int) -> AbstractContextManager[None]: ...
+
+
+class EditLogStore(Protocol):
+    """Factlines' own log of its edits, kept beside MemPalace's tables (``fl_`` objects)."""
+
+    # Log the rows ``change`` recorded in the open write, as they were and as they are now,
+    # with entry's ``at`` (UTC instant), ``what``, ``reason``, ``tool``; in that write. False
+    # when nothing changed. The engine keeps the log within the file's footprint rule.
+    def write(self, entry: dict, change: Change) -> bool: ...
+    # Entries newest first: {id, at, what, reason, tool, facts, entities, rows_total, before,
+    # after}; before/after lists of {table, id, row}; only ``fact_id``'s when given.
+    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]: ...
+
+
 class GraphStore(Protocol):
     location: str
     entities: EntityStore
@@ -95,6 +142,8 @@ class GraphStore(Protocol):
     # ``kg._lock``) takes it to keep other threads out.
     lock: AbstractContextManager
     history: HistoryStore
+    bulk: BulkStore
+    edit_log: EditLogStore
 
     @property
     def closed(self) -> bool: ...

@@ -17,8 +17,10 @@ from factlines.core.errors import ConflictError, Unavailable
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
+from factlines.core.store.sqlite.bulk import SQLiteBulk
 from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
+from factlines.core.store.sqlite.editlog import SQLiteEditLog
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
 from factlines.core.store.sqlite.history import SQLiteHistory
@@ -43,6 +45,8 @@ class SQLiteStore:
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self.history = SQLiteHistory(self._db)
+        self.bulk = SQLiteBulk(self._db)
+        self.edit_log = SQLiteEditLog(self._db)
         self._seen_data_version = self._version()
         self._compat: MemPalaceConnection | None = None
         self._db.listeners.append(self._forget_search_index)

@@ -1,0 +1,91 @@
+"""Many rows at once, for exporting and importing a graph (``factlines.core.transfer``).
+
+A selection is one consistent read of part of the graph, in batches; rows are looked up by id
+and open facts by (subject, predicate, object) in bulk; rows are inserted as given, unchecked
+(as :meth:`~factlines.core.store.KnowledgeGraph.apply_row` does), in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.store.protocol import GraphStore, Selection
+from factlines.core.store.replication import REPLICATED
+
+
+def _columns(table: str) -> tuple[str, ...]:
+    columns = REPLICATED.get(table) if isinstance(table, str) else None
+    if columns is None:
+        raise Refused(f"table must be one of {sorted(REPLICATED)}")
+    return columns
+
+
+class BulkRows:
+    _store: GraphStore
+
+    # Also uses, from the façade's other parts: _require_entity (EntityEdits).
+
+    @contextmanager
+    def selection(self, as_of: str | None = None, entity: str | None = None) -> Iterator[Selection]:
+        """The facts valid at ``as_of`` (all when None) with ``entity`` on either side (any
+        when None), and the entities they refer to (every entity when neither is given; the
+        entity asked for always). Inside the block every read sees one state of the graph:
+        ``entity_count``, ``fact_count``, and batches of rows as stored (MemPalace's columns,
+        in its order): ``entity_rows(batch)``, ``fact_rows(batch)``."""
+        key = temporal.start_key(temporal.parse(as_of, "as_of"))
+        eid = self._require_entity(entity)["id"] if entity is not None else None
+        with self._store.bulk.selection(key, eid) as selection:
+            yield selection
+
+    def rows_with_ids(self, table: str, ids: list[str]) -> dict[str, dict]:
+        """The rows of ``table`` (``entities`` or ``triples``) with these ids, by id, every
+        column as stored."""
+        columns = _columns(table)
+        rows = self._store.bulk.rows_with_ids(table, columns, list(ids))
+        return {row[0]: dict(zip(columns, row)) for row in rows}
+
+    def open_fact_ids(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+        """For each ``(subject id, predicate, object id)`` with an open fact, that fact's id."""
+        return self._store.bulk.open_fact_ids(list(keys))
+
+    @contextmanager
+    def loading(self, table: str, rows: int) -> Iterator[None]:
+        """One write in which about ``rows`` rows will be inserted into ``table`` (by
+        :meth:`insert_rows`): the engine may keep its indexes up to date once, at the end,
+        instead of row by row. Nothing else may be read from ``table`` by its indexes inside."""
+        _columns(table)
+        with self._store.transaction(), self._store.bulk.loading(table, int(rows)):
+            yield
+
+    def insert_rows(self, table: str, rows: list, columns: tuple[str, ...] | None = None) -> int:
+        """Insert new rows into ``table`` as given: no check of their values, no entity made.
+        Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A
+        column a row leaves out takes MemPalace's default; an id already in the table is a bug
+        of the caller. One write (or part of the caller's). Returns the rows inserted."""
+        allowed = set(_columns(table))
+        groups: dict[tuple[str, ...], list[tuple]] = {}
+        if columns is not None:
+            columns = tuple(columns)
+            if not columns or columns[0] != "id" or not set(columns) <= allowed:
+                raise Refused(f"cannot insert {table} rows of columns {columns}")
+            groups[columns] = rows
+        else:
+            for row in rows:
+                names = tuple(row)
+                if names[:1] != ("id",):
+                    names = ("id", *(name for name in names if name != "id"))
+                    row = {name: row.get(name) for name in names}
+                if not set(names) <= allowed:
+                    unknown = sorted(set(names) - allowed)
+                    raise Refused(f"{table} has no column {', '.join(unknown)}")
+                groups.setdefault(names, []).append(tuple(row.values()))
+        for values in groups.values():
+            if any(not isinstance(row[0], str) or not row[0] for row in values):
+                raise Refused(f"a {table} row without an id cannot be inserted")
+        with self._store.transaction():
+            for names, values in groups.items():
+                self._store.bulk.insert_rows(table, names, values)
+        return len(rows)

@@ -1,0 +1,165 @@
+"""Who changed a fact, and why: Factlines' own edit log and MemPalace's write log, joined.
+
+Edits made in Factlines are logged when the app's command runs them inside :meth:`logged`
+(``with kg.logged("End Kai works_on Nova", reason="left the team"): kg.end_fact(...)``): one
+entry, written in the edit's own transaction, with the rows as they were and as they became.
+MemPalace logs its own agents' writes in ``<config folder>/wal/write_log.jsonl``
+(:mod:`factlines.core.mempalace_log`). :meth:`fact_history` tells one fact's story from both.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.mempalace_log import WriteLog, events_for_fact
+from factlines.core.mempalace_paths import mempalace_write_log
+from factlines.core.store.protocol import GraphStore
+
+TOOL = "factlines"
+_HISTORY_LIMIT = 10_000
+# Within one second (the clocks' resolution), events in the order a fact lives them.
+_LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "deleted": 5}
+
+
+class EditHistory:
+    _store: GraphStore
+
+    @contextmanager
+    def logged(self, what: str, reason: str | None = None) -> Iterator[None]:
+        """Run the block as one write and log it in Factlines' edit log, in the same write:
+        ``what`` (the undo step's words), ``reason`` (optional, the person's why), the time
+        (UTC) and every row the block wrote, before and after. Works inside
+        :meth:`recording` (the log entry itself is not part of the undo step). Nothing is
+        logged when the block changed nothing, and nothing at all when it fails."""
+        if not isinstance(what, str) or not what.strip():
+            raise Refused("an edit needs words saying what it does")
+        if reason is not None and not isinstance(reason, str):
+            raise Refused("a reason must be text")
+        self._store.refuse_writes()
+        entry = {"what": what.strip(), "reason": (reason or "").strip() or None, "tool": TOOL}
+        with self._store.transaction(), self._store.recording() as change:
+            yield
+            entry["at"] = temporal.now_instant()
+            self._store.edit_log.write(entry, change)
+
+    def edit_log(self, limit: int = 100, offset: int = 0) -> list[dict]:
+        """Factlines' logged edits, newest first: ``{id, at, what, reason, tool, facts,
+        entities, rows_total, before, after}``; ``before``/``after`` list ``{table, id, row}``
+        (``row`` None: no such row), for at most the first 200 rows of a large edit, whose
+        ``rows_total`` says how many it wrote."""
+        return self._store.edit_log.read(None, max(1, int(limit)), max(0, int(offset)))
+
+    def mempalace_write_log(self) -> WriteLog:
+        """MemPalace's write log where MemPalace itself would write it (it may not exist)."""
+        log = self.__dict__.get("_write_log")
+        if log is None:
+            log = self.__dict__["_write_log"] = WriteLog(mempalace_write_log())
+        return log
+
+    def fact_history(
+        self, triple_id: str, write_log: WriteLog | str | os.PathLike | None = None
+    ) -> list[dict]:
+        """The story of one fact, oldest first: each event ``{at, tool, did, what, reason,
+        source, details}``.
+
+        - ``recorded``: the row itself (``at`` its extracted_at, ``tool`` its adapter_name);
+        - from Factlines' edit log (``tool`` ``Factlines``): ``added``, ``ended``, ``changed``
+          or ``deleted``, with ``what`` and ``reason`` as logged and ``details`` holding the
+          row ``before`` and ``after``;
+        - from MemPalace's write log (``tool`` ``MemPalace``; ``write_log`` a path or a
+          :class:`~factlines.core.mempalace_log.WriteLog`, default MemPalace's own):
+          ``added``, ``confirmed`` or ``ended``, ``details`` holding the operation, its params
+          and its line in the log.
+
+        ``at`` is a UTC instant (None when not known). A deleted fact keeps its story from
+        Factlines' log.
+        """
+        fact = self._store.facts.get(triple_id) if isinstance(triple_id, str) else None
+        entries = self._store.edit_log.read(triple_id, _HISTORY_LIMIT, 0)
+        events = [_edit_event(entry, triple_id) for entry in reversed(entries)]
+        known = fact or _last_image(entries, triple_id)
+        if known is not None:
+            if fact is not None:
+                events.insert(0, _recorded(fact))
+            log = write_log if isinstance(write_log, WriteLog) else None
+            if log is None:
+                log = WriteLog(write_log) if write_log is not None else self.mempalace_write_log()
+            events += events_for_fact(_with_defaults(known), log.about(known["subject"]))
+        events.sort(key=lambda event: (event["at"] or "", _LIFE[event["did"]]))
+        return events
+
+
+def _recorded(fact: dict) -> dict:
+    stamp = fact.get("extracted_at")
+    at = stamp.replace(" ", "T") + "Z" if isinstance(stamp, str) and len(stamp) == 19 else None
+    return {
+        "at": at,
+        "tool": fact.get("adapter_name"),
+        "did": "recorded",
+        "what": "the fact was recorded",
+        "reason": None,
+        "source": "the fact's row",
+        "details": {
+            key: fact.get(key) for key in ("source_closet", "source_file", "source_drawer_id")
+        },
+    }
+
+
+def _images(entry: dict, triple_id: str) -> tuple[dict | None, dict | None, bool]:
+    def find(images):
+        for image in images:
+            if image["table"] == "triples" and image["id"] == triple_id:
+                return image["row"], True
+        return None, False
+
+    before, seen = find(entry["before"])
+    after, _ = find(entry["after"])
+    return before, after, seen
+
+
+def _edit_event(entry: dict, triple_id: str) -> dict:
+    before, after, seen = _images(entry, triple_id)
+    if not seen:
+        did = "changed"
+    elif before is None:
+        did = "added"
+    elif after is None:
+        did = "deleted"
+    elif before.get("valid_to") is None and after.get("valid_to") is not None:
+        did = "ended"
+    else:
+        did = "changed"
+    return {
+        "at": entry["at"],
+        "tool": "Factlines",
+        "did": did,
+        "what": entry["what"],
+        "reason": entry["reason"],
+        "source": "Factlines' edit log",
+        "details": {"before": before, "after": after, "entry": entry["id"]},
+    }
+
+
+def _last_image(entries: list[dict], triple_id: str) -> dict | None:
+    """The fact as the newest logged edit saw it last (for a fact deleted since)."""
+    for entry in entries:  # newest first
+        before, after, seen = _images(entry, triple_id)
+        if seen:
+            return after or before
+    return None
+
+
+def _with_defaults(row: dict) -> dict:
+    return {
+        "id": row.get("id"),
+        "subject": row.get("subject"),
+        "predicate": row.get("predicate"),
+        "object": row.get("object"),
+        "valid_from": row.get("valid_from"),
+        "valid_to": row.get("valid_to"),
+        "extracted_at": row.get("extracted_at"),
+    }

@@ -1,0 +1,199 @@
+"""Many rows at once, for export and import: one consistent read of a selection of the graph,
+rows looked up by the hundred, rows inserted as given.
+
+A selection is read inside one read transaction (a snapshot), so an export is a copy of one
+state of the file even while MemPalace writes it. Its rows come in batches from one cursor per
+table, in rowid order: no page is read twice and nothing is held in memory but a batch.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.connection import Connection
+
+# Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
+_CHUNK = 300
+_TABLES = {"entities", "triples"}
+# Rows from which dropping a table's indexes for a load and building them again pays.
+_LOAD_AT_LEAST = 10_000
+
+
+def _fact_filter(as_of_key: str | None, eid: str | None) -> tuple[str, list]:
+    """A WHERE clause over ``triples t`` keeping the facts valid at ``as_of_key`` (when given)
+    with ``eid`` on either side (when given); empty when neither is."""
+    terms, params = [], []
+    if as_of_key is not None:
+        terms.append(f"({timesql.valid_at('t')})")
+        params += timesql.valid_at_params(as_of_key)
+    if eid is not None:
+        terms.append("(t.subject = ? OR t.object = ?)")
+        params += [eid, eid]
+    return (" WHERE " + " AND ".join(terms) if terms else ""), params
+
+
+class SQLiteSelection:
+    """The rows of one selection (see :meth:`SQLiteBulk.selection`), read in one snapshot."""
+
+    def __init__(self, conn: sqlite3.Connection, as_of_key: str | None, eid: str | None):
+        self._conn = conn
+        where, params = _fact_filter(as_of_key, eid)
+        columns = ", ".join(f"t.{column}" for column in TRIPLE_COLUMNS)
+        self._facts_sql = (f"SELECT {columns} FROM triples t{where} ORDER BY t.rowid", params)
+        if not where:
+            self._entities_sql = ("FROM entities", [])
+        else:
+            # The entities the kept facts refer to (and the entity asked for, factless or not).
+            referred = (
+                f"SELECT t.subject FROM triples t{where} "
+                f"UNION SELECT t.object FROM triples t{where}"
+            )
+            extra, extra_params = (" OR id = ?", [eid]) if eid is not None else ("", [])
+            self._entities_sql = (
+                f"FROM entities WHERE id IN ({referred}){extra}",
+                params + params + extra_params,
+            )
+        sql, args = self._entities_sql
+        self.entity_count = conn.execute(f"SELECT COUNT(*) {sql}", args).fetchone()[0]
+        self.fact_count = conn.execute(f"SELECT COUNT(*) FROM triples t{where}", params).fetchone()[
+            0
+        ]
+
+    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+        """Batches of entity rows (MemPalace's columns, in its order), in rowid order."""
+        sql, args = self._entities_sql
+        columns = ", ".join(ENTITY_COLUMNS)
+        yield from _batches(
+            self._conn.execute(f"SELECT {columns} {sql} ORDER BY rowid", args), batch
+        )
+
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+        """Batches of fact rows (MemPalace's columns, in its order), in rowid order."""
+        sql, args = self._facts_sql
+        yield from _batches(self._conn.execute(sql, args), batch)
+
+
+def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple]]:
+    while True:
+        rows = cursor.fetchmany(size)
+        if not rows:
+            return
+        yield rows
+
+
+class SQLiteBulk:
+    def __init__(self, db: Connection):
+        self._db = db
+
+    @contextmanager
+    def selection(self, as_of_key: str | None, eid: str | None) -> Iterator[SQLiteSelection]:
+        with self._db.snapshot() as conn:
+            yield SQLiteSelection(conn, as_of_key, eid)
+
+    def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
+        """The rows of ``table`` whose id is one of ``ids``: ``columns`` (``id`` first).
+
+        A few ids are looked up by the hundred; ids by the thousands, a good share of the
+        table, are found in one pass over it (cheaper than as many index searches)."""
+        names = _columns(table, columns)
+        found: list[tuple] = []
+        with self._db.snapshot() as conn:
+            if _many(conn, table, len(ids)):
+                wanted = set(ids)
+                cursor = conn.execute(f"SELECT {names} FROM {table}")
+                return [row for row in cursor if row[0] in wanted]
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                found += conn.execute(
+                    f"SELECT {names} FROM {table} WHERE id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+        return found
+
+    def open_fact_ids(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+        """The id of an open fact for each ``(subject, predicate, object)`` that has one (the
+        first in rowid order when there are several)."""
+        found: dict[tuple[str, str, str], str] = {}
+        with self._db.snapshot() as conn:
+            if _many(conn, "triples", len(keys)):
+                wanted = set(keys)
+                cursor = conn.execute(
+                    "SELECT subject, predicate, object, id FROM triples "
+                    "WHERE valid_to IS NULL ORDER BY rowid"
+                )
+                for subject, predicate, obj, tid in cursor:
+                    key = (subject, predicate, obj)
+                    if key in wanted and key not in found:
+                        found[key] = tid
+                return found
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start : start + _CHUNK]
+                values = ", ".join("(?, ?, ?)" for _ in chunk)
+                # The keys drive the join (CROSS JOIN keeps them outside), and the search goes
+                # by subject or object: without statistics SQLite would take the predicate
+                # index, a few predicates for the whole graph.
+                rows = conn.execute(
+                    f"WITH k(s, p, o) AS (VALUES {values}) "
+                    "SELECT t.subject, t.predicate, t.object, t.id FROM k CROSS JOIN triples t "
+                    "ON t.subject = k.s AND +t.predicate = k.p AND t.object = k.o "
+                    "WHERE t.valid_to IS NULL ORDER BY t.rowid",
+                    [value for key in chunk for value in key],
+                ).fetchall()
+                for subject, predicate, obj, tid in rows:
+                    found.setdefault((subject, predicate, obj), tid)
+        return found
+
+    @contextmanager
+    def loading(self, table: str, rows: int) -> Iterator[None]:
+        """Many rows (about ``rows``) are about to be inserted into ``table`` in the open write.
+
+        When they outnumber the rows already there (and are many), the table's indexes are
+        dropped for the time of the block and created again at its end, from the very SQL the
+        file holds (MemPalace's, ours): one sorted build is cheaper than keeping every index
+        in step row by row. All inside the write: other connections never see the table
+        without them, and a failure rolls their drop back with everything else."""
+        _columns(table, ("id",))
+        with self._db.transaction() as conn:
+            present = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            indexes = []
+            if rows >= _LOAD_AT_LEAST and rows > present:
+                indexes = conn.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                    "AND sql IS NOT NULL ORDER BY rowid",
+                    (table,),
+                ).fetchall()
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
+            yield
+            for _, sql in indexes:
+                conn.execute(sql)
+
+    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
+        a column left out takes its default. Each row is noted for recordings and listeners."""
+        names = _columns(table, columns)
+        if columns[0] != "id":
+            raise ValueError("the first column of inserted rows must be id")
+        with self._db.transaction() as conn:
+            for row in rows:
+                self._db.touch(conn, table, row[0])
+            conn.executemany(
+                f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows
+            )
+
+
+def _many(conn: sqlite3.Connection, table: str, wanted: int) -> bool:
+    """Whether ``wanted`` lookups are better served by one pass over ``table``."""
+    if wanted < 2000:
+        return False
+    return wanted * 50 > conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+
+def _columns(table: str, columns: tuple[str, ...]) -> str:
+    if table not in _TABLES or not columns or not all(c.isidentifier() for c in columns):
+        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
+    return ", ".join(columns)

@@ -1,0 +1,163 @@
+"""Factlines' own edit log in SQLite: ``fl_edit_log``, a table MemPalace never reads.
+
+One row per edit made through Factlines, written in the edit's own transaction: when (a UTC
+instant), what (the words of the undo step), why (optional), the tool, the ids of the facts and
+entities it wrote, and the rows' images before and after, as JSON. The table is created by the
+first logged edit, so a file never edited in Factlines (or open read-only) never has one.
+
+It stays small (contract §1.5): an edit of many rows keeps the images of its first
+:data:`MAX_IMAGES` rows and the ids of its first :data:`MAX_IDS` (with the count of the rest),
+and the oldest entries are dropped once the log holds more than :data:`SHARE` of the file's
+size (the newest entry always stays): with SQLite's page overhead the file stays within the
+15 % rule, and a graph of 100k facts keeps a few thousand edits, one of 500 facts a dozen.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from factlines.core.store.changes import Change
+from factlines.core.store.sqlite.connection import Connection
+
+TABLE = "fl_edit_log"
+MAX_IMAGES = 200
+MAX_IDS = 1000
+SHARE = 0.08
+_LOGGED_TABLES = ("triples", "entities", "fl_meta")
+
+_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} ("
+    "id INTEGER PRIMARY KEY, at TEXT NOT NULL, what TEXT NOT NULL, reason TEXT, "
+    "tool TEXT NOT NULL DEFAULT 'factlines', facts TEXT NOT NULL, entities TEXT NOT NULL, "
+    "rows_total INTEGER NOT NULL, before TEXT NOT NULL, after TEXT NOT NULL)"
+)
+# The bytes of an entry's text (its share of the file, near enough).
+_LENGTH = (
+    "length(what) + length(facts) + length(entities) + length(before) + length(after) "
+    "+ COALESCE(length(reason), 0)"
+)
+_SELECT = (
+    f"SELECT id, at, what, reason, tool, facts, entities, rows_total, before, after FROM {TABLE}"
+)
+
+
+def _value(value):
+    """A stored value that JSON cannot hold as it is (a blob), as a tagged object."""
+    if isinstance(value, bytes):
+        return {"$blob": base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"cannot log a {type(value).__name__}")
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_value)
+
+
+class SQLiteEditLog:
+    def __init__(self, db: Connection):
+        self._db = db
+
+    def _exists(self, conn) -> bool:
+        return (
+            conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)
+            ).fetchone()
+            is not None
+        )
+
+    def write(self, entry: dict, change: Change) -> bool:
+        """Log the rows ``change`` recorded in the open write (their images before, and as they
+        are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
+        rows are as they were."""
+        with self._db.transaction() as conn:
+            changed = []
+            for (table, row_id), images in change.rows.items():
+                if table not in _LOGGED_TABLES:
+                    continue
+                before = images[0]
+                after = self._db._row_image(conn, table, row_id)
+                if before != after:
+                    changed.append((table, row_id, before, after))
+            if not changed:
+                return False
+            facts = [row_id for table, row_id, _, _ in changed if table == "triples"]
+            entities = [row_id for table, row_id, _, _ in changed if table == "entities"]
+            kept = changed[:MAX_IMAGES]
+            before = [_image(table, row_id, image) for table, row_id, image, _ in kept]
+            after = [_image(table, row_id, image) for table, row_id, _, image in kept]
+            conn.execute(_CREATE)
+            conn.execute(
+                f"INSERT INTO {TABLE} (at, what, reason, tool, facts, entities, rows_total, "
+                "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry["at"],
+                    entry["what"],
+                    entry.get("reason"),
+                    entry.get("tool") or "factlines",
+                    _dumps(facts[:MAX_IDS]),
+                    _dumps(entities[:MAX_IDS]),
+                    len(changed),
+                    _dumps(before),
+                    _dumps(after),
+                ),
+            )
+            self._prune(conn)
+        return True
+
+    def _prune(self, conn) -> None:
+        """Drop the oldest entries while the log holds more than its share of the file."""
+        pages, page_size = (
+            conn.execute("PRAGMA page_count").fetchone()[0],
+            conn.execute("PRAGMA page_size").fetchone()[0],
+        )
+        size = conn.execute(f"SELECT COALESCE(SUM({_LENGTH}), 0) FROM {TABLE}").fetchone()[0]
+        # A share of the rest of the file: the log's own pages must not raise its budget.
+        budget = int(SHARE * max(0, pages * page_size - size))
+        if size <= budget:
+            return
+        # The newest first, until the budget is spent; the newest entry always stays.
+        kept, running = None, 0
+        lengths = conn.execute(f"SELECT id, {_LENGTH} FROM {TABLE} ORDER BY id DESC").fetchall()
+        for entry_id, length in lengths:
+            running += length
+            if running > budget and kept is not None:
+                break
+            kept = entry_id
+        conn.execute(f"DELETE FROM {TABLE} WHERE id < ?", (kept,))
+
+    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
+        """Entries newest first (of one fact's when ``fact_id`` is given); none when the file
+        has no log."""
+        with self._db.read() as conn:
+            if not self._exists(conn):
+                return []
+            if fact_id is None:
+                rows = conn.execute(
+                    f"{_SELECT} ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    f"{_SELECT} WHERE instr(facts, ?) ORDER BY id DESC LIMIT ? OFFSET ?",
+                    (_dumps(fact_id), limit, offset),
+                ).fetchall()
+        return [_entry(row) for row in rows]
+
+
+def _image(table: str, row_id: str, image) -> dict:
+    return {"table": table, "id": row_id, "row": None if image is None else image.values}
+
+
+def _entry(row: tuple) -> dict:
+    entry_id, at, what, reason, tool, facts, entities, total, before, after = row
+    return {
+        "id": entry_id,
+        "at": at,
+        "what": what,
+        "reason": reason,
+        "tool": tool,
+        "facts": json.loads(facts),
+        "entities": json.loads(entities),
+        "rows_total": total,
+        "before": json.loads(before),
+        "after": json.loads(after),
+    }

@@ -1,0 +1,177 @@
+"""Export a graph, or a selection of it, to JSON (lossless), CSV or GraphML.
+
+The whole history or the snapshot at ``as_of`` (the facts valid then, contract §2.4), the whole
+graph or one ``entity`` (its facts in either direction); the entities written are those the
+facts refer to (every entity for a whole, unfiltered export). Everything is read in one
+snapshot of the file and written as it is read, batch by batch, to a file beside the target
+that replaces it only when complete: a cancelled or failed export leaves no partial file.
+
+**JSON** (``FORMAT``, version ``VERSION``) is a copy: every column of both of MemPalace's
+tables, ids included, each value exactly as stored (a time value the rules refuse, a
+confidence that is not a number; a blob as ``{"$blob": base64}``), one row per line::
+
+    {"format": "factlines-graph", "version": 1, "exported_at": "…Z", "as_of": null,
+     "entity": null, "columns": {"entities": [...], "triples": [...]},
+     "entities": [
+    {"id": "kai", "name": "Kai", ...},
+    ...],
+     "triples": [
+    {"id": "t_kai_works_on_orion_…", "subject": "kai", ...},
+    ...]}
+
+**CSV**: one row per fact, the header :data:`CSV_HEADER` (``subject``/``object`` are display
+names, ``subject_id``/``object_id`` the ids); an empty cell is an empty or unknown value.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.store.replication import REPLICATED
+from factlines.core.transfer.graphml import write_graphml
+from factlines.core.transfer.progress import Progress, report
+from factlines.core.transfer.values import blob_tag
+
+FORMAT = "factlines-graph"
+VERSION = 1
+EXTENSIONS = {".json": "json", ".csv": "csv", ".graphml": "graphml"}
+CSV_HEADER = (
+    "id",
+    "subject_id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source_closet",
+    "source_file",
+    "source_drawer_id",
+    "adapter_name",
+    "extracted_at",
+)
+BATCH = 2000
+ENTITY_COLUMNS = REPLICATED["entities"]
+TRIPLE_COLUMNS = REPLICATED["triples"]
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What an export wrote."""
+
+    path: Path
+    format: str
+    entities: int
+    facts: int
+
+
+def format_of(path: str | os.PathLike) -> str:
+    """The format a file name asks for (``json``, ``csv`` or ``graphml``); refused otherwise."""
+    fmt = EXTENSIONS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise Refused(
+            f"{Path(path).name}: the file name must end in {', '.join(EXTENSIONS)} "
+            "to say which format to write"
+        )
+    return fmt
+
+
+def export_graph(
+    kg,
+    path: str | os.PathLike,
+    *,
+    fmt: str | None = None,
+    as_of: str | None = None,
+    entity: str | None = None,
+    progress: Progress | None = None,
+) -> ExportSummary:
+    """Write ``kg`` (or its facts valid at ``as_of``, or ``entity``'s facts) to ``path``.
+
+    ``fmt`` defaults to the file name's extension. ``progress(done, total)`` counts rows
+    (entities, then facts) and may cancel (:mod:`.progress`). The graph is only read.
+    Refused: an unknown format, an ``as_of`` that is not a time, an ``entity`` not in the
+    graph. Returns what was written.
+    """
+    target = Path(path)
+    fmt = fmt or format_of(target)
+    if fmt not in EXTENSIONS.values():
+        raise Refused(f"format must be one of {', '.join(EXTENSIONS.values())}, not {fmt!r}")
+    as_of = temporal.parse(as_of, "as_of")
+    with kg.selection(as_of=as_of, entity=entity) as selection:
+        total = selection.entity_count + selection.fact_count
+        fd, part = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        try:
+            with open(fd, "w", encoding="utf-8", newline="") as handle:
+                report(progress, 0, total)
+                writer = {"json": _write_json, "csv": _write_csv, "graphml": _write_graphml}[fmt]
+                meta = {"as_of": as_of, "entity": entity}
+                writer(handle, selection, meta, _Counter(progress, total))
+            os.replace(part, target)
+        except BaseException:
+            Path(part).unlink(missing_ok=True)
+            raise
+        return ExportSummary(target, fmt, selection.entity_count, selection.fact_count)
+
+
+class _Counter:
+    def __init__(self, progress: Progress | None, total: int):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def add(self, rows: int) -> None:
+        self.done += rows
+        report(self.progress, self.done, self.total)
+
+
+def _write_json(out, selection, meta: dict, counter: _Counter) -> None:
+    dumps = json.JSONEncoder(ensure_ascii=False, default=blob_tag).encode
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": temporal.now_instant(),
+        **meta,
+        "columns": {"entities": list(ENTITY_COLUMNS), "triples": list(TRIPLE_COLUMNS)},
+    }
+    out.write(dumps(header)[:-1] + ',\n "entities": [\n')
+    first = True
+    for batch in selection.entity_rows(BATCH):
+        lines = [dumps(dict(zip(ENTITY_COLUMNS, row))) for row in batch]
+        out.write(("" if first else ",\n") + ",\n".join(lines))
+        first = False
+        counter.add(len(batch))
+    out.write('],\n "triples": [\n')
+    first = True
+    for batch in selection.fact_rows(BATCH):
+        lines = [dumps(dict(zip(TRIPLE_COLUMNS, row))) for row in batch]
+        out.write(("" if first else ",\n") + ",\n".join(lines))
+        first = False
+        counter.add(len(batch))
+    out.write("]}\n")
+
+
+def _write_csv(out, selection, meta: dict, counter: _Counter) -> None:
+    writer = csv.writer(out)
+    writer.writerow(CSV_HEADER)
+    names: dict[str, str] = {}
+    for batch in selection.entity_rows(BATCH):  # the facts' entities, for their names
+        names.update((row[0], row[1]) for row in batch)
+        counter.add(len(batch))
+    get = names.get
+    for batch in selection.fact_rows(BATCH):
+        # CSV_HEADER: the stored columns with each entity's name after its id (the id when
+        # the graph has no row for it).
+        writer.writerows(
+            (tid, s, get(s, s), p, o, get(o, o), *rest) for tid, s, p, o, *rest in batch
+        )
+        counter.add(len(batch))
+
+
+def _write_graphml(out, selection, meta: dict, counter: _Counter) -> None:
+    write_graphml(out, selection, meta, counter.add, BATCH)

@@ -1,0 +1,144 @@
+"""Import a file into a graph, all or nothing, with a report of every row not imported.
+
+- Factlines' JSON export is a **copy**: its rows are written as they are stored in it, ids,
+  provenance and values the time rules refuse included (``apply_row``'s rule: unchecked).
+- **CSV** (the export's columns; only ``subject``, ``predicate``, ``object`` required) and
+  MemPalace's **entity_facts** seed are new facts: checked by the same rules as ``add_triple``
+  (names, time values, an interval that ends before it starts, a confidence between 0 and 1).
+  A CSV's ``id``, ``subject_id`` and ``object_id`` are used when given; otherwise ids are made
+  by MemPalace's rules and a missing entity is created with the name as spelled.
+
+Everything happens in one transaction (inside the caller's :meth:`recording`, it is one undo
+step). A row that breaks a rule is **rejected**; a file with any rejected row writes nothing
+unless ``good_rows`` is asked for. A row the graph already holds is **skipped** and reported,
+never doubled: a fact whose (subject, predicate, object) is already open (an open row only),
+a fact of the copy whose id the graph already has unchanged, an entity of the copy the graph
+already has (kept as the graph has it). Each problem names the file's line (the header, or the
+JSON's first line, is line 1).
+"""
+
+from __future__ import annotations
+
+import os
+
+from factlines.core.errors import Refused
+from factlines.core.store.replication import REPLICATED
+from factlines.core.transfer.csv_rows import plan_csv
+from factlines.core.transfer.plan import ImportReport, Steps, describe, first_seen, insert
+from factlines.core.transfer.progress import Progress
+from factlines.core.transfer.readers import ImportFile, Problem, read_file
+from factlines.core.transfer.seed import plan_seed
+from factlines.core.transfer.values import untag
+
+_REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object")}
+# Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
+_AS_STORED = {str, float, int, type(None)}
+
+
+def import_file(
+    kg,
+    path: str | os.PathLike,
+    *,
+    good_rows: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import ``path`` into ``kg`` (see the module's rules) and say what happened.
+
+    ``progress(done, total)`` may cancel (:mod:`.progress`; then nothing is written).
+    Refused: a file that cannot be read or is none of the three kinds, a read-only graph.
+    """
+    data = read_file(path, progress)
+    rep = ImportReport(data.kind, rejected=list(data.problems))
+    planner = {"json": _plan_copy, "csv": plan_csv, "seed": plan_seed}[data.kind]
+    with kg.transaction():
+        steps = Steps(progress, sum(len(rows) for rows in data.rows.values()))
+        steps.add(0)
+        write = planner(kg, data, rep, steps)
+        if rep.rejected and not good_rows:
+            return rep
+        write()
+        rep.written = True
+    return rep
+
+
+# ── Factlines' JSON: a copy ───────────────────────────────────────────────
+
+
+def _copy_row(table: str, value: object) -> dict:
+    if not isinstance(value, dict):
+        raise Refused(f"a {table} row must be a JSON object")
+    columns = REPLICATED[table]
+    unknown = sorted(set(value) - set(columns))
+    if unknown:
+        raise Refused(f"{table} has no column {', '.join(map(repr, unknown))}")
+    row = {column: value.get(column) for column in columns}
+    for column, cell in row.items():
+        if cell.__class__ not in _AS_STORED:
+            try:
+                row[column] = untag(cell)
+            except ValueError as exc:
+                raise Refused(f"{column}: {exc}") from None
+    if not isinstance(row["id"], str) or not row["id"]:
+        raise Refused(f"a {table} row needs an id")
+    missing = [column for column in _REQUIRED[table] if row[column] is None]
+    if missing:
+        raise Refused(f"{table} row {row['id']!r} has no {', '.join(missing)}")
+    return row
+
+
+def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
+    planned: dict[str, list] = {}
+    for table in ("entities", "triples"):
+        rows = []
+        for line, value in data.rows[table]:
+            try:
+                rows.append((line, _copy_row(table, value)))
+            except Refused as exc:
+                rep.rejected.append(Problem(line, str(exc)))
+        rows = first_seen(rows, rep, "an entity" if table == "entities" else "a fact")
+        have = kg.rows_with_ids(table, [row["id"] for _, row in rows])
+        fresh = []
+        for line, row in rows:
+            there = have.get(row["id"])
+            if there is None:
+                fresh.append((line, row))
+            elif there == row:
+                rep.unchanged += 1
+            elif table == "entities":
+                rep.skipped.append(
+                    Problem(
+                        line,
+                        f"the entity {row['id']!r} is already in the graph (as "
+                        f"{there['name']!r}); the graph's row was kept",
+                    )
+                )
+            else:
+                rep.rejected.append(
+                    Problem(
+                        line,
+                        f"the graph already has another fact with the id {row['id']!r} "
+                        f"({describe(there)})",
+                    )
+                )
+        planned[table] = fresh
+        steps.add(len(data.rows[table]))
+    opened = [(line, row) for line, row in planned["triples"] if row["valid_to"] is None]
+    keys = [(row["subject"], row["predicate"], row["object"]) for _, row in opened]
+    already = kg.open_fact_ids(keys) if keys else {}
+    duplicates = set()
+    for line, row in opened:
+        twin = already.get((row["subject"], row["predicate"], row["object"]))
+        if twin is not None:
+            duplicates.add(row["id"])
+            rep.skipped.append(
+                Problem(line, f"{describe(row)} is already an open fact ({twin}); not added again")
+            )
+    entities = [row for _, row in planned["entities"]]
+    facts = [row for _, row in planned["triples"] if row["id"] not in duplicates]
+
+    def write() -> None:
+        insert(kg, "entities", entities, steps)
+        insert(kg, "triples", facts, steps)
+        rep.entities_added, rep.facts_added = len(entities), len(facts)
+
+    return write

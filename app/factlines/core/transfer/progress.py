@@ -1,0 +1,27 @@
+"""Progress and cancelling, for a progress dialog driving an export or an import.
+
+A caller passes ``progress(done, total)``: it is called from time to time (every batch of a
+thousand or so rows, never per row) on the caller's thread. ``total`` is 0 while it is not
+known yet (a file still being read). Returning ``False`` cancels, and so does raising
+:class:`Cancelled`; anything else carries on. A cancelled export leaves no file behind, a
+cancelled import writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Progress = Callable[[int, int], object]
+
+
+class Cancelled(Exception):
+    """Cancelled through the progress callback: nothing was written."""
+
+    def __init__(self, message: str = "cancelled; nothing was written"):
+        super().__init__(message)
+
+
+def report(progress: Progress | None, done: int, total: int) -> None:
+    """Tell ``progress`` how far the work is; raise :class:`Cancelled` if it says to stop."""
+    if progress is not None and progress(done, total) is False:
+        raise Cancelled()

@@ -1,0 +1,94 @@
+"""Importing MemPalace's ``entity_facts`` seed: each entry checked by the rules
+``seed_from_entity_facts`` writes it by, then written by that very method (contract §4.12)."""
+
+from __future__ import annotations
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.names import check_name, entity_id, predicate_id
+from factlines.core.transfer.plan import ImportReport, Steps
+from factlines.core.transfer.readers import ImportFile, Problem
+
+
+def _text_field(facts: dict, name: str) -> str | None:
+    value = facts.get(name)
+    if value is not None and not isinstance(value, str):
+        raise Refused(f"{name} must be text, not {type(value).__name__}")
+    return value
+
+
+def _seed_triples(key: str, facts: object) -> list[tuple[str, str, str]]:
+    """The (subject, predicate, object) names ``seed_from_entity_facts`` writes for one entry,
+    once the entry is checked against the rules it will be written by (contract §4.12)."""
+    if not isinstance(facts, dict):
+        raise Refused(f"the facts of {key!r} must be a JSON object")
+    for name in ("full_name", "type", "gender", "birthday", "relationship"):
+        _text_field(facts, name)
+    for name in ("parent", "partner", "sibling", "owner"):
+        _text_field(facts, name)
+    name = check_name(facts.get("full_name", key.capitalize()), "full_name")
+    temporal.parse(facts.get("birthday"), "birthday")
+    interests = facts.get("interests", [])
+    if not isinstance(interests, list) or not all(isinstance(i, str) for i in interests):
+        raise Refused("interests must be a list of names")
+    triples = []
+    if facts.get("parent"):
+        triples.append(("child_of", facts["parent"].capitalize()))
+    if facts.get("partner"):
+        triples.append(("married_to", facts["partner"].capitalize()))
+    relationship = facts.get("relationship", "")
+    if relationship == "daughter":
+        triples.append(("is_child_of", facts.get("parent", "").capitalize() or name))
+    elif relationship == "husband":
+        triples.append(("is_partner_of", facts.get("partner", name).capitalize()))
+    elif relationship == "brother":
+        triples.append(("is_sibling_of", facts.get("sibling", name).capitalize()))
+    elif relationship == "dog":
+        triples.append(("is_pet_of", facts.get("owner", name).capitalize()))
+    triples += [("loves", interest.capitalize()) for interest in interests]
+    for predicate, other in triples:
+        check_name(other, predicate)
+    return [(name, predicate, other) for predicate, other in triples]
+
+
+def plan_seed(kg, data: ImportFile, rep: ImportReport, steps: Steps):
+    good: list[tuple[str, dict]] = []
+    planned: list[tuple[int, tuple[str, str, str]]] = []
+    for line, (key, facts) in data.rows["seed"]:
+        try:
+            triples = _seed_triples(key, facts)
+        except Refused as exc:
+            rep.rejected.append(Problem(line, f"{key!r}: {exc}"))
+            continue
+        good.append((key, facts))
+        planned += [(line, triple) for triple in triples]
+    keys = {(entity_id(s), predicate_id(p), entity_id(o)): (s, p, o) for _, (s, p, o) in planned}
+    open_there = kg.open_fact_ids(list(keys)) if keys else {}
+    seen: dict[tuple, int] = {}
+    for line, (s, p, o) in planned:
+        key = (entity_id(s), predicate_id(p), entity_id(o))
+        if key in open_there:
+            rep.skipped.append(
+                Problem(
+                    line,
+                    f"{s} {p} {o} is already an open fact ({open_there[key]}); not added again",
+                )
+            )
+        elif key in seen:
+            rep.skipped.append(
+                Problem(line, f"{s} {p} {o} repeats line {seen[key]}; not added again")
+            )
+        else:
+            seen[key] = line
+    steps.add(len(data.rows["seed"]))
+
+    def write() -> None:
+        before = kg.stats()
+        for key, facts in good:
+            kg.seed_from_entity_facts({key: facts})
+            steps.add(1)
+        after = kg.stats()
+        rep.entities_added = after["entities"] - before["entities"]
+        rep.facts_added = after["triples"] - before["triples"]
+
+    return write

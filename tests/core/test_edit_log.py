@@ -1,0 +1,253 @@
+"""Who and why (issue 11): Factlines' own edit log, written in the edit's transaction, and
+MemPalace's write log joined to the facts its agents wrote, into one story per fact."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from factlines import KnowledgeGraph, Refused, open_graph
+from factlines.core.errors import ReadOnlyGraph
+from factlines.core.mempalace_log import WriteLog
+from factlines.core.mempalace_paths import mempalace_write_log
+from factlines.core.store.sqlite.editlog import MAX_IMAGES, SHARE
+from store_helpers import dump, mempalace_class
+
+
+def _log_rows(path) -> list[tuple]:
+    with sqlite3.connect(str(path)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'fl_edit_log'").fetchone():
+            return []
+        return conn.execute("SELECT at, what, reason, tool FROM fl_edit_log").fetchall()
+
+
+def test_a_logged_edit_keeps_what_when_why_and_the_rows(kg, kg_path):
+    tid = kg.add_triple("Kai", "works_on", "Nova", valid_from="2025-01-01")
+    assert _log_rows(kg_path) == []  # MemPalace's methods are not logged, nor is the table made
+    with kg.logged("End Kai works_on Nova", reason="left the team"):
+        kg.end_fact(tid, "2025-06-30")
+    [entry] = kg.edit_log()
+    assert (entry["what"], entry["reason"], entry["tool"]) == (
+        "End Kai works_on Nova",
+        "left the team",
+        "factlines",
+    )
+    assert len(entry["at"]) == 20 and entry["at"].endswith("Z")
+    assert entry["facts"] == [tid] and entry["rows_total"] == 1
+    assert entry["before"][0]["row"]["valid_to"] is None
+    assert entry["after"][0]["row"]["valid_to"] == "2025-06-30"
+    assert ("table", "fl_edit_log") in kg.factlines_objects()
+
+
+def test_a_failed_edit_logs_nothing_and_an_empty_one_neither(kg, kg_path):
+    tid = kg.add_triple("Kai", "works_on", "Nova", valid_from="2025-01-01")
+    with pytest.raises(Refused), kg.logged("End it"):
+        kg.update_fact(tid, valid_to="2025-06-30")
+        kg.end_fact(tid, "2024-01-01")  # refused: the whole block is rolled back
+    assert kg.get_fact(tid)["valid_to"] is None
+    with kg.logged("Nothing"):
+        pass
+    assert _log_rows(kg_path) == [] and kg.edit_log() == []
+    with pytest.raises(Refused, match="words"):
+        kg.logged("  ").__enter__()
+
+
+def test_undoing_a_logged_edit_keeps_its_entry_out_of_the_undo_step(kg, kg_path):
+    tid = kg.add_triple("Kai", "works_on", "Nova")
+    before = dump(kg_path)
+    with kg.recording() as change, kg.logged("Delete Kai works_on Nova", reason="typo"):
+        kg.delete_fact(tid)
+    assert set(change.rows) == {("triples", tid)}
+    kg.revert(change)
+    assert dump(kg_path) == before
+    assert [e["what"] for e in kg.edit_log()] == ["Delete Kai works_on Nova"]
+    with kg.logged("Undo Delete Kai works_on Nova"):
+        kg.reapply(change)
+    story = kg.fact_history(tid, write_log=kg_path.parent / "none.jsonl")
+    assert [(e["tool"], e["did"]) for e in story] == [("Factlines", "deleted")] * 2
+
+
+def test_a_read_only_graph_refuses_a_logged_edit_and_never_gets_the_table(kg_path):
+    KnowledgeGraph(kg_path).close()
+    with open_graph(kg_path, read_only=True) as kg:
+        with pytest.raises(ReadOnlyGraph):
+            kg.logged("Anything").__enter__()
+        assert kg.edit_log() == [] and kg.fact_history("t_x", write_log=kg_path) == []
+    assert _log_rows(kg_path) == []
+
+
+def test_a_bulk_edit_keeps_a_bounded_entry(kg, kg_path):
+    ids = [kg.add_triple(f"P{i}", "knows", "Q") for i in range(MAX_IMAGES + 50)]
+    with kg.logged("End them all"):
+        for tid in ids:
+            kg.end_fact(tid, "2025-01-01")
+    [entry] = kg.edit_log()
+    assert entry["rows_total"] == MAX_IMAGES + 50 and len(entry["before"]) == MAX_IMAGES
+    assert entry["facts"] == ids
+
+
+def test_the_log_stays_within_its_share_of_the_file(kg, kg_path):
+    tid = kg.add_triple("Kai", "works_on", "Nova")
+    for i in range(40):
+        kg.add_triple(f"Person {i}", "knows", "Kai", source_file="some notes.md" * 20)
+    reason = "a reason long enough to fill the log quickly " * 10
+    for i in range(200):
+        with kg.logged(f"Edit {i}", reason=reason):
+            kg.update_fact(tid, source_file=f"file {i}")
+    entries = kg.edit_log(limit=1000)
+    assert entries[0]["what"] == "Edit 199"  # the newest stay
+    assert 1 < len(entries) < 200  # the oldest went
+    with sqlite3.connect(str(kg_path)) as conn:
+        size = conn.execute(
+            "SELECT SUM(length(what) + length(facts) + length(entities) + length(before) "
+            "+ length(after) + length(reason)) FROM fl_edit_log"
+        ).fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    assert size <= SHARE * (pages * page - size)
+
+
+# ── MemPalace's write log ─────────────────────────────────────────────────
+
+
+def test_the_write_log_is_where_mempalace_puts_it(tmp_path):
+    env = {"MEMPALACE_CONFIG_DIR": str(tmp_path / "cfg")}
+    assert mempalace_write_log(env) == tmp_path / "cfg" / "wal" / "write_log.jsonl"
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert mempalace_write_log(env) == tmp_path / "xdg" / "mempalace" / "wal" / "write_log.jsonl"
+
+
+def _line(stamp: str, operation: str, params=None, result=None) -> str:
+    entry = {"timestamp": stamp, "operation": operation}
+    if params is not None:
+        entry["params"] = params
+    entry["result"] = result
+    return json.dumps(entry) + "\n"
+
+
+def test_the_write_log_is_read_as_it_grows_and_pairs_outcomes(tmp_path):
+    path = tmp_path / "write_log.jsonl"
+    params = {"subject": "Kai", "predicate": "works_on", "object": "Nova"}
+    path.write_text(
+        _line("2026-03-01T10:00:00.123456", "add_drawer", {"content": "[REDACTED 3 chars]"})
+        + _line("2026-03-01T10:00:01.000001", "kg_add", params)
+        + _line("2026-03-01T10:00:01.500000", "kg_add", result={"success": True, "triple_id": "t1"})
+        + '{"timestamp": "2026-03-01T10:00:02", "operation": "kg_inv',  # still being written
+        encoding="utf-8",
+    )
+    log = WriteLog(path)
+    [entry] = log.entries()
+    assert (entry.line, entry.operation, entry.at) == (2, "kg_add", "2026-03-01T10:00:01Z")
+    assert entry.result == {"success": True, "triple_id": "t1"}
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write('alidate", "params": {"subject": "Kai", "predicate": "works_on", ')
+        handle.write('"object": "Nova", "ended": "2026-03-02"}, "result": null}\n')
+    assert [e.operation for e in log.entries()] == ["kg_add", "kg_invalidate"]
+    assert log.entries()[1].line == 4 and [e.line for e in log.about("kai")] == [2, 4]
+    assert WriteLog(tmp_path / "absent.jsonl").entries() == []
+
+
+def _mempalace_tools(graph_path, wal_file, monkeypatch) -> dict:
+    """MemPalace 3.11's own MCP knowledge-graph tools (``mcp_server/tools_kg.py``), run on
+    MemPalace's KnowledgeGraph with its real write-log code, without the server (whose import
+    needs chromadb): the fragment is executed into a namespace holding what it uses."""
+    wal = pytest.importorskip("mempalace.wal", reason="mempalace 3.11 is not installed")
+    config = pytest.importorskip("mempalace.config")
+    monkeypatch.setattr(wal, "_WAL_FILE", wal_file)
+    mempalace_kg = mempalace_class()(str(graph_path))
+    source = (
+        Path(importlib.util.find_spec("mempalace").origin).parent / "mcp_server" / "tools_kg.py"
+    )
+    namespace = {
+        "__name__": "mempalace.mcp_server",
+        "_wal_log": wal._wal_log,
+        "_wal_result": wal._wal_result,
+        "sanitize_kg_value": config.sanitize_kg_value,
+        "sanitize_name": config.sanitize_name,
+        "sanitize_iso_temporal": config.sanitize_iso_temporal,
+        "_call_kg": lambda op: op(mempalace_kg),
+        "_MAX_RESULTS": 100,
+        "Optional": Optional,
+        "date": date,
+        "datetime": datetime,
+        "timezone": timezone,
+    }
+    exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)
+    namespace["close"] = mempalace_kg.close
+    return namespace
+
+
+@pytest.mark.interop
+def test_a_facts_story_joins_mempalaces_writes_and_factlines_edits(kg_path, tmp_path, monkeypatch):
+    wal_file = tmp_path / "cfg" / "wal" / "write_log.jsonl"
+    tools = _mempalace_tools(kg_path, wal_file, monkeypatch)
+    added = tools["tool_kg_add"]("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    again = tools["tool_kg_add"]("Kai", "works_on", "Orion")  # finds the open fact
+    tools["tool_kg_add"]("Kai", "works_on", "Vega", valid_from="2025-02-01")
+    tools["tool_kg_invalidate"]("Kai", "works_on", "Vega", ended="2025-03-01")
+    superseded = tools["tool_kg_supersede"]("Kai", "works_on", "Orion", "Nova", at="2025-06-01")
+    tools["tool_kg_add"]("Ann", "works_on", "Orion")
+    tools["close"]()
+    orion, nova = added["triple_id"], superseded["triple_id"]
+    assert again["triple_id"] == orion and len(wal_file.read_text().splitlines()) == 10
+
+    with KnowledgeGraph(kg_path) as kg:
+        with kg.logged("End Kai works_on Nova", reason="left the team"):
+            kg.end_fact(nova, "2025-09-30")
+        vega = next(r["id"] for r in kg.dump_rows("triples") if r["object"] == "vega")
+        stories = {tid: kg.fact_history(tid, write_log=wal_file) for tid in (orion, vega, nova)}
+
+    def told(story):
+        return [(e["tool"], e["did"], e["details"].get("operation")) for e in story]
+
+    assert told(stories[orion]) == [
+        (None, "recorded", None),
+        ("MemPalace", "added", "kg_add"),
+        # The same fact found again within seconds: not told apart from its own writing (an
+        # add logged well after the fact was recorded is "confirmed", see the next test).
+        ("MemPalace", "added", "kg_add"),
+        ("MemPalace", "ended", "kg_supersede"),
+    ]
+    assert told(stories[vega])[1:] == [
+        ("MemPalace", "added", "kg_add"),
+        ("MemPalace", "ended", "kg_invalidate"),
+    ]
+    assert told(stories[nova])[1:] == [
+        ("MemPalace", "added", "kg_supersede"),
+        ("Factlines", "ended", None),
+    ]
+    ended = stories[nova][-1]
+    assert (ended["what"], ended["reason"]) == ("End Kai works_on Nova", "left the team")
+    assert ended["details"]["after"]["valid_to"] == "2025-09-30"
+    assert "replacing Orion" in stories[nova][1]["what"]
+    assert all(e["at"] is None or e["at"].endswith("Z") for s in stories.values() for e in s)
+    # Ann's write, on the same object, is not Kai's story.
+    assert all("Ann" not in e["what"] for s in stories.values() for e in s)
+
+
+def test_an_add_logged_before_the_fact_existed_is_added_later_confirmed(kg, kg_path, tmp_path):
+    tid = kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    recorded = kg.get_fact(tid)["extracted_at"].replace(" ", "T")
+    log = tmp_path / "write_log.jsonl"
+    params = {"subject": "Kai", "predicate": "Works On", "object": "orion", "valid_from": None}
+    log.write_text(
+        _line(recorded, "kg_add", params)
+        + _line(recorded, "kg_add", result={"success": True, "triple_id": tid})
+        + _line("2030-01-01T00:00:00", "kg_add", params)
+        + _line("2030-01-01T00:00:01", "kg_add", result={"success": True, "triple_id": tid})
+        + _line("2030-01-02T00:00:00", "kg_add", params)
+        + _line("2030-01-02T00:00:01", "kg_add", result={"success": False, "error": "locked"}),
+        encoding="utf-8",
+    )
+    story = kg.fact_history(tid, write_log=log)
+    assert [(e["did"], e["details"].get("line")) for e in story] == [
+        ("recorded", None),
+        ("added", 1),
+        ("confirmed", 3),
+    ]

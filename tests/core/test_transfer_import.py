@@ -1,0 +1,247 @@
+"""Import (issue 11): all or nothing, a report of every row not imported by its line, open
+duplicates reported and not doubled, one undo step inside a recording, cancellable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from factlines import KnowledgeGraph, Refused, open_graph
+from factlines.core.errors import ReadOnlyGraph
+from factlines.core.transfer import Cancelled, export_graph, import_file
+from store_helpers import dump
+
+HEADER = "id,subject_id,subject,predicate,object_id,object,valid_from,valid_to,confidence,"
+HEADER += "source_closet,source_file,source_drawer_id,adapter_name,extracted_at"
+
+
+def _write(path, text: str):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _facts(kg) -> set[tuple]:
+    return {
+        (f["subject"], f["predicate"], f["object"], f["valid_from"], f["valid_to"])
+        for f in (kg.get_fact(row["id"]) for row in kg.dump_rows("triples", limit=1000))
+    }
+
+
+BAD_CSV = (
+    "subject,predicate,object,valid_from,valid_to,confidence,source_file\n"  # line 1
+    "Kai,works on,Orion,2025-01-01,2025-06-30,0.9,notes.md\n"  # 2: good
+    'Kai,works_on,Nova,2025-02-30,,,"two\n'  # 3: no such day (its cell spans 3-4)
+    'lines"\n'  # 4
+    "Ann,knows,Kai,2025-05-01,2025-04-01,,\n"  # 5: ends before it starts
+    " ,knows,Kai,,,,\n"  # 6: no subject
+    "Ann,knows,Bo,2026,,,\n"  # 7: partial date
+    "Ann,mentors,Bo,,,1.5,\n"  # 8: confidence out of range
+    "Ann,mentors,Zoe,,,,\n"  # 9: good
+    "Ann,mentors\n"  # 10: too few fields
+)
+
+
+def test_csv_with_bad_rows_reports_each_line_and_writes_nothing(kg, kg_path):
+    kg.add_triple("Old", "knows", "Fact")
+    before = dump(kg_path)
+    report = import_file(kg, _write(kg_path.parent / "in.csv", BAD_CSV))
+    assert not report.written and report.facts_added == 0
+    lines = report.lines()
+    assert [line.split(":")[0] for line in lines] == [f"line {n}" for n in (3, 5, 6, 7, 8, 10)]
+    assert "valid_from='2025-02-30'" in lines[0] and "no such calendar day" in lines[0]
+    assert "valid_to='2025-04-01' is before valid_from='2025-05-01'" in lines[1]
+    assert "subject" in lines[2]
+    assert "partial date" in lines[3]
+    assert "confidence" in lines[4]
+    assert "fields" in lines[5]
+    assert dump(kg_path) == before
+    assert "nothing was written" in report.summary()
+
+
+def test_good_rows_imports_the_rest(kg, kg_path):
+    report = import_file(kg, _write(kg_path.parent / "in.csv", BAD_CSV), good_rows=True)
+    assert report.written and report.facts_added == 2 and len(report.rejected) == 6
+    assert _facts(kg) == {
+        ("kai", "works_on", "orion", "2025-01-01", "2025-06-30"),
+        ("ann", "mentors", "zoe", None, None),
+    }
+    orion = kg.find_open_fact("Kai", "works_on", "Orion") or next(
+        kg.get_fact(r["id"]) for r in kg.dump_rows("triples") if r["object"] == "orion"
+    )
+    assert orion["confidence"] == 0.9 and orion["source_file"] == "notes.md"
+    assert kg.get_entity("kai")["name"] == "Kai" and kg.get_entity("zoe")["type"] == "unknown"
+
+
+def test_a_duplicate_of_an_open_fact_is_reported_not_doubled(kg, kg_path):
+    existing = kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01")
+    text = (
+        "subject,predicate,object,valid_from,valid_to\n"
+        "Kai,works_on,Orion,2025-01-01,\n"  # 2: open already in the graph
+        "Kai,works_on,Orion,2020-01-01,2020-12-31\n"  # 3: an ended one: history, added
+        "Kai,works_on,Nova,,\n"  # 4: new
+        "kai,Works On,nova,,\n"  # 5: the same as line 4
+    )
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text))
+    assert report.written and report.facts_added == 2 and not report.rejected
+    assert [str(p) for p in report.skipped] == [
+        f"line 2: kai works_on orion is already an open fact ({existing}); not added again",
+        "line 5: kai works_on nova repeats line 4; not added again",
+    ]
+    assert kg.stats()["triples"] == 3
+    again = import_file(kg, _write(kg_path.parent / "in.csv", text))
+    assert again.facts_added == 1  # only the ended one comes twice: it carries no id
+    assert len(again.skipped) == 3
+
+
+def test_csv_id_columns_are_used_when_present(kg, kg_path):
+    kg.add_entity("Kai Moreno")  # id kai_moreno
+    text = (
+        f"{HEADER}\n"
+        "t_custom_1,kai_moreno,Kai (ignored: the id exists),works_on,orion_x,Orion,2025-01-01,"
+        ",,,,,,2024-01-01 00:00:00\n"
+        ",,Ann,knows,kai_moreno,Kai,,,,,,,,\n"
+    )
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text))
+    assert report.written and report.facts_added == 2 and report.entities_added == 2
+    fact = kg.get_fact("t_custom_1")
+    assert (fact["subject"], fact["object"], fact["extracted_at"]) == (
+        "kai_moreno",
+        "orion_x",
+        "2024-01-01 00:00:00",
+    )
+    assert kg.get_entity("kai_moreno")["name"] == "Kai Moreno"
+    assert kg.get_entity("orion_x")["name"] == "Orion"
+    ann = [r for r in kg.dump_rows("triples") if r["subject"] == "ann"]
+    assert ann[0]["id"].startswith("t_ann_knows_kai_moreno_")
+    clash = f"{HEADER}\nt_custom_1,,Bo,knows,,Cy,,,,,,,,\n"
+    report = import_file(kg, _write(kg_path.parent / "clash.csv", clash))
+    assert not report.written
+    assert report.lines() == [
+        "line 2: the graph already has another fact with the id 't_custom_1' "
+        "(kai_moreno works_on orion_x)"
+    ]
+
+
+def test_a_csv_without_the_required_columns_is_refused(kg, kg_path):
+    with pytest.raises(Refused, match="no object column"):
+        import_file(kg, _write(kg_path.parent / "in.csv", "subject,predicate\nA,b\n"))
+    report = import_file(
+        kg, _write(kg_path.parent / "typo.csv", "subject,predicate,object,valid_form\nA,b,C,2025\n")
+    )
+    assert report.lines()[0].startswith("line 1: unknown column 'valid_form'")
+    assert not report.written
+
+
+def test_json_copy_into_a_graph_holding_some_rows(tmp_path):
+    source = tmp_path / "source.sqlite3"
+    with KnowledgeGraph(source) as kg:
+        kept = kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+        kg.add_triple("Kai", "knows", "Ann")
+        export_graph(kg, tmp_path / "copy.json")
+    lines = (tmp_path / "copy.json").read_text(encoding="utf-8").splitlines()
+
+    def line_of(text: str) -> int:
+        return next(n for n, line in enumerate(lines, 1) if text in line)
+
+    with KnowledgeGraph(tmp_path / "target.sqlite3") as kg:
+        kg.add_entity("Kai", "person")  # same id, other values: kept as the graph has it
+        twin = kg.add_triple("Kai", "knows", "Ann")  # an open twin with another id
+        with kg.transaction(), kg._conn() as conn:
+            conn.execute("UPDATE entities SET created_at = '2000-01-01 00:00:00' WHERE id = 'ann'")
+        report = import_file(kg, tmp_path / "copy.json")
+        assert report.written and report.facts_added == 1 and report.entities_added == 1
+        kai, ann = line_of('"id": "kai"'), line_of('"id": "ann"')
+        assert [str(p) for p in report.skipped] == [
+            f"line {kai}: the entity 'kai' is already in the graph (as 'Kai'); "
+            "the graph's row was kept",
+            f"line {ann}: the entity 'ann' is already in the graph (as 'Ann'); "
+            "the graph's row was kept",
+            f"line {line_of('t_kai_knows_ann')}: kai knows ann is already an open fact "
+            f"({twin}); not added again",
+        ]
+        assert kg.get_entity("kai")["type"] == "person" and kg.has_fact(kept)
+        again = import_file(kg, tmp_path / "copy.json")
+        assert again.facts_added == 0 and again.unchanged == 2  # orion and the fact
+    document = json.loads((tmp_path / "copy.json").read_text(encoding="utf-8"))
+    document["triples"][0]["subject"] = "someone_else"
+    document["triples"].append({"id": "t_x", "subject": "a", "predicate": "p", "oops": 1})
+    _write(tmp_path / "changed.json", json.dumps(document, indent=1))
+    with KnowledgeGraph(tmp_path / "source.sqlite3") as kg:
+        before = dump(tmp_path / "source.sqlite3")
+        report = import_file(kg, tmp_path / "changed.json")
+        assert not report.written and dump(tmp_path / "source.sqlite3") == before
+        assert [p.reason.split(" (")[0] for p in report.rejected] == [
+            "triples has no column 'oops'",
+            f"the graph already has another fact with the id {kept!r}",
+        ]
+        text = (tmp_path / "changed.json").read_text(encoding="utf-8").splitlines()
+        for problem in report.rejected:  # each line number points into its row
+            assert any(key in text[problem.line - 1] for key in ("{", '"id"'))
+
+
+def test_an_import_is_one_undo_step(kg, kg_path):
+    kg.add_triple("Kai", "works_on", "Orion")
+    before = dump(kg_path)
+    text = "subject,predicate,object,valid_from\n" + "".join(
+        f"P{i},knows,P{i + 1},2025-01-0{1 + i % 9}\n" for i in range(50)
+    )
+    with kg.recording() as change:
+        report = import_file(kg, _write(kg_path.parent / "in.csv", text))
+    assert report.facts_added == 50 and report.entities_added == 51
+    kg.revert(change)
+    assert dump(kg_path) == before
+    kg.reapply(change)
+    assert kg.stats()["triples"] == 51
+
+
+def test_a_cancelled_import_writes_nothing(kg, kg_path):
+    text = "subject,predicate,object\n" + "".join(f"P{i},knows,Q{i}\n" for i in range(12_000))
+    before = dump(kg_path)
+    calls = []
+
+    def cancel_while_writing(done, total):
+        calls.append((done, total))
+        return not (total and done > total // 2)
+
+    with pytest.raises(Cancelled):
+        import_file(kg, _write(kg_path.parent / "in.csv", text), progress=cancel_while_writing)
+    assert dump(kg_path) == before
+    assert calls[0][1] in (0, 24_000) and max(done for done, _ in calls) > 12_000
+
+
+def test_read_only_graph_refuses_an_import(kg_path, tmp_path):
+    KnowledgeGraph(kg_path).close()
+    with open_graph(kg_path, read_only=True) as kg, pytest.raises(ReadOnlyGraph):
+        import_file(kg, _write(tmp_path / "in.csv", "subject,predicate,object\nA,b,C\n"))
+
+
+SEED = """{
+  "max": {"full_name": "Max", "type": "person", "gender": "male", "birthday": "2015-04-01",
+          "parent": "alice", "interests": ["chess", "swimming"]},
+  "bad": {"birthday": "April 2015"},
+  "rex": {"relationship": "dog", "owner": "max"},
+  "odd": {"interests": "chess"}
+}
+"""
+
+
+def test_mempalace_entity_facts_seed_is_checked_by_the_time_rules(kg, kg_path):
+    kg.add_triple("Max", "loves", "Chess", valid_from="2025-01-01")
+    path = _write(kg_path.parent / "seed.json", SEED)
+    report = import_file(kg, path)
+    assert not report.written
+    assert [str(p).split(":")[0] for p in report.rejected] == ["line 4", "line 6"]
+    assert "birthday='April 2015'" in report.rejected[0].reason
+    report = import_file(kg, path, good_rows=True)
+    assert report.written and report.kind == "seed"
+    assert str(report.skipped[0]).startswith("line 2: Max loves Chess is already an open fact")
+    reference = KnowledgeGraph(kg_path.parent / "reference.sqlite3")
+    reference.add_triple("Max", "loves", "Chess", valid_from="2025-01-01")
+    reference.seed_from_entity_facts(
+        {k: v for k, v in json.loads(SEED).items() if k in ("max", "rex")}
+    )
+    assert _facts(kg) == _facts(reference)
+    assert report.facts_added == 3  # child_of Alice, loves Swimming, Rex is_pet_of Max
+    assert kg.get_entity("rex")["type"] == "animal"
+    reference.close()
