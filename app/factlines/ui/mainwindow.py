@@ -360,7 +360,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.size_docks)
 
     def size_docks(self) -> None:
-        """The first-run layout: room for the lists (dock sizes only take once laid out)."""
+        """The first-run layout: room for the lists, most of the height for the chart.
+
+        Dock sizes only take once laid out. The docks below get about a quarter of the height, so
+        that even a 1024×700 window shows half a dozen chart lanes."""
         width, height = self.width(), self.height()
         entities = max(300, width * 22 // 100)
         graph = max(340, width * 30 // 100)
@@ -372,7 +375,7 @@ class MainWindow(QMainWindow):
         )
         self.resizeDocks(
             [self.facts_dock, self.graph_dock],
-            [max(300, height * 45 // 100)] * 2,
+            [max(150, height * 24 // 100)] * 2,
             Qt.Orientation.Vertical,
         )
 
