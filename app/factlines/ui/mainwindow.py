@@ -36,6 +36,7 @@ from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.help import HelpActions
+from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
 from factlines.ui.panels import HistoryPanels
 from factlines.ui.state import AppState
@@ -206,6 +207,7 @@ class MainWindow(QMainWindow):
             "Ctrl+H",
         )
         self.action_hide_invalid.setCheckable(True)
+        self.history = SelectionHistory(self.state, self)  # Back / Forward
         self.triple_editor.hide_invalid.toggled.connect(self.action_hide_invalid.setChecked)
 
     def _make_menus(self) -> None:
@@ -222,6 +224,8 @@ class MainWindow(QMainWindow):
         edit.addAction(self.action_find)
         edit.addAction(self.panels.action_find_facts)
         view = bar.addMenu("&View")
+        self.history.fill(view)
+        view.addSeparator()
         for dock in (self.entities_dock, self.facts_dock, self.graph_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.time_bar.toggleViewAction())
