@@ -21,3 +21,8 @@ def test_the_counts_are_named_open_and_ended_and_say_as_of_is_not_applied(window
     tip = header(model, 2, Qt.ItemDataRole.ToolTipRole)
     assert "valid_to empty" in tip and "both directions" in tip and "as_of" in tip
     assert "valid_to set" in header(model, 3, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_status_bar_counts_open_facts_too(window):
+    text = window.document.stats_text()
+    assert " open · " in text and " current" not in text
