@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from factlines.ui.state import AppState
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"
+MAX_PAGES_TO_FIND = 20  # an entity chosen elsewhere is looked for this far down the list
 
 
 class EntityTable(QTableView):
@@ -150,7 +151,7 @@ class EntityBrowser(QWidget):
 
         state.graphChanged.connect(self._graph_changed)
         state.dataChanged.connect(self._data_changed)
-        state.entityChanged.connect(lambda _e: self._show_selection())
+        state.entityChanged.connect(self._entity_changed)
         state.asOfChanged.connect(self._as_of_changed)
         self._graph_changed()
         self._data_changed(None)
@@ -243,6 +244,32 @@ class EntityBrowser(QWidget):
             self._state.message.emit(f"{style.elide(entity['name'], 60)}: {NO_ID}")
             return
         self._state.select_entity(entity["id"])
+
+    def _entity_changed(self, entity_id: str | None) -> None:
+        """An entity chosen elsewhere (a link, the graph, Back): show it in the list too.
+
+        When the list's filter hides it, the search is cleared (then the type), so the list and
+        the chart never disagree about what is selected."""
+        if entity_id is not None and self._row_loading(entity_id) < 0:
+            if self.search_field.text():
+                with QSignalBlocker(self.search_field):
+                    self.search_field.clear()
+                self.apply_filter()
+            if self._row_loading(entity_id) < 0 and self.type_filter.currentIndex() > 0:
+                with QSignalBlocker(self.type_filter):
+                    self.type_filter.setCurrentIndex(0)
+                self.apply_filter()
+        self._show_selection()
+
+    def _row_loading(self, entity_id: str) -> int:
+        """The entity's row, fetching a few more pages of the list when it is not loaded yet."""
+        row = self.model.row_of(entity_id)
+        for _page in range(MAX_PAGES_TO_FIND):
+            if row >= 0 or not self.model.canFetchMore():
+                break
+            self.model.fetchMore()
+            row = self.model.row_of(entity_id)
+        return row
 
     def _show_selection(self) -> None:
         row = self.model.row_of(self._state.entity)

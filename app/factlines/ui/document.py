@@ -124,7 +124,7 @@ class Document(QObject):
             return f"Counts unavailable ({exc})"
         return (
             f"{stats['entities']:,} entities · {stats['triples']:,} facts · "
-            f"{stats['current_facts']:,} current · {stats['expired_facts']:,} ended · "
+            f"{stats['current_facts']:,} open · {stats['expired_facts']:,} ended · "
             f"{len(stats['relationship_types']):,} predicates"
         )
 

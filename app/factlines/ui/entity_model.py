@@ -29,9 +29,12 @@ NO_ID = (
 
 
 class EntityModel(QAbstractTableModel):
-    """Entities with their current and ended fact counts, fetched a page at a time."""
+    """Entities with their open and ended fact counts, fetched a page at a time.
 
-    COLUMNS = ("Name", "Type", "Current", "Ended")
+    The counts do not follow as_of: "Open" is the facts with no end (valid_to empty), which
+    may not have started yet at as_of; "Ended" is the facts with an end."""
+
+    COLUMNS = ("Name", "Type", "Open", "Ended")
     ORDERS = ("name", "type", "current", "ended")
     PAGE = 80
 
@@ -143,8 +146,9 @@ class EntityModel(QAbstractTableModel):
                 return (
                     "Display name (id in the tooltip)",
                     "Entity type",
-                    "Facts still open (no valid_to), both directions",
-                    "Facts that have ended, both directions",
+                    "Open: facts with no end (valid_to empty), both directions;"
+                    " not as of as_of (some may start later)",
+                    "Ended: facts with an end (valid_to set), both directions; not as of as_of",
                 )[section]
         return None
 

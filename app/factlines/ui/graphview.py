@@ -52,7 +52,7 @@ class GraphView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
-        self.setMinimumSize(220, 200)
+        self.setMinimumSize(220, 140)  # small screens: the chart above needs the height
         self.setMouseTracking(True)
         # (path item, colour, its facts' positions in the state's facts) per drawn edge
         self._edges: list[tuple[QGraphicsPathItem, QColor, list[int]]] = []

@@ -36,6 +36,7 @@ from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graphview import GraphView
 from factlines.ui.help import HelpActions
+from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
 from factlines.ui.panels import HistoryPanels
 from factlines.ui.state import AppState
@@ -206,6 +207,7 @@ class MainWindow(QMainWindow):
             "Ctrl+H",
         )
         self.action_hide_invalid.setCheckable(True)
+        self.history = SelectionHistory(self.state, self)  # Back / Forward
         self.triple_editor.hide_invalid.toggled.connect(self.action_hide_invalid.setChecked)
 
     def _make_menus(self) -> None:
@@ -222,6 +224,8 @@ class MainWindow(QMainWindow):
         edit.addAction(self.action_find)
         edit.addAction(self.panels.action_find_facts)
         view = bar.addMenu("&View")
+        self.history.fill(view)
+        view.addSeparator()
         for dock in (self.entities_dock, self.facts_dock, self.graph_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.time_bar.toggleViewAction())
@@ -360,7 +364,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.size_docks)
 
     def size_docks(self) -> None:
-        """The first-run layout: room for the lists (dock sizes only take once laid out)."""
+        """The first-run layout: room for the lists, most of the height for the chart.
+
+        Dock sizes only take once laid out. The docks below get about a quarter of the height, so
+        that even a 1024×700 window shows half a dozen chart lanes."""
         width, height = self.width(), self.height()
         entities = max(300, width * 22 // 100)
         graph = max(340, width * 30 // 100)
@@ -372,7 +379,7 @@ class MainWindow(QMainWindow):
         )
         self.resizeDocks(
             [self.facts_dock, self.graph_dock],
-            [max(300, height * 45 // 100)] * 2,
+            [max(150, height * 24 // 100)] * 2,
             Qt.Orientation.Vertical,
         )
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSlider,
     QToolButton,
     QWidget,
@@ -36,6 +37,10 @@ SPEEDS = (
 )
 DEFAULT_SPEED = 2
 MARGIN_DAYS = 60
+PLAY_TEXT, PAUSE_TEXT = "▶ Play", "❚❚ Pause"
+SLIDER_MIN_WIDTH = 120
+FIELD_MIN_WIDTH = 96
+SPAN_LABEL_FROM_WIDTH = 1100  # narrower than this, the span label is hidden
 
 
 def add_months(day: date, months: int) -> date:
@@ -56,7 +61,7 @@ class TimeControl(QWidget):
 
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setObjectName("asOfSlider")
-        self.slider.setMinimumWidth(320)
+        self.slider.setMinimumWidth(SLIDER_MIN_WIDTH)
         self.slider.setToolTip("as_of: drag to scrub through time (whole days)")
         self.slider.setPageStep(30)
         self.slider.setTracking(True)
@@ -64,7 +69,9 @@ class TimeControl(QWidget):
         self.field.setObjectName("asOfField")
         self.field.setPlaceholderText("all time")
         self.field.setToolTip(f"as_of: {temporal.EXPECTED_FORMS}; empty = all time. Enter applies.")
-        self.field.setFixedWidth(170)
+        self.field.setMinimumWidth(FIELD_MIN_WIDTH)
+        self.field.setMaximumWidth(170)
+        self.field.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.span_label = QLabel(self)
         self.span_label.setObjectName("asOfSpan")
         self.span_label.setStyleSheet("color: #666;")
@@ -74,6 +81,11 @@ class TimeControl(QWidget):
         for text, days in SPEEDS:
             self.speed.addItem(text, days)
         self.speed.setCurrentIndex(DEFAULT_SPEED)
+        # Shrinks with the window; the full wording stays in the list.
+        self.speed.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.speed.setMinimumContentsLength(7)
 
         self.actions_by_name: dict[str, QAction] = {}
         self._make_action(
@@ -94,9 +106,12 @@ class TimeControl(QWidget):
                 name, text, keys, tip, lambda _=False, u=unit, c=count: self.step(**{u: c})
             )
         self.play_action = self._make_action(
-            "play", "▶ Play", "Alt+P", "Play / pause", self.toggle_play
+            "play", PLAY_TEXT, "Alt+P", "Play / pause", self.toggle_play
         )
         self.play_action.setCheckable(True)
+        self.play_button = self._button("play")
+        self.play_button.setObjectName("playButton")
+        self._fix_play_width()
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
@@ -110,7 +125,7 @@ class TimeControl(QWidget):
         layout.addSpacing(6)
         layout.addWidget(self.field)
         layout.addSpacing(6)
-        layout.addWidget(self._button("play"))
+        layout.addWidget(self.play_button)
         layout.addWidget(self.speed)
         layout.addSpacing(6)
         layout.addWidget(self.span_label)
@@ -142,7 +157,23 @@ class TimeControl(QWidget):
         button = QToolButton(self)
         button.setDefaultAction(self.actions_by_name[name])
         button.setAutoRaise(True)
+        button.setStyleSheet("QToolButton { padding: 1px 2px; }")  # compact: room for the slider
         return button
+
+    def _fix_play_width(self) -> None:
+        """One width for Play and Pause, so the toolbar does not shift when it turns."""
+        text = self.play_action.text()
+        widths = []
+        for label in (PLAY_TEXT, PAUSE_TEXT):
+            self.play_action.setText(label)
+            widths.append(self.play_button.sizeHint().width())
+        self.play_action.setText(text)
+        self.play_button.setFixedWidth(max(widths))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # The span is a hint; on a narrow window it gives its room to the slider.
+        self.span_label.setVisible(event.size().width() >= SPAN_LABEL_FROM_WIDTH)
 
     # Range: the graph's span (read off the store's indexes: well under a millisecond), padded
     def _graph_changed(self) -> None:
@@ -234,12 +265,12 @@ class TimeControl(QWidget):
         self._carry = 0.0
         self._timer.start()
         self.play_action.setChecked(True)
-        self.play_action.setText("❚❚ Pause")
+        self.play_action.setText(PAUSE_TEXT)
 
     def pause(self) -> None:
         self._timer.stop()
         self.play_action.setChecked(False)
-        self.play_action.setText("▶ Play")
+        self.play_action.setText(PLAY_TEXT)
 
     @property
     def playing(self) -> bool:

@@ -45,6 +45,16 @@ class Navigator:
         n = self._bars.layout.n_rows
         return max(height / look.LANE_PX_MAX, min(float(max(n, 1)), height / look.LANE_PX_MIN))
 
+    def lanes_fully_in_view(self) -> list[int]:
+        """The lane rows (not the predicate headers) shown whole, top to bottom."""
+        layout = self._bars.layout
+        last = self._top + self.rows_shown() - 1
+        return [
+            row
+            for row in range(math.ceil(self._top), layout.n_rows)
+            if row <= last + 1e-9 and layout.row_kind[row] == 1
+        ]
+
     def apply_rows(self, *_args) -> None:
         n = self._bars.layout.n_rows
         shown = self.rows_shown()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -140,7 +141,14 @@ class ConflictsPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         layout.addLayout(fixes)
-        layout.addWidget(self.suggestions)
+        # In a scroll area: the suggestions must not hold the docks (and the chart) to their
+        # full height on a small screen.
+        self.suggestions_area = QScrollArea(self)
+        self.suggestions_area.setWidgetResizable(True)
+        self.suggestions_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.suggestions_area.setMinimumHeight(22)
+        self.suggestions_area.setWidget(self.suggestions)
+        layout.addWidget(self.suggestions_area)
 
         self.view.activated.connect(self.jump)
         self.view.customContextMenuRequested.connect(self._context_menu)

@@ -1,0 +1,71 @@
+"""A small screen (1024×700): the time toolbar fits without overlaps, the chart keeps its lanes."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication, QWidget
+
+from factlines.ui.app import select_richest
+from ui_fixtures import *  # noqa: F403
+
+
+def settle(window, width: int, height: int) -> None:
+    window.resize(width, height)
+    for _ in range(5):
+        QApplication.processEvents()
+    window.size_docks()
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def toolbar_widgets(window) -> list[QWidget]:
+    bar = window.time_bar
+    return [
+        child
+        for child in bar.findChildren(QWidget)
+        if child.isVisible() and child.parentWidget() is window.time_control
+    ]
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)])
+def test_the_window_takes_the_size_and_the_toolbar_fits(window, size):
+    select_richest(window)
+    settle(window, *size)
+    assert (window.width(), window.height()) == size
+    bar = window.time_bar
+    inside = bar.rect()
+    shown = toolbar_widgets(window)
+    assert len(shown) >= 12
+    rects: list[tuple[str, QRect]] = []
+    for child in shown:
+        rect = QRect(child.mapTo(bar, child.rect().topLeft()), child.size())
+        name = child.objectName() or child.__class__.__name__
+        assert inside.contains(rect), f"{name} {rect} is cut off by the toolbar {inside}"
+        assert child.width() >= child.minimumSizeHint().width(), f"{name} is squeezed"
+        rects.append((name, rect))
+    for i, (name, rect) in enumerate(rects):
+        for other, other_rect in rects[i + 1 :]:
+            assert not rect.intersects(other_rect), f"{name} overlaps {other}"
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)])
+def test_the_start_entity_shows_six_lanes(window, size):
+    select_richest(window)
+    settle(window, *size)
+    assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
+
+
+def test_play_and_pause_take_the_same_width(window):
+    settle(window, 1024, 700)
+    button = window.time_control.play_button
+    before = {child: child.geometry() for child in toolbar_widgets(window)}
+    window.time_control.play()
+    QApplication.processEvents()
+    assert "Pause" in button.text()
+    window.time_control.pause()
+    assert all(child.geometry() == rect for child, rect in before.items())
+    window.time_control.play()
+    QApplication.processEvents()
+    assert all(child.geometry() == rect for child, rect in before.items())
+    window.time_control.pause()
