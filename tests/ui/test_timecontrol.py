@@ -63,7 +63,7 @@ def test_play_animates_as_of_and_pauses(window, qtbot):
     window.set_as_of("2020-01-01")
     control.speed.setCurrentIndex(control.speed.count() - 1)  # the fastest
     control.play()
-    qtbot.waitUntil(lambda: window.as_of() > "2020-06-01", timeout=3000)
+    qtbot.waitUntil(lambda: window.as_of() > "2020-06-01", timeout=10000)
     control.pause()
     stopped = window.as_of()
     qtbot.wait(150)
