@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from factlines.ui.app import select_richest
@@ -69,3 +69,17 @@ def test_play_and_pause_take_the_same_width(window):
     QApplication.processEvents()
     assert all(child.geometry() == rect for child, rect in before.items())
     window.time_control.pause()
+
+
+def test_at_1024_wide_the_entity_names_stay_readable(window, qtbot):
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2000)
+    qtbot.wait(50)
+    browser = window.browser
+    header = browser.view.horizontalHeader()
+    assert browser.width() < browser.NARROW  # the list is narrow at this size ...
+    assert header.isSectionHidden(1)  # ... so the type gives way
+    assert header.sectionSize(0) >= 100  # room for a name, not "…"
+    tip = browser.model.data(browser.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "type: " in tip

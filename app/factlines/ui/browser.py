@@ -156,6 +156,14 @@ class EntityBrowser(QWidget):
         self._graph_changed()
         self._data_changed(None)
 
+    # Below this width the Type column gives way, so that names stay readable (the type is in
+    # the type filter above and in the name's tooltip).
+    NARROW = 330
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.view.horizontalHeader().setSectionHidden(1, self.width() < self.NARROW)
+
     def sizeHint(self) -> QSize:
         return QSize(340, 600)
 

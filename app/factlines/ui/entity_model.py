@@ -187,7 +187,12 @@ class EntityModel(QAbstractTableModel):
             return style.DIM_BRUSH
         elif role == TOOLTIP and column == 0:
             name = style.tip_text(entity["name"])
-            return f"{name}\n{style.MARK} {NO_ID}" if nameless else f"{name}\nid: {entity['id']}"
+            kind = f"type: {entity['type']}\n" if entity["type"] else ""
+            return (
+                f"{name}\n{kind}{style.MARK} {NO_ID}"
+                if nameless
+                else f"{name}\n{kind}id: {entity['id']}"
+            )
         elif role == TOOLTIP and column == 1 and len(style.stored_text(entity["type"])) > 40:
             return style.tip_text(entity["type"])
         return None
