@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
+from factlines.ui.panels.rows_model import RowsModel
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
     DISPLAY,
@@ -23,12 +24,8 @@ from factlines.ui.table_roles import (
     FOREGROUND,
     OTHER_ID_ROLE,
     TOOLTIP,
-    clear_span,
-    fill_span,
 )
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 KIND_ROLE = Qt.ItemDataRole.UserRole + 20
 
 # Each kind in words: the column's word, and what it means (the tooltip).
@@ -161,7 +158,7 @@ def swap_dates(row: dict, a: dict | None) -> Fix:
     return Fix(text, None, a["id"], {"valid_from": a["valid_to"], "valid_to": a["valid_from"]})
 
 
-class ConflictsModel(QAbstractTableModel):
+class ConflictsModel(RowsModel):
     """Conflict rows: kind, subject, predicate, the two facts in words, the span."""
 
     COLUMNS = ("Kind", "Subject", "Predicate", "First fact", "Second fact", "Span")
@@ -218,32 +215,6 @@ class ConflictsModel(QAbstractTableModel):
         return self._names[subject]
 
     # Model
-    def rowCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        return self._value(self._rows[index.row()], index.column(), int(role))
-
-    def multiData(self, index: _Index, roles) -> None:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            clear_span(roles)
-            return
-        fill_span(roles, self._value, self._rows[index.row()], index.column())
-
     def _value(self, row: dict, column: int, role: int):
         if role == DISPLAY:
             if column == 0:

@@ -6,10 +6,8 @@ predicate ("facts with this predicate") or names no entity ("search facts instea
 from __future__ import annotations
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
-    Qt,
     QTimer,
 )
 from PySide6.QtWidgets import (
@@ -29,14 +27,13 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.rows_model import RowsModel
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
     DISPLAY,
     ENTITY_ID_ROLE,
     FACT_ID_ROLE,
     TOOLTIP,
-    clear_span,
-    fill_span,
 )
 from factlines.ui.wording import fact_in_words
 
@@ -54,7 +51,7 @@ def provenance_words(fact: dict) -> str:
     return " · ".join(parts)
 
 
-class FoundFactsModel(QAbstractTableModel):
+class FoundFactsModel(RowsModel):
     """The facts found, a page at a time as the list scrolls."""
 
     COLUMNS = ("Subject", "Predicate", "Object", "Valid from", "Valid to", "Source")
@@ -116,32 +113,6 @@ class FoundFactsModel(QAbstractTableModel):
         self.beginInsertRows(_ROOT, first, first + len(more) - 1)
         self._rows.extend(more)
         self.endInsertRows()
-
-    def rowCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        return self._value(self._rows[index.row()], index.column(), int(role))
-
-    def multiData(self, index: _Index, roles) -> None:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            clear_span(roles)
-            return
-        fill_span(roles, self._value, self._rows[index.row()], index.column())
 
     def _value(self, fact: dict, column: int, role: int):
         if role == DISPLAY:

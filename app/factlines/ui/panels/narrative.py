@@ -12,11 +12,9 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
-    Qt,
     QTimer,
 )
 from PySide6.QtGui import QFont
@@ -37,6 +35,7 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.rows_model import RowsModel
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
     BACKGROUND,
@@ -46,8 +45,6 @@ from factlines.ui.table_roles import (
     FONT,
     FOREGROUND,
     TOOLTIP,
-    clear_span,
-    fill_span,
 )
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -81,7 +78,7 @@ def when_words(event: dict) -> str:
     return style.show_time(event["at"])
 
 
-class NarrativeModel(QAbstractTableModel):
+class NarrativeModel(RowsModel):
     """Events from ``base`` on, a page at a time; ``marked`` is the row at or before as_of."""
 
     COLUMNS = ("When", "Event")
@@ -203,31 +200,8 @@ class NarrativeModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(changed, 0), self.index(changed, 1))
 
     # Model
-    def rowCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        return self._value((index.row(), self._rows[index.row()]), index.column(), int(role))
-
-    def multiData(self, index: _Index, roles) -> None:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            clear_span(roles)
-            return
-        fill_span(roles, self._value, (index.row(), self._rows[index.row()]), index.column())
+    def _item(self, row: int) -> tuple[int, dict]:
+        return row, self._rows[row]
 
     def _value(self, item: tuple[int, dict], column: int, role: int):
         row, event = item

@@ -1,0 +1,56 @@
+"""A flat table of rows for the panels: counts, headers, and one call per painted cell.
+
+A subclass names its ``COLUMNS``, keeps its rows in ``_rows`` and answers
+``_value(item, column, role)`` for the item :meth:`RowsModel._item` gives of a row.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from factlines.ui.table_roles import clear_span, fill_span
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+
+
+class RowsModel(QAbstractTableModel):
+    COLUMNS: tuple[str, ...] = ()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows: list = []
+
+    def _item(self, row: int):
+        """What :meth:`_value` is asked about for ``row`` (the row itself by default)."""
+        return self._rows[row]
+
+    def _value(self, item, column: int, role: int):
+        raise NotImplementedError
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.COLUMNS)
+        ):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        return self._value(self._item(index.row()), index.column(), int(role))
+
+    def multiData(self, index: _Index, roles) -> None:
+        # The view's delegate asks several roles per painted cell: one call into Python.
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            clear_span(roles)
+            return
+        fill_span(roles, self._value, self._item(index.row()), index.column())
