@@ -14,16 +14,13 @@ from collections import Counter
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMenu,
     QProgressBar,
     QPushButton,
     QScrollArea,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +41,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
 
@@ -96,21 +94,7 @@ class ConflictsPanel(QWidget):
         self.count_label.setObjectName("conflictCountLabel")
         self.count_label.setToolTip("Conflicts in the whole graph: click to list them")
 
-        self.view = QTableView(self)
-        self.view.setObjectName("conflictsPanel")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setAlternatingRowColors(True)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(22)
-        header = self.view.horizontalHeader()
-        for column, width in enumerate((110, 95, 80, 210, 210, 180)):
-            header.resizeSection(column, width)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        self.view = rows_view(self, "conflictsPanel", self.model, (110, 95, 80, 210, 210, 180))
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
         self.fix_buttons = {

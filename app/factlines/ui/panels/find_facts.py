@@ -11,14 +11,11 @@ from PySide6.QtCore import (
     QTimer,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -27,7 +24,7 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.rows_model import RowsModel
+from factlines.ui.panels.rows_model import RowsModel, rows_view
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
     DISPLAY,
@@ -158,21 +155,7 @@ class FindFactsPanel(QWidget):
         self.at_as_of.setToolTip("Only facts valid at as_of (when as_of is set)")
         self.count_label = QLabel(self)
         self.count_label.setObjectName("factSearchCount")
-        self.view = QTableView(self)
-        self.view.setObjectName("factSearchResults")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setAlternatingRowColors(True)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(22)
-        header = self.view.horizontalHeader()
-        for column, width in enumerate((130, 110, 130, 90, 90)):
-            header.resizeSection(column, width)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        self.view = rows_view(self, "factSearchResults", self.model, (130, 110, 130, 90, 90))
 
         row = QHBoxLayout()
         row.addWidget(self.field, 1)

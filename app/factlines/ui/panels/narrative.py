@@ -22,10 +22,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -35,7 +33,7 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.rows_model import RowsModel
+from factlines.ui.panels.rows_model import RowsModel, rows_view
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
     BACKGROUND,
@@ -251,18 +249,7 @@ class NarrativePanel(QWidget):
         self.go_button.setToolTip("Show the events from as_of on")
         self.start_button = QPushButton("From the start", self)
         self.start_button.setObjectName("narrativeFromStart")
-        self.view = QTableView(self)
-        self.view.setObjectName("narrativeView")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(22)
-        self.view.horizontalHeader().resizeSection(0, 150)
-        self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view = rows_view(self, "narrativeView", self.model, (150,), alternating=False)
 
         top = QHBoxLayout()
         top.addWidget(self.whole_graph)

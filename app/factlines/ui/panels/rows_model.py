@@ -1,4 +1,5 @@
-"""A flat table of rows for the panels: counts, headers, and one call per painted cell.
+"""A flat table of rows for the panels (counts, headers, one call per painted cell), and the
+read-only view they are shown in.
 
 A subclass names its ``COLUMNS``, keeps its rows in ``_rows`` and answers
 ``_value(item, column, role)`` for the item :meth:`RowsModel._item` gives of a row.
@@ -7,6 +8,7 @@ A subclass names its ``COLUMNS``, keeps its rows in ``_rows`` and answers
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from factlines.ui.table_roles import clear_span, fill_span
 
@@ -54,3 +56,30 @@ class RowsModel(QAbstractTableModel):
             clear_span(roles)
             return
         fill_span(roles, self._value, self._item(index.row()), index.column())
+
+
+def rows_view(
+    parent: QWidget,
+    name: str,
+    model: QAbstractTableModel,
+    widths: tuple[int, ...],
+    alternating: bool = True,
+) -> QTableView:
+    """A panel's table: whole rows selected one at a time, nothing edited in place, compact
+    rows, ``widths`` for the first columns and the last one stretched."""
+    view = QTableView(parent)
+    view.setObjectName(name)
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(alternating)
+    view.setWordWrap(False)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(22)
+    header = view.horizontalHeader()
+    for column, width in enumerate(widths):
+        header.resizeSection(column, width)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setStretchLastSection(True)
+    return view
