@@ -38,3 +38,28 @@ def demo(tmp_path):
     kg = create_demo(str(tmp_path))
     yield kg
     kg.close()
+
+
+class GraphPlaces:
+    """Where graphs of one engine go, for tests that copy a graph between places: ``new()`` a
+    location where no graph is yet, ``exists(location)`` whether one is there now."""
+
+    def __init__(self, engine: str, folder: Path):
+        self.engine = engine
+        self._folder = folder
+        self._made = 0
+
+    def new(self, name: str = "graph") -> str:
+        self._made += 1
+        return str(self._folder / f"{name}-{self._made}.sqlite3")
+
+    def exists(self, location: str) -> bool:
+        return Path(location).exists()
+
+
+# One engine now; the PostgreSQL engine adds its param here (a throwaway database per new()).
+@pytest.fixture(params=["sqlite"])
+def graph_places(request, tmp_path) -> GraphPlaces:
+    folder = tmp_path / f"places-{request.param}"
+    folder.mkdir()
+    return GraphPlaces(request.param, folder)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from factlines import open_graph
+
 MEMPALACE_TABLES = ("entities", "triples")
 
 # MemPalace 3.0's triples table, before source_drawer_id / adapter_name were added.
@@ -52,6 +54,23 @@ def dump(path, tables=MEMPALACE_TABLES) -> dict:
         return out
     finally:
         conn.close()
+
+
+def graph_state(location: str) -> dict:
+    """What a copy must carry, read through the façade (any engine): every row of both tables
+    in the engine's order with every column as stored, the graph's settings, its edit log."""
+    with open_graph(location, read_only=True) as kg:
+        tables = {}
+        for table in ("entities", "triples"):
+            rows, after = [], 0
+            while page := kg.dump_rows(table, after_rowid=after, limit=1000):
+                after = page[-1]["_rowid"]
+                rows += [
+                    {k: v for k, v in row.items() if k not in ("rowid", "_rowid")} for row in page
+                ]
+            tables[table] = rows
+        log = [{k: v for k, v in entry.items() if k != "id"} for entry in kg.edit_log(10_000)]
+        return {**tables, "settings": kg.graph_settings(), "log": log}
 
 
 def without_ids(rows: list[dict]) -> list[dict]:

@@ -1,7 +1,9 @@
-"""``factlines export`` and ``factlines import`` (issue 11): the whole command, in a process."""
+"""``factlines export``, ``import`` (issue 11) and ``copy`` (issue 13): the whole command, in a
+process."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -12,7 +14,7 @@ import pytest
 
 from factlines import KnowledgeGraph
 from factlines.cli import build_parser
-from store_helpers import dump
+from store_helpers import dump, graph_state
 
 APP = Path(__file__).resolve().parents[1] / "app"
 
@@ -117,3 +119,62 @@ def test_import_refusals_exit_2(graph, tmp_path):
     result = run("import", graph, tmp_path / "absent.csv", cwd=tmp_path)
     assert result.returncode == 2 and "cannot read" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ── factlines copy ────────────────────────────────────────────────────────
+
+
+@pytest.mark.slow
+def test_copy_a_graph_to_a_new_place_and_back(graph, graph_places, tmp_path):
+    with KnowledgeGraph(graph) as kg:
+        kg.set_single_valued("works_on")
+    before = graph_state(str(graph))
+    target = graph_places.new("team")
+    result = run("copy", graph, target, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("3 facts and 5 entities (and 1 setting) copied from")
+    assert result.stderr == ""  # not a terminal: no progress lines in a script's log
+    assert graph_state(target) == before
+    back = tmp_path / "back.sqlite3"
+    assert run("copy", target, back, cwd=tmp_path).returncode == 0
+    assert dump(back) == dump(graph)
+
+
+@pytest.mark.slow
+def test_copy_refusals_exit_2_and_leave_both_sides_as_they_were(graph, graph_places, tmp_path):
+    taken = graph_places.new("taken")
+    assert run("copy", graph, taken, cwd=tmp_path).returncode == 0
+    before = graph_state(taken)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a graph\n", encoding="utf-8")
+    absent = graph_places.new("absent")
+    for args, says in (
+        (("copy", graph, taken), "already holds a graph (3 facts, 5 entities)"),
+        (("copy", notes, absent), "not a knowledge graph"),
+        (("copy", tmp_path / "missing.sqlite3", absent), "does not exist"),
+        (("copy", graph, graph), "is the graph being copied"),
+    ):
+        result = run(*args, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert says in result.stderr and "Traceback" not in result.stderr
+    assert graph_state(taken) == before
+    assert notes.read_text(encoding="utf-8") == "not a graph\n"
+    assert not graph_places.exists(absent)
+
+
+def test_a_terminal_is_shown_how_far_the_work_is_and_the_line_is_cleared(monkeypatch):
+    from factlines.cli_transfer import TerminalProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(TerminalProgress, "EVERY_S", 0.0)
+    with TerminalProgress("copying") as shown:
+        shown(0, 0)
+        shown(42_000, 112_345)
+    said = terminal.getvalue()
+    assert "copying…" in said and "copying: 42,000 of 112,345 rows" in said
+    assert said.endswith("\r") and said.rstrip("\r").split("\r")[-1].strip() == ""

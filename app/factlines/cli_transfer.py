@@ -1,22 +1,24 @@
-"""``factlines export`` and ``factlines import``: data in and out from the command line, no Qt.
+"""``factlines export``, ``import`` and ``copy``: data in and out from the command line, no Qt.
 
     factlines export GRAPH OUT.{json,csv,graphml} [--as-of V] [--entity NAME]
     factlines import GRAPH IN.{json,csv} [--good-rows]
+    factlines copy SRC DST
 
 Exit status: 0 done; 1 an import rejected rows (the report on stderr; nothing written unless
-``--good-rows``); 2 refused (not a graph, a bad argument, a file that cannot be read), or the
-graph was unavailable (locked, disk full: try again); 130 interrupted (nothing written).
+``--good-rows``); 2 refused (not a graph, a bad argument, a file that cannot be read, a copy's
+target that holds a graph), or the graph was unavailable (locked, disk full: try again); 130
+interrupted (nothing written). On a terminal, stderr shows how far the work is.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+import time
 
 from factlines.core.errors import Refused, Unavailable
 
-COMMANDS = ("export", "import")
+COMMANDS = ("export", "import", "copy")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,15 +55,25 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="import the rows that pass even when others are rejected",
     )
+    copy = commands.add_parser(
+        "copy",
+        help="copy a whole graph to a new place, losslessly",
+        description="Copy the graph at SRC to DST: every row of both of MemPalace's tables, "
+        "every column as stored (ids, provenance, values the time rules refuse), the graph's "
+        "settings (single-valued predicates …) and Factlines' edit log. DST is created when "
+        "missing; an empty graph takes the copy; a graph that holds anything is refused. "
+        "All or nothing: interrupted or refused, DST is as it was. SRC is only read.",
+    )
+    copy.add_argument("source", metavar="SRC", help="the knowledge graph to copy")
+    copy.add_argument("target", metavar="DST", help="where the copy goes (new, or an empty graph)")
     return parser
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    command = {"export": _export, "import": _import, "copy": _copy}[args.command]
     try:
-        if args.command == "export":
-            return _export(args)
-        return _import(args)
+        return command(args)
     except (Refused, Unavailable) as exc:
         print(f"factlines {args.command}: {exc}", file=sys.stderr)
         return 2
@@ -75,25 +87,24 @@ def _export(args) -> int:
     from factlines.core.transfer import export_graph, format_of
 
     format_of(args.out)  # before opening anything
-    with open_graph(args.graph, read_only=True) as kg:
-        done = export_graph(kg, args.out, as_of=args.as_of, entity=args.entity)
+    with open_graph(args.graph, read_only=True) as kg, TerminalProgress("exporting") as shown:
+        done = export_graph(kg, args.out, as_of=args.as_of, entity=args.entity, progress=shown)
     print(f"{done.facts:,} facts and {done.entities:,} entities written to {done.path}")
     return 0
 
 
 def _import(args) -> int:
-    from factlines.core.store import open_graph
+    from factlines.core.store import discard_new_graph, graph_exists, open_graph
     from factlines.core.transfer import import_file
 
-    path = Path(args.graph)
-    created = not path.exists()
+    created = not graph_exists(args.graph)
     report = None
     try:
-        with open_graph(path) as kg:
-            report = import_file(kg, args.file, good_rows=args.good_rows)
+        with open_graph(args.graph) as kg, TerminalProgress("importing") as shown:
+            report = import_file(kg, args.file, good_rows=args.good_rows, progress=shown)
     finally:
         if created and (report is None or not report.written):
-            _remove_new_graph(path)
+            discard_new_graph(args.graph)
     for line in report.lines():
         print(line, file=sys.stderr)
     if report.rejected and not report.written:
@@ -104,7 +115,40 @@ def _import(args) -> int:
     return 1 if report.rejected else 0
 
 
-def _remove_new_graph(path: Path) -> None:
-    """The graph this command created, with nothing imported into it, is not left behind."""
-    for side in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{side}").unlink(missing_ok=True)
+def _copy(args) -> int:
+    from factlines.core.transfer import copy_graph
+
+    with TerminalProgress("copying") as shown:
+        done = copy_graph(args.source, args.target, progress=shown)
+    print(done.words()[:1].upper() + done.words()[1:])
+    return 0
+
+
+class TerminalProgress:
+    """``progress(done, total)`` for a command: on a terminal, "copying: 42,000 of 112,345
+    rows" on stderr, rewritten in place a few times a second and cleared at the end; nothing
+    when stderr is not a terminal (a script's log stays clean)."""
+
+    EVERY_S = 0.2
+
+    def __init__(self, verb: str):
+        self._verb = verb
+        self._shown = sys.stderr.isatty()
+        self._last = 0.0
+        self._width = 0
+
+    def __enter__(self) -> TerminalProgress:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self._width:
+            print("\r" + " " * self._width + "\r", end="", file=sys.stderr, flush=True)
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self._shown or now - self._last < self.EVERY_S:
+            return
+        self._last = now
+        text = f"{self._verb}: {done:,} of {total:,} rows" if total else f"{self._verb}…"
+        print("\r" + text.ljust(self._width), end="", file=sys.stderr, flush=True)
+        self._width = max(self._width, len(text))

@@ -325,6 +325,8 @@ def _arguments(name: str) -> tuple:
         "apply_row": ("entities", {"id": "zoe", "name": "Zoe"}),
         "insert_rows": ("entities", [{"id": "zoe", "name": "Zoe"}]),
         "logged": ("Add Zoe",),
+        "add_edit_log_entries": ([{"at": "2026-01-01T00:00:00Z", "what": "Add Zoe"}],),
+        "set_graph_settings": ({"single_valued_predicates": "[]"},),
         "loading": ("triples", 1),
         "update_fact": ("t_x",),
         "add_fact": ("Zoe", "knows", "Kai"),

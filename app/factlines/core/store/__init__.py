@@ -14,8 +14,11 @@ from factlines.core.store.facade import (
     DEFAULT_KG_PATH,
     MEMPALACE_COLUMNS,
     KnowledgeGraph,
+    discard_new_graph,
     engine_version,
+    graph_exists,
     open_graph,
+    same_graph,
 )
 from factlines.core.store.mempalace import DIRECTIONS
 from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
@@ -36,6 +39,9 @@ __all__ = [
     "TimeValueError",
     "Touched",
     "describe",
+    "discard_new_graph",
     "engine_version",
+    "graph_exists",
     "open_graph",
+    "same_graph",
 ]

@@ -53,6 +53,13 @@ class EditHistory:
         ``rows_total`` says how many it wrote."""
         return self._store.edit_log.read(None, max(1, int(limit)), max(0, int(offset)))
 
+    def add_edit_log_entries(self, entries: list[dict]) -> None:
+        """Add another graph's logged edits (as :meth:`edit_log` gives them, oldest first)
+        after this graph's own, unchanged: for a copy of that graph, whose rows they are
+        about. One write (or part of the caller's)."""
+        with self._store.transaction():
+            self._store.edit_log.append(list(entries))
+
     def mempalace_write_log(self) -> WriteLog:
         """MemPalace's write log where MemPalace itself would write it (it may not exist)."""
         log = self.__dict__.get("_write_log")

@@ -254,6 +254,8 @@ WRITE_METHODS = (
     "insert_rows",
     "loading",
     "logged",
+    "add_edit_log_entries",
+    "set_graph_settings",
     "update_fact",
     "add_fact",
     "supersede_fact",
@@ -314,3 +316,37 @@ def open_graph(
     if path.exists() and not path.is_file():
         raise NotAKnowledgeGraph(f"{path} is not a file")
     return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)
+
+
+def graph_exists(location: str | os.PathLike) -> bool:
+    """Whether something is at ``location`` already (a file: it exists). A location that is
+    not a path (a server's URL) is taken to exist: its engine opens what is there."""
+    if _is_url(location):
+        return True
+    path = Path(location).expanduser()
+    return path.exists() or path.is_symlink()
+
+
+def discard_new_graph(location: str | os.PathLike) -> None:
+    """Remove the graph a command created at ``location`` moments ago and then wrote nothing
+    into (an import that wrote nothing, a cancelled copy): the file and its side files. Only
+    for a location :func:`graph_exists` said was free; a URL's graph is left to its server."""
+    if _is_url(location):
+        return
+    path = Path(location).expanduser()
+    for side in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{side}").unlink(missing_ok=True)
+
+
+def same_graph(first: str | os.PathLike, second: str | os.PathLike) -> bool:
+    """Whether two locations name one graph (two paths to one file, or one URL twice)."""
+    if _is_url(first) or _is_url(second):
+        return str(first) == str(second)
+    one, other = Path(first).expanduser(), Path(second).expanduser()
+    if one.exists() and other.exists():
+        return one.samefile(other)
+    return one.resolve() == other.resolve()
+
+
+def _is_url(location: str | os.PathLike) -> bool:
+    return "://" in str(location)

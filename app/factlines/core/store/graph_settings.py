@@ -1,10 +1,12 @@
 """The app's own settings of one graph, kept in the graph itself (``fl_meta``, which MemPalace
-ignores) so that they travel with the file: which predicates are single-valued."""
+ignores) so that they travel with the file: which predicates are single-valued, and whatever
+else the app keeps per graph (a copy of the graph carries them all)."""
 
 from __future__ import annotations
 
 import json
 
+from factlines.core.errors import Refused
 from factlines.core.names import check_name, predicate_id
 from factlines.core.store.protocol import GraphStore
 
@@ -25,3 +27,16 @@ class GraphSettings:
         pred = predicate_id(predicate)
         marked = marked | {pred} if single else marked - {pred}
         self._store.set_meta(SINGLE_VALUED, json.dumps(sorted(marked)))
+
+    def graph_settings(self) -> dict[str, str]:
+        """Every setting the graph keeps, by key, as stored (for a copy of the graph)."""
+        return dict(self._store.meta_items())
+
+    def set_graph_settings(self, values: dict[str, str]) -> None:
+        """Keep these settings (another graph's, as :meth:`graph_settings` gives them), each
+        replacing this graph's of the same key. One write (or part of the caller's)."""
+        with self._store.transaction():
+            for key, value in values.items():
+                if not isinstance(key, str) or not isinstance(value, str):
+                    raise Refused(f"a graph setting is text under a text key, not {key!r}")
+                self._store.set_meta(key, value)

@@ -1,7 +1,8 @@
-"""Data in and out of a graph: export (JSON, CSV, GraphML) and import (Factlines' JSON, CSV,
-MemPalace's entity_facts seed), streamed, cancellable through a ``progress(done, total)``
-callback, pure Python (no Qt)."""
+"""Data in and out of a graph: export (JSON, CSV, GraphML), import (Factlines' JSON, CSV,
+MemPalace's entity_facts seed) and a whole graph copied to another place, streamed, cancellable
+through a ``progress(done, total)`` callback, pure Python (no Qt)."""
 
+from factlines.core.transfer.copying import CopySummary, copy_graph
 from factlines.core.transfer.export import (
     CSV_HEADER,
     EXTENSIONS,
@@ -21,10 +22,12 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "Cancelled",
+    "CopySummary",
     "ExportSummary",
     "ImportReport",
     "Problem",
     "Progress",
+    "copy_graph",
     "export_graph",
     "format_of",
     "import_file",

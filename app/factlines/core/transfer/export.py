@@ -36,7 +36,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.graphml import write_graphml
-from factlines.core.transfer.progress import Progress, report
+from factlines.core.transfer.progress import Progress, RowCounter, report
 from factlines.core.transfer.values import blob_tag
 
 FORMAT = "factlines-graph"
@@ -113,7 +113,7 @@ def export_graph(
                 report(progress, 0, total)
                 writer = {"json": _write_json, "csv": _write_csv, "graphml": _write_graphml}[fmt]
                 meta = {"as_of": as_of, "entity": entity}
-                writer(handle, selection, meta, _Counter(progress, total))
+                writer(handle, selection, meta, RowCounter(progress, total))
             os.replace(part, target)
         except BaseException:
             Path(part).unlink(missing_ok=True)
@@ -121,16 +121,7 @@ def export_graph(
         return ExportSummary(target, fmt, selection.entity_count, selection.fact_count)
 
 
-class _Counter:
-    def __init__(self, progress: Progress | None, total: int):
-        self.progress, self.total, self.done = progress, total, 0
-
-    def add(self, rows: int) -> None:
-        self.done += rows
-        report(self.progress, self.done, self.total)
-
-
-def _write_json(out, selection, meta: dict, counter: _Counter) -> None:
+def _write_json(out, selection, meta: dict, counter: RowCounter) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, default=blob_tag).encode
     header = {
         "format": FORMAT,
@@ -156,7 +147,7 @@ def _write_json(out, selection, meta: dict, counter: _Counter) -> None:
     out.write("]}\n")
 
 
-def _write_csv(out, selection, meta: dict, counter: _Counter) -> None:
+def _write_csv(out, selection, meta: dict, counter: RowCounter) -> None:
     writer = csv.writer(out)
     writer.writerow(CSV_HEADER)
     names: dict[str, str] = {}
@@ -173,5 +164,5 @@ def _write_csv(out, selection, meta: dict, counter: _Counter) -> None:
         counter.add(len(batch))
 
 
-def _write_graphml(out, selection, meta: dict, counter: _Counter) -> None:
+def _write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
     write_graphml(out, selection, meta, counter.add, BATCH)

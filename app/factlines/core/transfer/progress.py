@@ -25,3 +25,14 @@ def report(progress: Progress | None, done: int, total: int) -> None:
     """Tell ``progress`` how far the work is; raise :class:`Cancelled` if it says to stop."""
     if progress is not None and progress(done, total) is False:
         raise Cancelled()
+
+
+class RowCounter:
+    """Rows done out of ``total``, told to ``progress`` as each batch is added."""
+
+    def __init__(self, progress: Progress | None, total: int):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def add(self, rows: int) -> None:
+        self.done += rows
+        report(self.progress, self.done, self.total)

@@ -205,15 +205,16 @@ class SQLiteStore:
 
     def get_meta(self, key: str) -> str | None:
         with self._db.read() as conn:
-            if (
-                self.read_only
-                and not conn.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fl_meta'"
-                ).fetchone()
-            ):
+            if self.read_only and not _has_table(conn, "fl_meta"):
                 return None  # a file Factlines never set up, read without setting it up
             row = conn.execute("SELECT value FROM fl_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    def meta_items(self) -> list[tuple[str, str]]:
+        with self._db.read() as conn:
+            if not _has_table(conn, "fl_meta"):
+                return []  # a file Factlines never set up, read without setting it up
+            return conn.execute("SELECT key, value FROM fl_meta ORDER BY key").fetchall()
 
     def set_meta(self, key: str, value: str | None) -> None:
         with self._db.transaction() as conn:
@@ -270,6 +271,11 @@ def _replicable(table: str, columns: tuple[str, ...]) -> str:
     if table not in ("entities", "triples") or not all(c.isidentifier() for c in columns):
         raise ValueError(f"cannot replicate {table!r} ({', '.join(columns)})")
     return ", ".join(columns)
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return found.fetchone() is not None
 
 
 def engine_version() -> str:

@@ -86,23 +86,31 @@ class SQLiteEditLog:
             before = [_image(table, row_id, image) for table, row_id, image, _ in kept]
             after = [_image(table, row_id, image) for table, row_id, _, image in kept]
             conn.execute(_CREATE)
-            conn.execute(
-                f"INSERT INTO {TABLE} (at, what, reason, tool, facts, entities, rows_total, "
-                "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    entry["at"],
-                    entry["what"],
-                    entry.get("reason"),
-                    entry.get("tool") or "factlines",
-                    _dumps(facts[:MAX_IDS]),
-                    _dumps(entities[:MAX_IDS]),
-                    len(changed),
-                    _dumps(before),
-                    _dumps(after),
-                ),
+            _insert(
+                conn,
+                [
+                    {
+                        **entry,
+                        "facts": facts[:MAX_IDS],
+                        "entities": entities[:MAX_IDS],
+                        "rows_total": len(changed),
+                        "before": before,
+                        "after": after,
+                    }
+                ],
             )
             self._prune(conn)
         return True
+
+    def append(self, entries: list[dict]) -> None:
+        """Add another log's entries (oldest first) after this one's, as they were written
+        there; then keep the log within its share of the file."""
+        if not entries:
+            return
+        with self._db.transaction() as conn:
+            conn.execute(_CREATE)
+            _insert(conn, entries)
+            self._prune(conn)
 
     def _prune(self, conn) -> None:
         """Drop the oldest entries while the log holds more than its share of the file."""
@@ -141,6 +149,28 @@ class SQLiteEditLog:
                     (_dumps(fact_id), limit, offset),
                 ).fetchall()
         return [_entry(row) for row in rows]
+
+
+def _insert(conn, entries: list[dict]) -> None:
+    """Add entries (``read``'s form, without ids) at the end of the log."""
+    conn.executemany(
+        f"INSERT INTO {TABLE} (at, what, reason, tool, facts, entities, rows_total, before, "
+        "after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                entry["at"],
+                entry["what"],
+                entry.get("reason"),
+                entry.get("tool") or "factlines",
+                _dumps(entry.get("facts") or []),
+                _dumps(entry.get("entities") or []),
+                entry.get("rows_total") or 0,
+                _dumps(entry.get("before") or []),
+                _dumps(entry.get("after") or []),
+            )
+            for entry in entries
+        ],
+    )
 
 
 def _image(table: str, row_id: str, image) -> dict:

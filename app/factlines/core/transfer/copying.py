@@ -1,0 +1,123 @@
+"""Copy a whole graph to another place, whatever engine keeps either (``factlines copy``).
+
+A copy is lossless: every row of MemPalace's two tables with every column exactly as stored
+(ids, provenance, values the time rules refuse: ``""``, ``2025-06``, a confidence that is not a
+number), in the source's order; the app's settings of the graph (``fl_meta``: single-valued
+predicates and whatever else the app keeps per graph); and Factlines' edit log, whose entries
+are about these very rows (their ids are kept), so each fact's story travels with it. What an
+engine keeps for itself is not copied but made by the target's engine as it does for any
+graph: its schema version, its default indexes (speed indexes are asked for again there).
+
+The source is only read, in one snapshot, so the copy is one state of it even while MemPalace
+writes. The target is written in one transaction: a new place (created when missing) or an
+empty graph; a graph that holds anything is refused, never merged into or overwritten.
+Cancelled (``progress`` returning False), refused or failed, the target is as it was: a graph
+this copy created is removed again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from factlines.core.errors import Refused
+from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
+from factlines.core.store.replication import REPLICATED
+from factlines.core.transfer.progress import Progress, RowCounter, report
+
+BATCH = 2000
+_LOG_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class CopySummary:
+    """What a copy wrote into the target."""
+
+    source: str
+    target: str
+    entities: int
+    facts: int
+    settings: int  # the graph's own settings carried (fl_meta keys)
+    logged_edits: int  # Factlines' edit log entries carried
+    created: bool  # the target did not exist before
+
+    def words(self) -> str:
+        """One sentence for a status line or the command line."""
+        extra = [
+            f"{count:,} {noun}{'' if count == 1 else 's'}"
+            for count, noun in ((self.settings, "setting"), (self.logged_edits, "logged edit"))
+            if count
+        ]
+        carried = f" (and {', '.join(extra)})" if extra else ""
+        return (
+            f"{self.facts:,} facts and {self.entities:,} entities{carried} copied from "
+            f"{self.source} to {self.target}"
+        )
+
+
+def copy_graph(
+    source: str | os.PathLike,
+    target: str | os.PathLike,
+    *,
+    progress: Progress | None = None,
+) -> CopySummary:
+    """Copy the graph at ``source`` into ``target`` (see the module): a path or any location
+    :func:`~factlines.core.store.open_graph` opens.
+
+    ``progress(done, total)`` counts rows (entities, then facts) and may cancel
+    (:mod:`.progress`): then nothing is written. Refused: a source that is missing or not a
+    knowledge graph (untouched), a target that is the source, holds a graph with rows, is not
+    a knowledge graph, or may not be written. Unavailable: either is locked, full, gone.
+    """
+    if same_graph(source, target):
+        raise Refused(f"{target} is the graph being copied; copy it to another place")
+    with open_graph(source, read_only=True) as src:
+        created = not graph_exists(target)
+        copied = None
+        try:
+            with open_graph(target) as dst:
+                copied = _copy(src, dst, progress)
+        finally:
+            if created and copied is None:
+                discard_new_graph(target)
+    entities, facts, settings, logged = copied
+    return CopySummary(str(source), str(target), entities, facts, settings, logged, created)
+
+
+def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
+    with src.selection() as rows, dst.transaction():
+        held = dst.stats()
+        if held["entities"] or held["triples"]:
+            raise Refused(
+                f"{dst.db_path} already holds a graph ({held['triples']:,} facts, "
+                f"{held['entities']:,} entities): a copy goes only into a new place or an "
+                "empty graph, never over or into another graph"
+            )
+        counter = RowCounter(progress, rows.entity_count + rows.fact_count)
+        counter.add(0)
+        for table, count, batches in (
+            ("entities", rows.entity_count, rows.entity_rows),
+            ("triples", rows.fact_count, rows.fact_rows),
+        ):
+            with dst.loading(table, count):
+                for batch in batches(BATCH):
+                    dst.insert_rows(table, batch, columns=REPLICATED[table])
+                    counter.add(len(batch))
+        settings = src.graph_settings()
+        dst.set_graph_settings(settings)
+        logged = _edit_log(src)
+        dst.add_edit_log_entries(logged)
+        # The last word before the write is committed: a cancel until now leaves nothing.
+        report(progress, counter.done, counter.total)
+    return rows.entity_count, rows.fact_count, len(settings), len(logged)
+
+
+def _edit_log(kg) -> list[dict]:
+    """Every entry of ``kg``'s edit log, oldest first."""
+    entries: list[dict] = []
+    while page := kg.edit_log(_LOG_PAGE, len(entries)):
+        entries += page
+        if len(page) < _LOG_PAGE:
+            break
+    entries.reverse()
+    return entries
