@@ -120,7 +120,7 @@ def _copy(args) -> int:
 
     with TerminalProgress("copying") as shown:
         done = copy_graph(args.source, args.target, progress=shown)
-    print(done.words()[:1].upper() + done.words()[1:])
+    print(done.words())
     return 0
 
 

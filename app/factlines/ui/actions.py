@@ -37,6 +37,15 @@ def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str
     return action
 
 
+def enable_or_say_why(action: QAction, reason: str | None, tip: str, verb: str) -> None:
+    """Enable ``action`` when there is no ``reason`` against it; its tip says what it does, or
+    "Cannot ``verb``: ``reason``"."""
+    action.setEnabled(reason is None)
+    said = tip if reason is None else f"Cannot {verb}: {reason}"
+    action.setToolTip(said)
+    action.setStatusTip(said)
+
+
 class FactActions(FactForms, QObject):
     """The edits, as methods (for scripts and the views), as forms (:class:`FactForms`) and,
     in :attr:`commands`, as the one set of QActions every menu, button and context menu shows.

@@ -1,5 +1,6 @@
 """The File menu over the document: a new graph, open a file (for editing or read-only),
-MemPalace's graph, the demo, the recent files, and a file dropped on the window.
+MemPalace's graph, the demo, the recent files, a file dropped on the window, and copying the
+graph elsewhere (:mod:`factlines.ui.copy_graph`).
 
 A file that cannot be opened is reported (``report(title, text)``: a dialog, or the status bar
 when quiet) and nothing changes; a refused one leaves the recent files, one unavailable for now
@@ -24,6 +25,7 @@ from factlines.core.mempalace_paths import (
 )
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import make_action
+from factlines.ui.copy_graph import CopyActions
 from factlines.ui.document import Document, default_new_path
 from factlines.ui.errors import in_words
 
@@ -69,6 +71,8 @@ class FileActions(QObject):
         self.action_open_demo = make_action(
             window, "actionOpenDemo", "Open the &demo graph", self.open_demo
         )
+        self.copying = CopyActions(document, report, window)
+        self.action_copy_to = self.copying.action_copy_to
         self.recent_menu = QMenu("Open &recent", window)
         self.recent_menu.setObjectName("recentMenu")
         self.update_recent_menu()
@@ -82,6 +86,8 @@ class FileActions(QObject):
         menu.addMenu(self.mempalace_menu)
         menu.addMenu(self.recent_menu)
         menu.addAction(self.action_open_demo)
+        menu.addSeparator()
+        menu.addAction(self.action_copy_to)
 
     # ── Opening, each said when it cannot be done ─────────────────────────
 

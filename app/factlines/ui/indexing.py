@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.actions import make_action
+from factlines.ui.actions import enable_or_say_why, make_action
 from factlines.ui.document import Document
 from factlines.ui.errors import in_words
 
@@ -181,13 +181,13 @@ class IndexActions(QObject):
                 present = kg.speed_indexes()
             except (Refused, Unavailable) as exc:
                 reason = in_words(exc)
-        _rule(
+        enable_or_say_why(
             self.action_speed_indexes,
             reason,
             "Faster views of huge graphs, for some more MB in the file (the cost is said first)",
             "build speed indexes",
         )
-        _rule(
+        enable_or_say_why(
             self.action_remove_speed_indexes,
             reason or (None if present else "this graph has no speed indexes"),
             "Drop the speed indexes (SQLite reuses their space; the file does not shrink)",
@@ -258,13 +258,6 @@ class IndexActions(QObject):
 
     def _say(self, text: str) -> None:
         self._document.state.message.emit(text)
-
-
-def _rule(action, reason: str | None, tip: str, verb: str) -> None:
-    action.setEnabled(reason is None)
-    said = tip if reason is None else f"Cannot {verb}: {reason}"
-    action.setToolTip(said)
-    action.setStatusTip(said)
 
 
 def _done_words(verb: str, names: list[str]) -> str:

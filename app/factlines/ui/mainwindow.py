@@ -415,5 +415,6 @@ class MainWindow(QMainWindow):
         self.panels.shutdown()
         self.save_window()
         self.indexing.shutdown()
+        self.file_actions.copying.shutdown()
         self.document.close()
         super().closeEvent(event)
