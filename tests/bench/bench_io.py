@@ -1,5 +1,5 @@
-"""Benchmark: export and import from the command line, the whole command timed (start-up of
-``python -m factlines`` included), on a graph of 10k entities and 100k facts.
+"""Benchmark: export, import and copy from the command line, the whole command timed (start-up
+of ``python -m factlines`` included), on a graph of 10k entities and 100k facts.
 
     python tests/bench/bench_io.py            # 100k facts
     python tests/bench/bench_io.py --quick    # 10k facts: does it run
@@ -8,8 +8,9 @@
 The graph has MemPalace's shape (dates and instants, ~10% unknown starts, ~45% ended, five
 hubs, provenance on every fact). Each figure is the median of three runs of the command in a
 fresh process; imports go into a new file each time. Targets (issue 11): export 100k facts to
-JSON <= 2 s and to CSV <= 2 s; import 100k CSV rows into a new file <= 5 s. Prints one table
-with PASS/MISS; exits 0 unless a command failed.
+JSON <= 2 s and to CSV <= 2 s; import 100k CSV rows into a new file <= 5 s; ours (issue 13):
+copy the graph into a new file <= 5 s, beside the export + import of the JSON copy it replaces.
+Prints one table with PASS/MISS; exits 0 unless a command failed.
 """
 
 from __future__ import annotations
@@ -167,12 +168,17 @@ def main() -> int:
     measures.append((f"import {label} CSV rows (names, dates) into a new file", seconds, 5.0))
     seconds = median_of(lambda run: ("import", fresh(run, "json"), out["json"]))
     measures.append((f"import the {label} JSON copy into a new file", seconds, None))
+    seconds = median_of(lambda run: ("copy", graph, fresh(run, "copy")))
+    measures.append((f"copy the {label} graph into a new file", seconds, 5.0))
     check = fresh(9, "check")
     command("import", check, out["json"])
-    with sqlite3.connect(str(check)) as conn:
-        copied = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
-    if copied != triples:
-        raise SystemExit(f"the JSON copy imported {copied} facts, not {triples}")
+    copy = folder / f"import_copy_{RUNS - 1}.sqlite3"  # the last run's, kept
+    for what, path in (("the JSON copy imported", check), ("the copy holds", copy)):
+        with sqlite3.connect(str(path)) as conn:
+            copied = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+        conn.close()
+        if copied != triples:
+            raise SystemExit(f"{what} {copied} facts, not {triples}")
 
     width = max(len(name) for name, _, _ in measures)
     heading = "measure (whole command, median of 3)"
