@@ -131,3 +131,14 @@ def test_closing_the_window_mid_copy_cancels_it(window, qtbot, graph_places, gat
     threading.Timer(0.2, gate.set).start()  # the copy goes on only once the close has cancelled
     window.close()
     assert not graph_places.exists(target)
+
+
+def test_a_graph_open_read_only_is_copied_too(window, demo, qtbot, graph_places):
+    source = str(demo.db_path)
+    before = graph_state(source)
+    assert window.open_path(source, read_only=True) and window.document.read_only
+    assert window.action_copy_to.isEnabled()
+    target = graph_places.new("from-read-only")
+    window.file_actions.copying.copy_to(target)
+    _wait_for_the_end(qtbot, window)
+    assert graph_state(target) == before and not window.errors
