@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialog, QLabel
 
 from factlines import open_graph
 from factlines.ui import copy_graph as copy_module
-from factlines.ui.copy_graph import CopyTargetDialog
+from factlines.ui.copy_graph import CopyTargetDialog, free_copy_name
 from store_helpers import graph_state
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, messages_of
@@ -142,3 +142,11 @@ def test_a_graph_open_read_only_is_copied_too(window, demo, qtbot, graph_places)
     window.file_actions.copying.copy_to(target)
     _wait_for_the_end(qtbot, window)
     assert graph_state(target) == before and not window.errors
+
+
+def test_the_suggested_target_is_a_new_file_beside_the_graph(tmp_path):
+    source = tmp_path / "kg.sqlite3"
+    assert free_copy_name(str(source)) == tmp_path / "kg-copy.sqlite3"
+    (tmp_path / "kg-copy.sqlite3").touch()
+    (tmp_path / "kg-copy-2.sqlite3").touch()
+    assert free_copy_name(str(source)) == tmp_path / "kg-copy-3.sqlite3"

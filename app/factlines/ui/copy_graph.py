@@ -40,6 +40,16 @@ WHAT_IS_COPIED = (
 )
 
 
+def free_copy_name(source: str) -> Path:
+    """A new file beside ``source`` for its copy: ``<stem>-copy``, else ``-copy-2``, …"""
+    path = Path(source)
+    for n in range(1, 1000):
+        candidate = path.with_name(f"{path.stem}-copy{'' if n == 1 else f'-{n}'}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    return path.with_name(f"{path.stem}-copy{path.suffix}")  # the copy will say it is taken
+
+
 class CopyTargetDialog(QDialog):
     """Where the copy goes: a location typed or picked (Browse… asks for a new file)."""
 
@@ -49,8 +59,7 @@ class CopyTargetDialog(QDialog):
         self.setWindowTitle("Copy the graph to…")
         self.setMinimumWidth(520)
         name = Path(source).name
-        suggestion = Path(source).with_name(f"{Path(source).stem}-copy{Path(source).suffix}")
-        self.target = QLineEdit(str(suggestion), self)
+        self.target = QLineEdit(str(free_copy_name(source)), self)
         self.target.setObjectName("copyTarget")
         self.target.setPlaceholderText("a new .sqlite3 file, or an empty graph")
         self.target.selectAll()
