@@ -93,6 +93,7 @@ class MainWindow(QMainWindow):
             self,
             read_only=lambda: self.document.read_only,
             before_write=self.backups.before_write,
+            reasons=self.document.reasons,
         )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
