@@ -12,7 +12,7 @@ the end it set, the start it gave; else the moment of the edit.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QTimer
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QVBoxLayout, QWidget
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
@@ -280,7 +280,11 @@ class EditHistoryPanel(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("editHistorySummary")
         self.summary.setWordWrap(True)
-        self.view = rows_view(self, "editHistoryTable", self.model, (150, 110, 320))
+        self.view = rows_view(self, "editHistoryTable", self.model, (150, 90, 320, 110))
+        # What takes the room left, so that it shows at any width; Why keeps its own.
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.clicked.connect(self._chosen)
         self.view.activated.connect(self._chosen)
         layout = QVBoxLayout(self)
