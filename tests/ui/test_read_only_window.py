@@ -44,6 +44,7 @@ EDITS = (
     "action_rename",
     "action_merge",
     "action_single_valued",
+    "action_import",
 )
 ASKED = "the graph is open read-only (opened read-only, as asked)"
 
