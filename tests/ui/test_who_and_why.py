@@ -179,3 +179,23 @@ def test_the_edit_history_lists_mempalaces_writes_and_factlines_edits(
     # A new edit shows up at the top.
     window.action_undo.trigger()
     qtbot.waitUntil(lambda: model.index(0, 2).data().startswith("Undo End"), timeout=3000)
+
+
+def test_the_edit_history_is_read_a_page_at_a_time(window, demo, write_log, qtbot, monkeypatch):
+    from factlines.ui.panels.edit_history import EditHistoryModel
+
+    monkeypatch.setattr(EditHistoryModel, "PAGE", 3)
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    for n in range(8):  # edits made earlier, by another Factlines
+        with demo.logged(f"Edit {n}"):
+            demo.update_fact(nova["id"], source_file=f"notes {n}.md")
+    kept = [entry["what"] for entry in demo.edit_log(limit=100)]  # the log keeps its share
+    assert len(kept) > 3
+    window.panels.show_dock(window.panels.edit_history_dock)
+    _settle(qtbot)
+    model = window.panels.edit_history.model
+    model.reload()  # one page; the view asks for more as it shows them
+    assert model.rowCount() == 3 and model.canFetchMore()
+    while model.canFetchMore():
+        model.fetchMore()
+    assert [model.index(r, 2).data() for r in range(model.rowCount())] == kept
