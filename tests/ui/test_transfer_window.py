@@ -178,3 +178,52 @@ def test_import_a_bad_row_writes_nothing_until_the_good_rows_are_chosen(
     window.action_undo.trigger()  # one step takes back every row imported, entities too
     assert dump(demo.db_path) == before
     qtbot.waitUntil(lambda: sorted(triple_rows(window)) == sorted(shown), timeout=3000)
+
+
+def test_a_cancelled_import_writes_nothing_and_pushes_no_step(
+    window, demo, qtbot, tmp_path, monkeypatch
+):
+    source = tmp_path / "facts.csv"
+    source.write_text(BAD_CSV.split("Kai Moreno,speaks,Klingon")[0], encoding="utf-8")
+    real = transfer_actions.import_file
+
+    def cancel_while_writing(kg, path, *, progress, **options):
+        def pressed_cancel(done, total):
+            window.transfer.job.cancel()
+            return progress(done, total)
+
+        return real(kg, path, progress=pressed_cancel, **options)
+
+    monkeypatch.setattr(transfer_actions, "import_file", cancel_while_writing)
+    before, said = dump(demo.db_path), messages_of(window)  # noqa: F405
+    _finish(qtbot, window.transfer.import_from(source))
+    assert dump(demo.db_path) == before and window.undo_stack.count() == 0
+    assert demo.edit_log() == [] and said[-1] == "Import facts.csv cancelled: nothing was written"
+
+
+def test_import_mempalaces_entity_facts_seed_as_one_step(window, demo, answers, qtbot, tmp_path):
+    seed = tmp_path / "entity_facts.json"
+    seed.write_text(
+        json.dumps(
+            {
+                "riley": {
+                    "full_name": "Riley Stone",
+                    "gender": "f",
+                    "birthday": "2015-04-01",
+                    "parent": "ada park",
+                    "relationship": "daughter",
+                    "interests": ["chess"],
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    before = dump(demo.db_path)
+    _finish(qtbot, window.transfer.import_from(seed))
+    facts = file_query(
+        demo.db_path, "SELECT predicate, object FROM triples WHERE subject = 'riley_stone'"
+    )
+    assert ("loves", "chess") in facts and ("child_of", "ada_park") in facts
+    assert window.undo_stack.count() == 1 and answers.seen == []  # nothing to report
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before
