@@ -68,7 +68,7 @@ def test_a_reason_typed_on_end_is_logged_and_told_in_the_history_and_tooltips(
     assert [e["did"] for e in history.events][-1] == "ended"
     shown = history.text.toPlainText()
     assert "Ended in Factlines" in shown and "moved to the Nova team" in shown
-    assert "valid_to: open" not in shown and "valid_to: none → 2026-06-30" in shown
+    assert "valid_to: open → 2026-06-30" in shown
 
     tip = cell(window, nova["id"], "predicate").data(Qt.ItemDataRole.ToolTipRole)
     assert "History:" in tip and "why: “moved to the Nova team”" in tip

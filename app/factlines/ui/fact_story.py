@@ -101,7 +101,8 @@ def _details(event: dict) -> list[str]:
     if before and after:
         for key in ("valid_from", "valid_to", "predicate", "object", "confidence"):
             if before.get(key) != after.get(key):
-                old, new = (style.show_time(row.get(key), "none") for row in (before, after))
+                empty = {"valid_from": "unknown", "valid_to": "open"}.get(key, "none")
+                old, new = (style.show_time(row.get(key), empty) for row in (before, after))
                 parts.append(f"{key}: {old} → {new}")
     return parts
 
@@ -111,12 +112,13 @@ def story_html(events: list[dict]) -> str:
     subtle = style.SUBTLE_TEXT.name()
     blocks = []
     for event in reversed(events):
+        # The why first: in a narrow pane it is what should not be scrolled to.
         lines = [f"<b>{html.escape(headline(event))}</b>"]
+        if event["reason"]:
+            lines.append(f"Why: <i>{html.escape(style.elide(event['reason'], 300))}</i>")
         lines.append(f"<span style='color:{subtle}'>{html.escape(when(event))}</span>")
         if event["did"] != "recorded":
             lines.append(html.escape(style.elide(event["what"], 300)))
-        if event["reason"]:
-            lines.append(f"Why: <i>{html.escape(style.elide(event['reason'], 300))}</i>")
         lines += [
             f"<span style='color:{subtle}'>{html.escape(style.elide(part, 300))}</span>"
             for part in _details(event)

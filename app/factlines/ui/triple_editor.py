@@ -186,6 +186,7 @@ class TripleEditor(QWidget):
         self.splitter.addWidget(self.history)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([700, 300])  # in proportion, whatever the width
         layout.addWidget(self.splitter, 1)
 
         self.model.refused.connect(self._show_refusal)
