@@ -227,3 +227,15 @@ def test_import_mempalaces_entity_facts_seed_as_one_step(window, demo, answers, 
     assert window.undo_stack.count() == 1 and answers.seen == []  # nothing to report
     window.action_undo.trigger()
     assert dump(demo.db_path) == before
+
+
+def test_an_export_the_disk_refuses_is_said_in_words(window, qtbot, tmp_path, monkeypatch):
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(transfer_actions, "export_graph", full)
+    window.quiet = True  # said in the status bar and kept in window.errors, not a dialog
+    job = window.transfer.export_to(tmp_path / "all.json")
+    _finish(qtbot, job)
+    assert window.errors[-1].startswith(f"cannot write {tmp_path / 'all.json'}: No space left")
+    assert "try again" in window.errors[-1]

@@ -15,6 +15,7 @@ holds (an open fact again) are reported, never doubled. Cancel writes nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,8 +129,10 @@ class TransferActions(QObject):
         if path is None or self._busy():
             return None
         entity = self._state.entity_record() if self._state.entity else None
+        graph = Path(path)
+        folder = graph.parent if os.access(graph.parent, os.W_OK) else Path.home()
         dialog = ExportDialog(
-            Path(path).with_suffix(".json"), self._state.as_of, entity, self._window
+            folder / f"{graph.stem}.json", self._state.as_of, entity, self._window
         )
         if not self._exec(dialog):
             return None
@@ -151,9 +154,12 @@ class TransferActions(QObject):
 
         def work(progress):
             with open_graph(graph, read_only=True) as kg:
-                return export_graph(
-                    kg, target, fmt=fmt, as_of=as_of, entity=entity, progress=progress
-                )
+                try:
+                    return export_graph(
+                        kg, target, fmt=fmt, as_of=as_of, entity=entity, progress=progress
+                    )
+                except OSError as exc:  # the file: no room, no permission, gone
+                    raise Unavailable(f"cannot write {target}: {exc.strerror or exc}") from exc
 
         job = Job(work, self)
         job.finished.connect(self._exported)
