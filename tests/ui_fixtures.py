@@ -83,13 +83,15 @@ def window(qtbot, demo, isolated_settings):
 
 
 def dump(path) -> dict:
-    """Every row of every table, rowid included, read through a second connection."""
+    """Every row of every table, rowid included, read through a second connection; but for
+    Factlines' edit log, which keeps each edit and then its undo as entries of their own."""
     conn = sqlite3.connect(str(path))
     try:
         tables = [
             r[0]
             for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                "AND name != 'fl_edit_log'"
             )
         ]
         return {

@@ -170,11 +170,10 @@ def test_end_fact_action_ends_the_selected_fact_at_as_of(window, demo):
     assert dump(demo.db_path) == before
 
 
-def test_delete_is_confirmed_and_undoable(window, demo, monkeypatch):
+def test_delete_is_confirmed_and_undoable(window, demo, answer_dialogs):
     orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
     before = dump(demo.db_path)
-    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    answer_dialogs += [lambda dialog: False, lambda dialog: None]  # Cancel, then Delete
     window.select_entity("Kai Moreno")
     window.state.select_fact(orion["id"])
     window.action_delete_fact.trigger()

@@ -44,6 +44,7 @@ EDITS = (
     "action_rename",
     "action_merge",
     "action_single_valued",
+    "action_import",
 )
 ASKED = "the graph is open read-only (opened read-only, as asked)"
 
@@ -111,6 +112,7 @@ def test_opened_read_only_on_request_the_window_browses_and_never_edits(
         assert not action.isEnabled() and action.toolTip() == f"Cannot {verb}: {ASKED}"
     for key, button in window.triple_editor.buttons.items():
         assert not button.isEnabled(), key
+    assert window.action_export.isEnabled()  # export only reads
 
     # The table's cells are not edited in place, and say why when pointed at.
     view = window.triple_editor.view

@@ -179,7 +179,8 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     Each event: ``{at, tool, did, what, reason, source, details}``; ``did`` is ``added`` (the
     write made this row), ``confirmed`` (an add that found the fact already open) or ``ended``
     (an invalidate or a supersede closed it); ``at`` the logged time in UTC; ``details`` the
-    ``operation``, its ``params`` and the ``line`` of the intent in the log.
+    ``operation``, its ``params``, its outcome line's ``result`` (None when it has none) and
+    the ``line`` of the intent in the log.
     """
     events = []
     for entry in entries:
@@ -201,7 +202,12 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
                     "what": what,
                     "reason": None,
                     "source": "MemPalace's write log",
-                    "details": {"operation": entry.operation, "params": params, "line": entry.line},
+                    "details": {
+                        "operation": entry.operation,
+                        "params": params,
+                        "result": entry.result,
+                        "line": entry.line,
+                    },
                 }
             )
     return events

@@ -175,11 +175,14 @@ def _config_dir(env: Mapping[str, str], home: str) -> Path:
     if explicit and explicit.strip():
         return Path(_expanduser(explicit, home))
     legacy = Path(_expanduser("~", home)) / ".mempalace"
-    if legacy.is_dir() and (
-        any((legacy / marker).is_file() for marker in _LEGACY_MARKERS)
-        or (legacy / "palace" / "chroma.sqlite3").is_file()
-    ):
-        return legacy
+    try:
+        if legacy.is_dir() and (
+            any((legacy / marker).is_file() for marker in _LEGACY_MARKERS)
+            or (legacy / "palace" / "chroma.sqlite3").is_file()
+        ):
+            return legacy
+    except PermissionError:  # another user's home (a HOME we may not look into): not ours
+        pass
     xdg = env.get("XDG_CONFIG_HOME")
     if xdg and xdg.strip():
         xdg_path = Path(_expanduser(xdg, home))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from factlines.core import temporal
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
@@ -19,7 +19,7 @@ from factlines.core.store import KnowledgeGraph, describe
 from factlines.ui.commands import run_edit
 from factlines.ui.errors import in_words
 from factlines.ui.fact_actions import FactActionSet
-from factlines.ui.fact_forms import FactForms
+from factlines.ui.fact_forms import FactForms, ReasonMemory
 from factlines.ui.state import AppState
 
 
@@ -51,7 +51,8 @@ class FactActions(FactForms, QObject):
     in :attr:`commands`, as the one set of QActions every menu, button and context menu shows.
 
     ``read_only()`` tells whether the open graph may not be written (by default it may);
-    ``before_write(kg)`` runs before each edit (the window keeps a backup there)."""
+    ``before_write(kg)`` runs before each edit (the window keeps a backup there); ``reasons``
+    keeps the last reason typed in a form (the window's document holds it)."""
 
     def __init__(
         self,
@@ -60,17 +61,22 @@ class FactActions(FactForms, QObject):
         parent: QWidget | None = None,
         read_only: Callable[[], bool] | None = None,
         before_write: Callable[[KnowledgeGraph], None] | None = None,
+        reasons: ReasonMemory | None = None,
     ):
         super().__init__(parent)
         self.state = state
         self.stack = stack
+        self.reasons = reasons if reasons is not None else ReasonMemory()
         self._before_write = before_write
         self._dialog_parent = parent
         self.commands = FactActionSet(self, parent or self, read_only or (lambda: False))
 
-    def _run(self, text: str, work: Callable[[KnowledgeGraph], object]) -> object:
-        """Run one undoable edit; a refusal, or a store unavailable now, propagates."""
-        return run_edit(self.state, self.stack, text, work, self._before_write)
+    def _run(
+        self, text: str, work: Callable[[KnowledgeGraph], object], reason: str | None = None
+    ) -> object:
+        """Run one undoable edit (logged with ``reason``); a refusal, or a store unavailable
+        now, propagates."""
+        return run_edit(self.state, self.stack, text, work, self._before_write, reason)
 
     def _edit(self, text: str, edit: Callable[[KnowledgeGraph], object]) -> object | None:
         """Run one undoable edit; a refusal, or a store unavailable now, is said and returns
@@ -152,20 +158,12 @@ class FactActions(FactForms, QObject):
         return None
 
     def delete_fact(self, triple_id: str, confirm: bool = True) -> bool:
+        """Delete a fact; ``confirm`` asks first (:meth:`delete_fact_dialog`, with a reason)."""
+        if confirm:
+            return self.delete_fact_dialog(triple_id)
         fact = self._fact(triple_id)
         if fact is None or not self.may_write("delete"):
             return False
-        if confirm:
-            answer = QMessageBox.question(
-                self._dialog_parent,
-                "Delete fact",
-                f"Delete “{describe(fact)}” for good?\n\nDelete is for mistakes. A fact that "
-                "stopped being true should be ended instead, so its history stays.",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                QMessageBox.StandardButton.Cancel,
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return False
         done = self._edit(f"Delete {describe(fact)}", lambda kg: kg.delete_fact(triple_id))
         return done is not None
 

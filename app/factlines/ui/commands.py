@@ -2,7 +2,9 @@
 
 An edit runs once, recorded, before it is pushed: a refused edit (a ``Refused`` naming what was
 wrong) or an unavailable store (``Unavailable``) writes nothing and pushes nothing. Undo puts
-back the recorded rows; redo writes them again.
+back the recorded rows; redo writes them again. Each of them, the edit, its undo and its redo,
+is an entry of Factlines' edit log (``kg.logged``: what, when, the person's reason if any, the
+rows), written in the same transaction as the rows.
 
 When undo or redo cannot be done:
 
@@ -46,7 +48,8 @@ class StoreCommand(QUndoCommand):
 
     def _replay(self, apply: Callable[[Change], None], verb: str) -> None:
         try:
-            apply(self._change)
+            with self._state.kg.logged(f"{verb.capitalize()} {self.text()}"):
+                apply(self._change)
         except ConflictError as exc:
             self.setObsolete(True)
             self._state.message.emit(f"Cannot {verb} “{self.text()}”: {exc}")
@@ -81,17 +84,19 @@ def run_edit(
     text: str,
     edit: Callable[[KnowledgeGraph], object],
     before: Callable[[KnowledgeGraph], None] | None = None,
+    reason: str | None = None,
 ):
     """Run ``edit(kg)`` as one undoable step, after ``before(kg)`` (the backup before a first
-    edit). Returns its result; a ``Refused`` or an ``Unavailable`` (from either) propagates
-    with nothing written and nothing pushed. The views hear of the write from the store itself
-    (AppState listens), with the ids it touched."""
+    edit), logged under ``text`` with the person's ``reason`` (optional). Returns its result;
+    a ``Refused`` or an ``Unavailable`` (from either) propagates with nothing written and
+    nothing pushed. The views hear of the write from the store itself (AppState listens),
+    with the ids it touched."""
     kg = state.kg
     if kg is None:
         raise Refused("no knowledge graph is open")
     if before is not None:
         before(kg)
-    with kg.recording() as change:
+    with kg.recording() as change, kg.logged(text, reason):
         result = edit(kg)
     if change:
         stack.push(StoreCommand(state, stack, text, change))

@@ -10,6 +10,7 @@ open with everything typed.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -36,7 +37,9 @@ from factlines.ui.form_fields import (
     NameCompleter,
     NewEntityHint,
 )
-from factlines.ui.wording import HOW_TO_WRITE_A_TIME, refusal
+from factlines.ui.wording import HOW_TO_WRITE_A_TIME, REASON_HINT, fact_in_words, refusal
+
+REASON_CHARS = 200
 
 PROVENANCE_LABELS = {
     "source_closet": "Source closet",
@@ -60,6 +63,7 @@ class _FormDialog(QDialog):
         # By the name field's object name: its completer, and its "new entity" note.
         self.completers: dict[str, NameCompleter] = {}
         self.hints: dict[str, NewEntityHint] = {}
+        self.reason: QLineEdit | None = None  # a field for why, on the forms that ask
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.error = QLabel(self)
@@ -81,6 +85,21 @@ class _FormDialog(QDialog):
 
     def validate(self) -> str | None:
         return None
+
+    def add_reason(self, last: str) -> None:
+        """A field for why (optional, logged with the edit), holding ``last``: the reason typed
+        last this session, selected so that typing replaces it."""
+        self.reason = QLineEdit(last, self)
+        self.reason.setObjectName("reasonEdit")
+        self.reason.setMaxLength(REASON_CHARS)
+        self.reason.setPlaceholderText("optional")
+        self.reason.setToolTip(REASON_HINT)
+        self.reason.selectAll()
+        self.form.addRow("Why", self.reason)
+
+    def reason_value(self) -> str | None:
+        """The reason typed (None when none, or when the form has no such field)."""
+        return (self.reason.text().strip() or None) if self.reason is not None else None
 
     def accept(self) -> None:
         reason = self.validate()
@@ -290,6 +309,7 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
         at: str,
         parent=None,
         known: Callable[[str], bool] | None = None,
+        reason: str = "",
     ):
         super().__init__("Replace with…", parent)
         self.setObjectName("replaceDialog")
@@ -310,6 +330,7 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
         self.form.addRow("Confidence", self.confidence)
         # The successor is new evidence, entered by hand: it does not inherit the old source.
         self._add_provenance(None)
+        self.add_reason(reason)
         self.watch(self.new_object, self.at, self.confidence)
         self.new_object.setFocus()
 
@@ -339,7 +360,7 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
 class EndFactDialog(_FormDialog):
     """When an open fact stopped being true."""
 
-    def __init__(self, fact: dict, ended: str, parent=None):
+    def __init__(self, fact: dict, ended: str, parent=None, reason: str = ""):
         super().__init__("End fact", parent)
         self.setObjectName("endFactDialog")
         self._fact = fact
@@ -352,6 +373,7 @@ class EndFactDialog(_FormDialog):
         self.form.addRow(intro)
         self.ended = DateField("ended", ended, "", self)
         self.form.addRow("Ended", self.ended)
+        self.add_reason(reason)
         self.watch(self.ended)
 
     def validate(self) -> str | None:
@@ -363,6 +385,30 @@ class EndFactDialog(_FormDialog):
         except Refused as exc:  # TimeValueError
             return refusal(exc)
         return None
+
+
+class DeleteFactDialog(_FormDialog):
+    """Delete a fact for good, after saying what delete is for; with a reason (optional)."""
+
+    def __init__(self, fact: dict, parent=None, reason: str = ""):
+        super().__init__("Delete fact", parent)
+        self.setObjectName("deleteFactDialog")
+        intro = QLabel(
+            f"Delete “{html.escape(fact_in_words(fact))}” for good?<br><br>Delete is for "
+            "mistakes. A fact that stopped being true should be ended instead, so its history "
+            "stays.",
+            self,
+        )
+        intro.setTextFormat(Qt.TextFormat.RichText)
+        intro.setWordWrap(True)
+        self.form.addRow(intro)
+        self.add_reason(reason)
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText("Delete")
+        # Enter in the reason field must not delete: Cancel is the default.
+        ok.setAutoDefault(False)
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setDefault(True)
 
 
 class NameDialog(_FormDialog):

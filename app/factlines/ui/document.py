@@ -27,6 +27,7 @@ from PySide6.QtGui import QUndoStack
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui import settings as app_settings
+from factlines.ui.fact_forms import ReasonMemory
 from factlines.ui.state import AppState
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class Document(QObject):
         self.state = state
         self.settings = settings
         self.undo_stack = QUndoStack(self)
+        self.reasons = ReasonMemory()  # the last reason typed for an edit, until the app closes
         self._kg: KnowledgeGraph | None = None
         self._path: str | None = None
         self._owned = False  # opened here, so closed here

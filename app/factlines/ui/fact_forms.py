@@ -7,6 +7,7 @@ store unavailable now) is said in the form, which stays open with everything typ
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
@@ -23,11 +24,21 @@ if TYPE_CHECKING:
 NOTHING = object()
 
 
+@dataclass
+class ReasonMemory:
+    """The reason typed last for an end, a replacement or a deletion, offered again in the next
+    such form. Held by the window's document, so it lasts until the app closes; never kept in
+    settings (a reason is about one session's work)."""
+
+    last: str = ""
+
+
 class FactForms:
     """The dialogs of :class:`~factlines.ui.actions.FactActions` (a part of it)."""
 
     state: AppState
     stack: QUndoStack
+    reasons: ReasonMemory
     _dialog_parent: QWidget | None
 
     # Also uses, from FactActions: _run, _fact, _open_fact, default_end, set_single_valued,
@@ -64,7 +75,10 @@ class FactForms:
         def apply() -> str | None:
             try:
                 work = edit()
-                done[:] = [NOTHING if work is None else self._run(text(), work)]
+                reason = dialog.reason_value()
+                done[:] = [NOTHING if work is None else self._run(text(), work, reason)]
+                if dialog.reason is not None:
+                    self.reasons.last = reason or ""
             except DuplicateFact as exc:
                 self.state.select_fact(exc.fact_id)  # the one it would duplicate
                 return in_words(exc)
@@ -172,6 +186,7 @@ class FactForms:
             self.default_end(),
             parent=self._dialog_parent,
             known=self.known_entity,
+            reason=self.reasons.last,
         )
 
         def edit():
@@ -193,7 +208,9 @@ class FactForms:
         fact = self._open_fact(triple_id, "End")
         if fact is None or not self.may_write("end"):
             return False
-        dialog = EndFactDialog(fact, self.default_end(), parent=self._dialog_parent)
+        dialog = EndFactDialog(
+            fact, self.default_end(), parent=self._dialog_parent, reason=self.reasons.last
+        )
 
         def edit():
             ended = dialog.ended.value()
@@ -201,6 +218,21 @@ class FactForms:
 
         done = self._exec_applying(
             dialog, lambda: f"End {describe(fact)} at {dialog.ended.text()}", edit
+        )
+        return done is not None
+
+    def delete_fact_dialog(self, triple_id: str) -> bool:
+        """Ask before deleting a fact for good (and why, optionally); then delete it."""
+        from factlines.ui.dialogs import DeleteFactDialog
+
+        fact = self._fact(triple_id)
+        if fact is None or not self.may_write("delete"):
+            return False
+        dialog = DeleteFactDialog(fact, parent=self._dialog_parent, reason=self.reasons.last)
+        done = self._exec_applying(
+            dialog,
+            lambda: f"Delete {describe(fact)}",
+            lambda: lambda kg: kg.delete_fact(triple_id),
         )
         return done is not None
 

@@ -42,6 +42,7 @@ from factlines.ui.panels import HistoryPanels
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
+from factlines.ui.transfer_actions import TransferActions
 from factlines.ui.triple_editor import TripleEditor
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
             self,
             read_only=lambda: self.document.read_only,
             before_write=self.backups.before_write,
+            reasons=self.document.reasons,
         )
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
@@ -106,6 +108,9 @@ class MainWindow(QMainWindow):
         self.file_actions = FileActions(
             self.document, self.settings, self.report_error, self, ask=self.ask
         )
+        self.transfer = TransferActions(  # File → Import… and Export…
+            self.document, self.fact_actions, self.report_error, self, self.backups.before_write
+        )
         self._make_chart_area()
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
@@ -117,6 +122,7 @@ class MainWindow(QMainWindow):
         # The window's actions by the names they have always had: window.action_undo, …
         for owner in (
             self.file_actions,
+            self.transfer,
             self.backups,
             self.edit_actions,
             self.indexing,
@@ -214,6 +220,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.file_actions.fill(file_menu)
+        file_menu.addSeparator()
+        self.transfer.fill(file_menu)
         file_menu.addSeparator()
         self.backups.fill(file_menu)
         file_menu.addSeparator()
@@ -413,6 +421,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
         self.panels.shutdown()
+        self.transfer.shutdown()
         self.save_window()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()

@@ -1,5 +1,6 @@
 """The triple editor: the selected entity's facts in both directions, editable in place (not on
-a read-only graph: then a cell says why when pointed at)."""
+a read-only graph: then a cell says why when pointed at), and beside them the History of the
+selected fact (who wrote it, who ended it, why)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QSizePolicy,
+    QSplitter,
     QStyledItemDelegate,
     QTableView,
     QToolButton,
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from factlines.ui import style
 from factlines.ui.actions import FactActions
+from factlines.ui.fact_story import FactHistory
 from factlines.ui.models import (
     COLUMN,
     FACT_COLUMNS,
@@ -175,7 +178,16 @@ class TripleEditor(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addLayout(bar)
-        layout.addWidget(self.view, 1)
+        self.history = FactHistory(state, self)
+        self.history.setMinimumWidth(180)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("factsSplitter")
+        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(self.history)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([700, 300])  # in proportion, whatever the width
+        layout.addWidget(self.splitter, 1)
 
         self.model.refused.connect(self._show_refusal)
         state.graphChanged.connect(self.follow_write_access)

@@ -25,6 +25,11 @@ FIELD_LABELS = {
     "new object": "New object",
 }
 
+REASON_HINT = (
+    "Why you make this edit, in a few words: kept with it in Factlines' edit log and shown in "
+    "the fact's history (the last reason you typed is offered again until Factlines closes)"
+)
+
 HOW_TO_WRITE_A_TIME = "Write a day as YYYY-MM-DD, or an instant in UTC as YYYY-MM-DDTHH:MM:SSZ."
 
 

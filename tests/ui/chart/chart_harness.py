@@ -15,6 +15,7 @@ from factlines.core import temporal
 from factlines.ui.actions import FactActions
 from factlines.ui.chart import GanttChart
 from factlines.ui.state import AppState
+from ui_fixtures import dump
 
 KAI = "kai_moreno"
 LEFT = Qt.MouseButton.LeftButton
@@ -37,13 +38,8 @@ class Harness:
         self.qtbot = qtbot
 
     def rows(self) -> dict:
-        """Every row of every table, rowid included, read through a second connection."""
-        with sqlite3.connect(self.kg.db_path) as conn:
-            names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            return {
-                name: conn.execute(f"SELECT rowid, * FROM {name} ORDER BY rowid").fetchall()
-                for (name,) in names.fetchall()
-            }
+        """Every row of every table (but the edit log), read through a second connection."""
+        return dump(self.kg.db_path)
 
     def file_fact(self, triple_id: str) -> dict:
         with sqlite3.connect(self.kg.db_path) as conn:

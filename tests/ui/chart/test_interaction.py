@@ -11,9 +11,9 @@ import sqlite3
 import pytest
 from chart_harness import LEFT, NONE, drag_side, menu_action, mouse_click, mouse_drag, send_mouse
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QMessageBox
 
 from factlines.core import temporal
+from factlines.ui.actions import FactActions
 
 
 def test_cursor_follows_state_and_hides_in_all_time_mode(h):
@@ -181,8 +181,8 @@ def test_delete_from_the_context_menu_is_confirmed(h, monkeypatch):
     chart = h.chart
     before = h.rows()
     clerk = h.fact_id("recommended", "Clerk")
-    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    answers = [False, True]  # Cancel, then Delete
+    monkeypatch.setattr(FactActions, "_exec", lambda _self, dialog: answers.pop(0))
     menu = chart.bar_menu(chart.bars.layout.index_of(clerk), 0.0)
     menu_action(menu, "ganttDelete").trigger()
     assert h.rows() == before  # cancelled

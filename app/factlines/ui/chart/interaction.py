@@ -24,6 +24,7 @@ from factlines.ui.chart import look, pg_adapter
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
 from factlines.ui.fact_actions import mirror, starts_after, why_not_end
+from factlines.ui.fact_story import fact_story, story_lines
 from factlines.ui.state import AppState
 from factlines.ui.wording import fact_in_words
 
@@ -421,6 +422,9 @@ class BarPointer:
                     f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
                     f"{words} from {html.escape(span)}</span>"
                 )
+        rows += [
+            html.escape(line) for line in story_lines(fact_story(self._state.kg, fact["id"])[0])
+        ]
         read_only = self._actions.commands.read_only_reason()
         if read_only is None:
             rows.append(

@@ -1,5 +1,6 @@
 """The whole history at once, in the window: every conflict, what changed between two
-instants, the story in order, where the history is dense, and finding facts.
+instants, the story in order, where the history is dense, finding facts, and who edited what
+(the edit history of Factlines and MemPalace).
 
 :class:`HistoryPanels` makes the docks (tabbed with the Facts dock, so the chart keeps its
 room), the histogram under the as_of slider, the conflict count in the status bar and the
@@ -18,6 +19,7 @@ from factlines.ui.actions import make_action
 from factlines.ui.panels.changes import ChangesPanel
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.panels.conflicts import ConflictsPanel
+from factlines.ui.panels.edit_history import EditHistoryPanel
 from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.narrative import NarrativePanel
@@ -40,15 +42,20 @@ class HistoryPanels(QObject):
         self.changes = ChangesPanel(state, self.chart_diff, window)
         self.narrative = NarrativePanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
+        self.edit_history = EditHistoryPanel(state, window)
         self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
         self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
         self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
         self.find_dock = window._dock("findFactsDock", "Find facts", self.find_facts, bottom)
+        self.edit_history_dock = window._dock(
+            "editHistoryDock", "Edit history", self.edit_history, bottom
+        )
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
         self.changes_dock.visibilityChanged.connect(self.changes.set_visible_in_window)
         self.changes.set_visible_in_window(False)
+        self.edit_history_dock.visibilityChanged.connect(self.edit_history.set_visible_in_window)
 
         self.histogram = TimeHistogram(state, window.time_control.slider, window)
         self.histogram_bar = QToolBar("History density", window)
@@ -77,7 +84,13 @@ class HistoryPanels(QObject):
 
     @property
     def docks(self):
-        return (self.conflicts_dock, self.changes_dock, self.narrative_dock, self.find_dock)
+        return (
+            self.conflicts_dock,
+            self.changes_dock,
+            self.narrative_dock,
+            self.find_dock,
+            self.edit_history_dock,
+        )
 
     def settle_layout(self, saved) -> None:
         """After the window restored its kept layout (``saved``, None when none was kept):
