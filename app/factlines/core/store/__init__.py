@@ -18,6 +18,7 @@ from factlines.core.store.facade import (
     open_graph,
 )
 from factlines.core.store.mempalace import DIRECTIONS
+from factlines.core.store.predicate_edits import rename_words
 from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
 
 __all__ = [
@@ -38,4 +39,5 @@ __all__ = [
     "describe",
     "engine_version",
     "open_graph",
+    "rename_words",
 ]

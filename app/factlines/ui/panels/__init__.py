@@ -1,5 +1,5 @@
 """The whole history at once, in the window: every conflict, what changed between two
-instants, the story in order, where the history is dense, and finding facts.
+instants, the story in order, where the history is dense, finding facts, and the predicates.
 
 :class:`HistoryPanels` makes the docks (tabbed with the Facts dock, so the chart keeps its
 room), the histogram under the as_of slider, the conflict count in the status bar and the
@@ -21,6 +21,7 @@ from factlines.ui.panels.conflicts import ConflictsPanel
 from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.narrative import NarrativePanel
+from factlines.ui.panels.predicates import PredicatesPanel
 
 if TYPE_CHECKING:
     from factlines.ui.mainwindow import MainWindow
@@ -40,10 +41,14 @@ class HistoryPanels(QObject):
         self.changes = ChangesPanel(state, self.chart_diff, window)
         self.narrative = NarrativePanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
+        self.predicates = PredicatesPanel(
+            state, actions, lambda p: self.open_fact_search(p, True), window
+        )
         self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
         self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
         self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
         self.find_dock = window._dock("findFactsDock", "Find facts", self.find_facts, bottom)
+        self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
@@ -77,7 +82,13 @@ class HistoryPanels(QObject):
 
     @property
     def docks(self):
-        return (self.conflicts_dock, self.changes_dock, self.narrative_dock, self.find_dock)
+        return (
+            self.conflicts_dock,
+            self.changes_dock,
+            self.narrative_dock,
+            self.find_dock,
+            self.predicates_dock,
+        )
 
     def settle_layout(self, saved) -> None:
         """After the window restored its kept layout (``saved``, None when none was kept):

@@ -25,10 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.core.errors import Refused, Unavailable
+from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
-from factlines.ui.commands import run_edit
-from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
 from factlines.ui.panels.conflict_finder import ConflictFinder
 from factlines.ui.panels.conflicts_model import (
@@ -301,20 +299,4 @@ class ConflictsPanel(QWidget):
 
     def mark(self, predicate: str, single: bool = True) -> bool:
         """Mark (or unmark) a predicate single-valued: one undoable edit."""
-        verb = "Mark" if single else "Unmark"
-        text = f"{verb} {predicate} single-valued"
-        try:
-            run_edit(
-                self._state,
-                self._actions.stack,
-                text,
-                lambda kg: kg.set_single_valued(predicate, single),
-            )
-        except Refused as exc:
-            self._state.message.emit(f"{text} refused: {in_words(exc)}")
-            return False
-        except Unavailable as exc:
-            self._state.message.emit(f"{text} not done: {in_words(exc)}")
-            return False
-        self._state.message.emit(f"{text}: its overlaps are conflicts now (Undo takes it back)")
-        return True
+        return self._actions.mark_single_valued(predicate, single)
