@@ -16,10 +16,14 @@ from pathlib import Path
 
 from factlines.core.errors import Refused, Unavailable
 
-COMMANDS = ("export", "import")
+COMMANDS = ("export", "import", "predicates", "rename-predicate")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command that works on a graph without the window: these two, and the
+    vocabulary's (:mod:`factlines.cli_predicates`)."""
+    from factlines import cli_predicates
+
     parser = argparse.ArgumentParser(prog="factlines")
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser(
@@ -39,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--entity", metavar="NAME", help="only the facts with NAME (a name or an id) on either side"
     )
+    export.set_defaults(run=_export)
     imp = commands.add_parser(
         "import",
         help="add a Factlines JSON export, a CSV or MemPalace's entity_facts to a graph",
@@ -53,15 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="import the rows that pass even when others are rejected",
     )
+    imp.set_defaults(run=_import)
+    cli_predicates.add_commands(commands)
     return parser
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "export":
-            return _export(args)
-        return _import(args)
+        return args.run(args)
     except (Refused, Unavailable) as exc:
         print(f"factlines {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -101,7 +101,7 @@ def test_rename_from_the_panel_keeps_history_and_undo_puts_back_identical_rows(
         open_before
     )
     assert panel.predicate() == "employed_at"
-    assert "ended and continued as employed_at" in said[-1]
+    assert f"{len(open_before)} facts ended and continued as employed_at from" in said[-1]
     assert kg.edit_log()[0]["what"] == "Rename predicate works_at to employed_at"
 
     window.undo_stack.undo()

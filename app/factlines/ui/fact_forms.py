@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
 from factlines.core.names import predicate_id
-from factlines.core.store import KnowledgeGraph, describe, rename_words
+from factlines.core.store import KnowledgeGraph, describe, rename_words, report_words
 from factlines.ui.errors import in_words
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ class FactForms:
     ) -> dict | None:
         """Rename a predicate (``merge``: into another one), asking whether its history is
         kept: one undoable edit. Returns the store's report, None when not done."""
-        from factlines.ui.panels.predicate_dialog import RenamePredicateDialog, report_words
+        from factlines.ui.panels.predicate_dialog import RenamePredicateDialog
 
         kg = self.state.kg
         verb = "merge predicates" if merge else "rename predicates"

@@ -44,6 +44,9 @@ def team(kg):
         "ann_alike": kg.add_triple("Ann", "working_on", "Orion", valid_from="2025-03-01"),
         "bo": kg.add_triple("Bo", "workson", "Orion"),
         "bo_lives": kg.add_triple("Bo", "lives_in", "Lyon", valid_from="2020-01-01"),
+        "dee": kg.add_triple(
+            "Dee", "mentored", "Eve", valid_from="2010-01-01", valid_to="2011-01-01"
+        ),
     }  # fmt: skip
     return ids
 
@@ -209,6 +212,7 @@ def test_a_merge_target_keeps_its_own_flag_and_colour(kg, team):
         ("employed_by", "works_for", {}, "no fact has the predicate"),
         ("works_on", "works_for", {"at": "2024-13-01"}, "at="),
         ("works_on", "works_for", {"keep_history": False, "at": AT}, "only when history"),
+        ("mentored", "coached", {}, "no fact of 'mentored' is open"),
     ],
 )
 def test_refusals_say_why_and_write_nothing(kg, kg_path, team, old, new, options, words):

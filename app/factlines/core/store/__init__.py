@@ -18,7 +18,7 @@ from factlines.core.store.facade import (
     open_graph,
 )
 from factlines.core.store.mempalace import DIRECTIONS
-from factlines.core.store.predicate_edits import rename_words
+from factlines.core.store.predicate_edits import rename_words, report_words
 from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
 
 __all__ = [
@@ -40,4 +40,5 @@ __all__ = [
     "engine_version",
     "open_graph",
     "rename_words",
+    "report_words",
 ]

@@ -30,6 +30,23 @@ def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool =
     return f"{verb} {new}" + ("" if keep_history else " (rewritten in place)")
 
 
+def report_words(report: dict) -> str:
+    """What :meth:`PredicateEdits.rename_predicate` did, in numbers: ``2 facts ended and
+    continued as works_for from 2026-01-01T00:00:00Z, 1 already open as works_for``."""
+
+    def facts(n: int) -> str:
+        return f"{n:,} fact{'' if n == 1 else 's'}"
+
+    new, said = report["new"], []
+    if report["ended"]:
+        said.append(f"{facts(report['ended'])} ended and continued as {new} from {report['at']}")
+    if report["renamed"]:
+        said.append(f"{facts(report['renamed'])} renamed in place")
+    if report["duplicates"]:
+        said.append(f"{facts(len(report['duplicates']))} already open as {new}")
+    return ", ".join(said)
+
+
 class PredicateEdits:
     _store: GraphStore
 
@@ -110,7 +127,8 @@ class PredicateEdits:
         its own) and leave ``old`` once no fact carries it. Returns ``{old, new, merged, at,
         ended, opened, renamed, duplicates}`` (``at`` None in place; ``renamed`` the facts
         rewritten in place). Refused, with nothing written: an empty or unchanged name, a
-        predicate no fact carries, ``at`` without history, a read-only graph.
+        predicate no fact carries (with history kept: no open fact), ``at`` without history,
+        a read-only graph.
         """
         stored = self._stored_predicate(old)
         check_name(new, "new predicate")
@@ -150,7 +168,13 @@ class PredicateEdits:
         """End the open facts of ``old`` at ``boundary`` and open their successors."""
         facts = self._store.facts
         ended, in_place, duplicates, successors = [], [], [], []
-        for *row, started in self._store.predicates.open_rows(old, boundary):
+        rows = self._store.predicates.open_rows(old, boundary)
+        if not rows:
+            raise Refused(
+                f"no fact of {old!r} is open: with its history kept nothing would change (ended "
+                "facts keep their words); rewrite it in place to rename those"
+            )
+        for *row, started in rows:
             fact = dict(zip(TRIPLE_COLUMNS, row))
             key = (fact["subject"], fact["object"])
             if key in twins:

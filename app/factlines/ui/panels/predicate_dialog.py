@@ -3,7 +3,15 @@ predicate to merge into), and whether the history is kept, each choice said in p
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QButtonGroup, QComboBox, QLabel, QLineEdit, QRadioButton
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from factlines.core.names import predicate_id
 from factlines.ui.dialogs import _FormDialog
@@ -58,13 +66,21 @@ class RenamePredicateDialog(_FormDialog):
             self.target.textChanged.connect(self._explain)
             label = "New name"
         self.target.setObjectName("predicateEdit")
-        self.form.addRow(intro)
-        self.form.addRow(label, self.target)
-        self.note = QLabel(self)
+        self._merge = merge
+        # The name and, under it, what it will be stored as or that it merges.
+        holder = QWidget(self)
+        self.note = QLabel(holder)
         self.note.setObjectName("predicateNote")
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {NOTE_COLOR};")
-        self.form.addRow("", self.note)
+        self.target.setParent(holder)
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.target)
+        column.addWidget(self.note)
+        self.form.addRow(intro)
+        self.form.addRow(label, holder)
 
         self.keep = QRadioButton("Keep the history (recommended)", self)
         self.keep.setObjectName("keepHistory")
@@ -105,7 +121,7 @@ class RenamePredicateDialog(_FormDialog):
         stored = predicate_id(name) if name else ""
         if not name:
             note = ""
-        elif self.merges() and stored != self.old:
+        elif not self._merge and self.merges() and stored != self.old:
             note = f"{stored} is already a predicate: its facts and these become one."
         elif stored != name:
             note = f"Stored as {stored} (lower case, spaces as underscores, as MemPalace does)."
@@ -126,20 +142,3 @@ class RenamePredicateDialog(_FormDialog):
         if predicate_id(name) == self.old:
             return f"The predicate is already called {self.old}"
         return None
-
-
-def report_words(report: dict) -> str:
-    """What a rename did, in numbers: ``2 facts ended and continued as works_for, 1 already
-    open there``."""
-
-    def facts(n: int) -> str:
-        return f"{n:,} fact{'' if n == 1 else 's'}"
-
-    said = []
-    if report["ended"]:
-        said.append(f"{facts(report['ended'])} ended and continued as {report['new']}")
-    if report["renamed"]:
-        said.append(f"{facts(report['renamed'])} renamed in place")
-    if report["duplicates"]:
-        said.append(f"{facts(len(report['duplicates']))} already open as {report['new']}")
-    return ", ".join(said)
