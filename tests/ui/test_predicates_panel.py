@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton
 
+from factlines.ui import style
 from factlines.ui.panels.predicate_dialog import RenamePredicateDialog
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_query, messages_of
@@ -62,6 +63,12 @@ def test_every_predicate_listed_with_its_figures_and_signals(window, qtbot, qtmo
     panel.filter.setText("WORK")
     assert view.model().rowCount() == sum("work" in p for p in kg.predicates())
 
+    chosen = view.model().index(0, 3)
+    view.activated.emit(chosen)  # a row chosen: its facts, found
+    find = window.panels.find_facts
+    assert (find.field.text(), find.predicate_only.isChecked()) == (panel.predicate(chosen), True)
+    assert window.panels.find_dock.isVisible()
+
 
 def test_rename_from_the_panel_keeps_history_and_undo_puts_back_identical_rows(
     window, qtbot, answer_dialogs
@@ -101,12 +108,15 @@ def test_rename_from_the_panel_keeps_history_and_undo_puts_back_identical_rows(
         open_before
     )
     assert panel.predicate() == "employed_at"
+    assert kg.predicate_colours() == {"employed_at": "works_at"}
+    assert style.palette_index("employed_at") == style.palette_index("works_at")  # same colour
     assert f"{len(open_before)} facts ended and continued as employed_at from" in said[-1]
     assert kg.edit_log()[0]["what"] == "Rename predicate works_at to employed_at"
 
     window.undo_stack.undo()
     assert graph_rows(path) == before
     qtbot.waitUntil(lambda: panel.row("employed_at") is None, timeout=3000)
+    assert kg.predicate_colours() == {}
 
 
 def test_merge_in_place_into_the_look_alike(window, qtbot, answer_dialogs):
