@@ -107,7 +107,7 @@ def test_rename_from_the_panel_keeps_history_and_undo_puts_back_identical_rows(
     assert len(file_query(path, "SELECT id FROM triples WHERE predicate = 'employed_at'")) == len(
         open_before
     )
-    assert panel.predicate() == "employed_at"
+    qtbot.waitUntil(lambda: panel.predicate() == "employed_at", timeout=3000)
     assert kg.predicate_colours() == {"employed_at": "works_at"}
     assert style.palette_index("employed_at") == style.palette_index("works_at")  # same colour
     assert f"{len(open_before)} facts ended and continued as employed_at from" in said[-1]
@@ -138,7 +138,8 @@ def test_merge_in_place_into_the_look_alike(window, qtbot, answer_dialogs):
     assert window.undo_stack.undoText() == (
         "Merge predicate working_on into works_on (rewritten in place)"
     )
-    assert panel.row("working_on") is None and panel.predicate() == "works_on"
+    qtbot.waitUntil(lambda: panel.predicate() == "works_on", timeout=3000)
+    assert panel.row("working_on") is None
     window.undo_stack.undo()
     assert graph_rows(path) == before
 
@@ -179,3 +180,27 @@ def test_read_only_disables_the_edits_and_says_why(window, qtbot):
         assert not button.isEnabled()
         assert "read-only" in button.toolTip()
     assert window.findChild(QPushButton, "predicate_facts").isEnabled()
+
+
+def test_on_a_big_graph_the_figures_are_read_off_the_ui_thread(window, qtbot):
+    panel = shown_panel(window, qtbot)
+    query = panel.query
+    query.thread_above = 0  # every graph is big now
+    said = []
+    query.running.connect(said.append)
+    assert panel.row("advises") is None
+    window.kg.add_triple("Kai Moreno", "advises", "Ana Ruiz")
+    qtbot.waitUntil(lambda: panel.row("advises") is not None, timeout=10000)
+    assert said and said[0].startswith("Finding predicates among")
+    assert panel.summary.text().startswith(f"{len(window.kg.predicates())} predicates")
+
+
+def test_out_of_sight_the_panel_reads_nothing_until_shown(window, qtbot):
+    panel = shown_panel(window, qtbot)
+    window.panels.predicates_dock.hide()
+    assert not panel.isVisible()
+    window.kg.add_triple("Kai Moreno", "advises", "Ana Ruiz")
+    qtbot.wait(500)
+    assert panel.row("advises") is None
+    window.panels.show_dock(window.panels.predicates_dock)
+    qtbot.waitUntil(lambda: panel.row("advises") is not None, timeout=3000)

@@ -136,5 +136,6 @@ class HistoryPanels(QObject):
         menu.addAction(self.histogram_bar.toggleViewAction())
 
     def shutdown(self) -> None:
-        """Before the store closes: let a conflicts run on its own connection finish."""
+        """Before the store closes: let a run on its own connection finish."""
         self.conflicts.finder.wait()
+        self.predicates.query.wait()

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
 from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.conflict_finder import ConflictFinder
 from factlines.ui.panels.conflicts_model import (
     KIND_PLURALS,
     KIND_WORDS,
@@ -39,6 +38,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -77,7 +77,13 @@ class ConflictsPanel(QWidget):
         self._state = state
         self._actions = actions
         self.model = ConflictsModel(state, self)
-        self.finder = ConflictFinder(state, self)
+        self.finder = GraphQuery(
+            state,
+            lambda kg: (kg.conflicts(), kg.single_valued_suggestions()),
+            ([], []),
+            "conflicts",
+            self,
+        )
 
         self.summary = QLabel(self)
         self.summary.setObjectName("conflictsSummary")
@@ -137,7 +143,7 @@ class ConflictsPanel(QWidget):
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_fixes())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
         self.finder.running.connect(self._running)
-        self.finder.found.connect(self._found)
+        self.finder.found.connect(lambda answer: self._found(*answer))
         self.finder.failed.connect(self._failed)
         state.dataChanged.connect(self._written)
         self.finder.refresh_now()

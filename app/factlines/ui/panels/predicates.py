@@ -2,14 +2,14 @@
 and the edits that tidy it (rename, merge into another, mark single-valued), each one undo step.
 
 Choosing a row (its view's ``activated``) lists the predicate's facts in the fact search. The
-table follows every write (the state's ``dataChanged``), read again when it is in sight.
+table follows every write, read again while it is in sight (off the UI thread on a big graph).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -20,10 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.core.errors import Refused, Unavailable
 from factlines.ui.actions import FactActions
-from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.panels.predicates_model import PREDICATE_ROLE, SORT_ROLE, PredicatesModel
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
@@ -58,12 +57,11 @@ class PredicatesPanel(QWidget):
         self._state = state
         self._actions = actions
         self._show_facts = show_facts
-        self._stale = True
-        # Several writes in a row (an import, an undo of many steps): one reading after them.
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self.refresh)
+        self._wanted: str | None = None  # the row to make current when the rows come
+        # Read again after writes, while in sight; off the UI thread on a big graph.
+        self.query = GraphQuery(state, lambda kg: kg.predicate_stats(), [], "predicates", self)
+        self.query.set_paused(True)
+        self.query.refresh_now()  # noted, and asked once the panel is shown
         self.model = PredicatesModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -110,33 +108,25 @@ class PredicatesPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
-        state.dataChanged.connect(self._written)
-        state.graphChanged.connect(self._written)
+        self.query.running.connect(self.summary.setText)
+        self.query.found.connect(self._found)
+        self.query.failed.connect(self.summary.setText)
+        state.graphChanged.connect(self._update_buttons)
         self._update_buttons()
 
     # ── Reading ───────────────────────────────────────────────────────────
 
-    def _written(self, *_touched) -> None:
-        """The graph changed: read it again now when in sight, else when next shown."""
-        self._stale = True
-        if self.isVisible():
-            self._timer.start()
-
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._stale:
-            self.refresh()
+        self.query.set_paused(False)
 
-    def refresh(self) -> None:
-        self._stale = False
-        self._timer.stop()
-        current = self.predicate()
-        kg = self._state.kg
-        try:
-            rows = kg.predicate_stats() if kg is not None and not kg.closed else []
-        except (Refused, Unavailable) as exc:
-            self.summary.setText(f"Predicates not read: {in_words(exc)}")
-            return
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self.query.set_paused(True)
+        self.query.refresh_now()  # noted, and asked once the panel is shown
+
+    def _found(self, rows: list[dict]) -> None:
+        current, self._wanted = self._wanted or self.predicate(), None
         self.model.set_rows(rows)
         self.summary.setText(summary_words(rows))
         if current is not None:
@@ -216,12 +206,9 @@ class PredicatesPanel(QWidget):
             return self._actions.mark_single_valued(predicate, not row["single_valued"])
         alike = row["near_duplicates"][0] if row["near_duplicates"] else None
         report = self._actions.rename_predicate_dialog(predicate, name == "merge", alike)
-        if report is None:
-            return False
-        if self._stale:
-            self.refresh()
-        self.select(report["new"])
-        return True
+        if report is not None:
+            self._wanted = report["new"]  # current once the rows are read again
+        return report is not None
 
     def _context_menu(self, pos) -> None:
         index = self.view.indexAt(pos)
