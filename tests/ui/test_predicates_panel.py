@@ -4,6 +4,7 @@ back identical rows; single-valued marked with one click."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton
 
@@ -204,3 +205,37 @@ def test_out_of_sight_the_panel_reads_nothing_until_shown(window, qtbot):
     assert panel.row("advises") is None
     window.panels.show_dock(window.panels.predicates_dock)
     qtbot.waitUntil(lambda: panel.row("advises") is not None, timeout=3000)
+
+
+@pytest.mark.slow
+def test_ten_thousand_facts_renamed_from_the_panel_undo_to_identical_rows(
+    kg, kg_path, qtbot, isolated_settings, answer_dialogs
+):
+    from factlines.ui import MainWindow
+
+    kg.insert_rows("entities", [{"id": f"e{i}", "name": f"E {i}"} for i in range(1_000)])
+    kg.insert_rows(
+        "triples",
+        [
+            {
+                "id": f"t_{i}",
+                "subject": f"e{i % 1_000}",
+                "predicate": "works_on",
+                "object": f"e{(i * 7) % 1_000}",
+                "valid_from": f"20{10 + i % 15}-0{1 + i % 9}-01",
+                "valid_to": None if i % 3 else "2025-12-31",
+            }
+            for i in range(10_000)
+        ],
+    )
+    window = MainWindow(kg, settings=str(isolated_settings))
+    qtbot.addWidget(window)
+    window.show()
+    panel = shown_panel(window, qtbot)
+    before = graph_rows(kg_path)
+    assert panel.select("works_on")
+    answer_dialogs.append(lambda dialog: dialog.target.setText("works_for"))
+    assert panel.run("rename")
+    assert graph_rows(kg_path) != before
+    window.undo_stack.undo()
+    assert graph_rows(kg_path) == before
