@@ -3,14 +3,15 @@ renaming and merging with history kept or in place, checked in the file itself."
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 import pytest
 
-from factlines import Refused, open_graph
+from factlines import KnowledgeGraph, Refused, open_graph
 from factlines.core.errors import ReadOnlyGraph
 from factlines.core.vocabulary import drift_key, inflection_key, near_duplicates
-from store_helpers import dump
+from store_helpers import dump, mempalace_class
 
 AT = "2026-01-01T00:00:00Z"
 
@@ -288,3 +289,29 @@ def test_ten_thousand_facts_undone_to_identical_rows(kg, kg_path, keep_history):
     assert dump(kg_path) != before
     kg.revert(change)
     assert dump(kg_path) == before
+
+
+def test_history_kept_is_mempalaces_rewrite_of_every_open_fact(kg, kg_path, team, tmp_path):
+    """The same file renamed by us, and by MemPalace 3.11's own ``rewrite`` of each open fact
+    at the same instant, holds the same facts (ids and ``extracted_at`` aside)."""
+    kg.close()
+    theirs_path = tmp_path / "theirs.sqlite3"
+    shutil.copy(kg_path, theirs_path)
+    with KnowledgeGraph(kg_path) as ours:
+        ours.rename_predicate("works_on", "works_for", at=AT)
+    theirs = mempalace_class()(str(theirs_path))
+    for tid, _, _, obj, *_ in _rows(theirs_path, "predicate = 'works_on' AND valid_to IS NULL"):
+        assert theirs.rewrite(tid, "works_for", obj, at=AT) is not None
+    theirs.close()
+
+    def facts(path):
+        with sqlite3.connect(str(path)) as conn:
+            return sorted(
+                conn.execute(
+                    "SELECT subject, predicate, object, valid_from, valid_to, confidence, "
+                    "source_closet, source_file, source_drawer_id, adapter_name FROM triples"
+                ).fetchall(),
+                key=repr,
+            )
+
+    assert facts(kg_path) == facts(theirs_path)
