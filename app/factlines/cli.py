@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from factlines import __version__
-from factlines.cli_transfer import COMMANDS as TRANSFER_COMMANDS
+from factlines.cli_transfer import COMMANDS
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -25,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Browse and hand-edit a temporal knowledge graph (MemPalace's SQLite file).",
         epilog="Without PATH or --demo: the last file, else ~/.mempalace/knowledge_graph.sqlite3, "
         "else a new empty graph in the platform's data folder. Data in and out: "
-        "'factlines export --help', 'factlines import --help', 'factlines copy --help'.",
+        "'factlines export --help', 'factlines import --help', 'factlines copy --help'. "
+        "The vocabulary: "
+        "'factlines predicates --help', 'factlines rename-predicate --help'.",
     )
     parser.add_argument("--version", action="version", version=f"factlines {__version__}")
     parser.add_argument("path", nargs="?", help="the knowledge graph file to open")
@@ -62,10 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments and arguments[0] in TRANSFER_COMMANDS:
-        from factlines.cli_transfer import main as transfer
+    if arguments and arguments[0] in COMMANDS:
+        from factlines.cli_transfer import main as command
 
-        return transfer(arguments)
+        return command(arguments)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.demo and args.path:

@@ -18,10 +18,14 @@ import time
 
 from factlines.core.errors import Refused, Unavailable
 
-COMMANDS = ("export", "import", "copy")
+COMMANDS = ("export", "import", "copy", "predicates", "rename-predicate")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command that works on a graph without the window: these two, and the
+    vocabulary's (:mod:`factlines.cli_predicates`)."""
+    from factlines import cli_predicates
+
     parser = argparse.ArgumentParser(prog="factlines")
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser(
@@ -41,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--entity", metavar="NAME", help="only the facts with NAME (a name or an id) on either side"
     )
+    export.set_defaults(run=_export)
     imp = commands.add_parser(
         "import",
         help="add a Factlines JSON export, a CSV or MemPalace's entity_facts to a graph",
@@ -66,14 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     copy.add_argument("source", metavar="SRC", help="the knowledge graph to copy")
     copy.add_argument("target", metavar="DST", help="where the copy goes (new, or an empty graph)")
+    copy.set_defaults(run=_copy)
+    imp.set_defaults(run=_import)
+    cli_predicates.add_commands(commands)
     return parser
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    command = {"export": _export, "import": _import, "copy": _copy}[args.command]
     try:
-        return command(args)
+        return args.run(args)
     except (Refused, Unavailable) as exc:
         print(f"factlines {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -216,6 +216,21 @@ class FactActions(FactForms, QObject):
 
         return self._edit("Set single-valued predicates", apply) is not None
 
+    def mark_single_valued(self, predicate: str, single: bool = True) -> bool:
+        """Mark (or unmark) one predicate single-valued: one undoable edit."""
+        verb = "Mark" if single else "Unmark"
+        text = f"{verb} {predicate} single-valued"
+
+        def mark(kg: KnowledgeGraph) -> bool:
+            kg.set_single_valued(predicate, single)
+            return True
+
+        if self._edit(text, mark) is None:
+            return False
+        said = "its overlaps are conflicts now" if single else "its overlaps are allowed again"
+        self.state.message.emit(f"{text}: {said} (Undo takes it back)")
+        return True
+
     # The selected fact's commands, one slot each for the menus, keys and buttons
     def edit_selected(self, _checked: bool = False) -> None:
         self._on_selected("Edit", self.edit_fact_dialog)

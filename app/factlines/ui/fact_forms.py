@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
-from factlines.core.store import KnowledgeGraph, describe
+from factlines.core.names import predicate_id
+from factlines.core.store import KnowledgeGraph, describe, rename_words, report_words
 from factlines.ui.errors import in_words
 
 if TYPE_CHECKING:
@@ -309,3 +310,35 @@ class FactForms:
         if not self._exec(dialog):
             return False
         return self.set_single_valued(dialog.values())
+
+    def rename_predicate_dialog(
+        self, predicate: str, merge: bool = False, suggested: str | None = None
+    ) -> dict | None:
+        """Rename a predicate (``merge``: into another one), asking whether its history is
+        kept: one undoable edit. Returns the store's report, None when not done."""
+        from factlines.ui.panels.predicate_dialog import RenamePredicateDialog
+
+        kg = self.state.kg
+        verb = "merge predicates" if merge else "rename predicates"
+        if kg is None or not self.may_write(verb):
+            return None
+        dialog = RenamePredicateDialog(
+            predicate, kg.predicates(), merge, suggested, self._dialog_parent
+        )
+
+        def text() -> str:
+            return rename_words(
+                predicate,
+                predicate_id(dialog.new_name()),
+                keep_history=dialog.keep_history,
+                merge=dialog.merges(),
+            )
+
+        def edit():
+            name, keep = dialog.new_name(), dialog.keep_history
+            return lambda kg: kg.rename_predicate(predicate, name, keep_history=keep)
+
+        report = self._exec_applying(dialog, text, edit)
+        if report is not None:
+            self.state.message.emit(f"{text()}: {report_words(report)} (Undo takes it back)")
+        return report

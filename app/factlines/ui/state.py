@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines.core import temporal
 from factlines.core.store import KnowledgeGraph, Touched
+from factlines.ui import style
 from factlines.ui.entity_facts import EntityFacts, FactsPatch
 
 
@@ -47,6 +48,7 @@ class AppState(QObject):
         self._kg = kg
         if kg is not None:
             kg.add_listener(self._store_wrote)
+        self._follow_colours(Touched.all_rows())
         self._forget_facts()
         self._entity = None
         self._fact = None
@@ -119,10 +121,19 @@ class AppState(QObject):
             self.select_entity(None)
         if fact and (touched.everything or fact in touched.facts) and not kg.has_fact(fact):
             self.select_fact(None)
+        self._follow_colours(touched)
         patch = self._facts.apply(touched) if self._facts is not None else FactsPatch()
         self.dataChanged.emit(touched)
         if patch:
             self.factsChanged.emit(patch)
+
+    def _follow_colours(self, touched: Touched) -> None:
+        """The graph's own predicate colours (a renamed predicate keeps its colour), before the
+        views hear of the change and paint."""
+        kg = self._kg
+        if touched.everything or touched.settings:
+            open_ = kg is not None and not kg.closed
+            style.set_predicate_colours(kg.predicate_colours() if open_ else {})
 
     def reload_soon(self) -> None:
         """Everything may have changed: reload once, when the event loop next runs (several

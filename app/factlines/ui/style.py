@@ -218,9 +218,25 @@ def colors() -> dict:
 PALETTE_SALT = 101311
 
 
+# The open graph's predicates that wear another name's colour (``kg.predicate_colours()``: a
+# renamed predicate keeps the colour it had), set by the state when the graph or it changes.
+_colour_names: dict[str, str] = {}
+
+
+def set_predicate_colours(names: dict[str, str]) -> bool:
+    """Colour each predicate of ``names`` as the name it maps to; True when that changed."""
+    if names == _colour_names:
+        return False
+    _colour_names.clear()
+    _colour_names.update(names)
+    _predicate_brushes.clear()
+    return True
+
+
 def palette_index(predicate: str) -> int:
     """A predicate's place in the palette (the chart keeps colours as these indices)."""
     text = stored_text(predicate)  # a BLOB (raw SQL) gets a colour too
+    text = _colour_names.get(text, text)
     return zlib.crc32(text.encode("utf-8", "surrogatepass"), PALETTE_SALT) % len(LIGHT_PALETTE)
 
 

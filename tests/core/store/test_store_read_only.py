@@ -338,6 +338,7 @@ def _arguments(name: str) -> tuple:
         "set_entity_properties": ("Kai", {"a": 1}),
         "merge_entities": ("Ann", "Kai"),
         "set_single_valued": ("works_on",),
+        "rename_predicate": ("works_on", "works_for"),
         "revert": (None,),
         "reapply": (None,),
         "build_indexes": (),

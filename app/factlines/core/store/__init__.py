@@ -21,6 +21,7 @@ from factlines.core.store.facade import (
     same_graph,
 )
 from factlines.core.store.mempalace import DIRECTIONS
+from factlines.core.store.predicate_edits import rename_words, report_words
 from factlines.core.store.rows import ENTITY_ORDERS, PROVENANCE, describe
 
 __all__ = [
@@ -43,5 +44,7 @@ __all__ = [
     "engine_version",
     "graph_exists",
     "open_graph",
+    "rename_words",
+    "report_words",
     "same_graph",
 ]

@@ -27,6 +27,7 @@ _LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "d
 
 class EditHistory:
     _store: GraphStore
+    _logging = False  # inside a logged block
 
     @contextmanager
     def logged(self, what: str, reason: str | None = None) -> Iterator[None]:
@@ -34,17 +35,27 @@ class EditHistory:
         ``what`` (the undo step's words), ``reason`` (optional, the person's why), the time
         (UTC) and every row the block wrote, before and after. Works inside
         :meth:`recording` (the log entry itself is not part of the undo step). Nothing is
-        logged when the block changed nothing, and nothing at all when it fails."""
+        logged when the block changed nothing, and nothing at all when it fails. A logged
+        block inside another (an edit that logs itself, run by a command that logs) is part of
+        the outer one's entry."""
         if not isinstance(what, str) or not what.strip():
             raise Refused("an edit needs words saying what it does")
         if reason is not None and not isinstance(reason, str):
             raise Refused("a reason must be text")
         self._store.refuse_writes()
         entry = {"what": what.strip(), "reason": (reason or "").strip() or None, "tool": TOOL}
-        with self._store.transaction(), self._store.recording() as change:
-            yield
-            entry["at"] = temporal.now_instant()
-            self._store.edit_log.write(entry, change)
+        with self._store.transaction():  # holds the lock: no other thread logs meanwhile
+            if self._logging:
+                yield
+                return
+            self._logging = True
+            try:
+                with self._store.recording() as change:
+                    yield
+                    entry["at"] = temporal.now_instant()
+                    self._store.edit_log.write(entry, change)
+            finally:
+                self._logging = False
 
     def edit_log(self, limit: int = 100, offset: int = 0) -> list[dict]:
         """Factlines' logged edits, newest first: ``{id, at, what, reason, tool, facts,

@@ -13,8 +13,22 @@ from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id
 from factlines.core.store.mempalace import properties_json
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.protocol import FactStore, GraphStore
 from factlines.core.store.rows import ENTITY_ORDERS
+
+
+def keep_earlier_start(
+    facts: FactStore, survivor_id: str, survivor_from: str | None, valid_from: str | None
+) -> str | None:
+    """Where two open copies of one fact become one: the survivor starts at the earlier of
+    the two starts (an unknown start is the earliest). Returns the survivor's start."""
+    if valid_from is None or (
+        survivor_from is not None
+        and temporal.start_key(valid_from) < temporal.start_key(survivor_from)
+    ):
+        facts.update(survivor_id, {"valid_from": valid_from})
+        return valid_from
+    return survivor_from
 
 
 class EntityEdits:
@@ -137,12 +151,7 @@ class EntityEdits:
                 if survivor is None:
                     facts.update(tid, {"subject": new_sub, "object": new_obj})
                     continue
-                survivor_id, survivor_from = survivor
-                if vf is None or (
-                    survivor_from is not None
-                    and temporal.start_key(vf) < temporal.start_key(survivor_from)
-                ):
-                    facts.update(survivor_id, {"valid_from": vf})
+                keep_earlier_start(facts, *survivor, vf)
                 facts.delete(tid)
             self._store.entities.delete(src["id"])
         return dst["id"]

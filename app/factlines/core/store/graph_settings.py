@@ -1,6 +1,7 @@
 """The app's own settings of one graph, kept in the graph itself (``fl_meta``, which MemPalace
-ignores) so that they travel with the file: which predicates are single-valued, and whatever
-else the app keeps per graph (a copy of the graph carries them all)."""
+ignores) so that they travel with the file: which predicates are single-valued, which
+predicates wear another name's colour (a renamed predicate keeps the colour it had), and
+whatever else the app keeps per graph (a copy of the graph carries them all)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from factlines.core.names import check_name, predicate_id
 from factlines.core.store.protocol import GraphStore
 
 SINGLE_VALUED = "single_valued_predicates"
+COLOURS = "predicate_colours"
 
 
 class GraphSettings:
@@ -40,3 +42,30 @@ class GraphSettings:
                 if not isinstance(key, str) or not isinstance(value, str):
                     raise Refused(f"a graph setting is text under a text key, not {key!r}")
                 self._store.set_meta(key, value)
+
+    def predicate_colours(self) -> dict[str, str]:
+        """``{predicate: name}``: the predicates drawn in the colour another name has (the
+        app colours a predicate by a name; by default its own)."""
+        value = self._store.get_meta(COLOURS)
+        return dict(json.loads(value)) if value else {}
+
+    def _settings_follow(self, old: str, new: str, merged: bool, old_left: bool) -> None:
+        """After renaming ``old`` to ``new``: a new name takes the old one's single-valued flag
+        and colour (a merge target keeps its own); the old name keeps them while facts still
+        carry it (history), and gives them up when none do."""
+        single = set(self.single_valued_predicates())
+        colours = self.predicate_colours()
+        wanted_single, wanted_colours = set(single), dict(colours)
+        if not merged:
+            if old in single:
+                wanted_single.add(new)
+            if colours.get(old, old) != new:
+                wanted_colours[new] = colours.get(old, old)
+        if not old_left:
+            wanted_single.discard(old)
+            wanted_colours.pop(old, None)
+        if wanted_single != single:
+            self._store.set_meta(SINGLE_VALUED, json.dumps(sorted(wanted_single)))
+        if wanted_colours != colours:
+            value = json.dumps(dict(sorted(wanted_colours.items()))) if wanted_colours else None
+            self._store.set_meta(COLOURS, value)

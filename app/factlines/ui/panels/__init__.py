@@ -1,6 +1,6 @@
 """The whole history at once, in the window: every conflict, what changed between two
 instants, the story in order, where the history is dense, finding facts, and who edited what
-(the edit history of Factlines and MemPalace).
+(the edit history of Factlines and MemPalace) and the predicates.
 
 :class:`HistoryPanels` makes the docks (tabbed with the Facts dock, so the chart keeps its
 room), the histogram under the as_of slider, the conflict count in the status bar and the
@@ -23,6 +23,7 @@ from factlines.ui.panels.edit_history import EditHistoryPanel
 from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.narrative import NarrativePanel
+from factlines.ui.panels.predicates import PredicatesPanel
 
 if TYPE_CHECKING:
     from factlines.ui.mainwindow import MainWindow
@@ -43,6 +44,9 @@ class HistoryPanels(QObject):
         self.narrative = NarrativePanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
         self.edit_history = EditHistoryPanel(state, window)
+        self.predicates = PredicatesPanel(
+            state, actions, lambda p: self.open_fact_search(p, True), window
+        )
         self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
         self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
         self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
@@ -50,6 +54,7 @@ class HistoryPanels(QObject):
         self.edit_history_dock = window._dock(
             "editHistoryDock", "Edit history", self.edit_history, bottom
         )
+        self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
@@ -90,6 +95,7 @@ class HistoryPanels(QObject):
             self.narrative_dock,
             self.find_dock,
             self.edit_history_dock,
+            self.predicates_dock,
         )
 
     def settle_layout(self, saved) -> None:
@@ -138,5 +144,6 @@ class HistoryPanels(QObject):
         menu.addAction(self.histogram_bar.toggleViewAction())
 
     def shutdown(self) -> None:
-        """Before the store closes: let a conflicts run on its own connection finish."""
+        """Before the store closes: let a run on its own connection finish."""
         self.conflicts.finder.wait()
+        self.predicates.query.wait()

@@ -25,12 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.core.errors import Refused, Unavailable
+from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
-from factlines.ui.commands import run_edit
-from factlines.ui.errors import in_words
 from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.conflict_finder import ConflictFinder
 from factlines.ui.panels.conflicts_model import (
     KIND_PLURALS,
     KIND_WORDS,
@@ -41,6 +38,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -79,7 +77,13 @@ class ConflictsPanel(QWidget):
         self._state = state
         self._actions = actions
         self.model = ConflictsModel(state, self)
-        self.finder = ConflictFinder(state, self)
+        self.finder = GraphQuery(
+            state,
+            lambda kg: (kg.conflicts(), kg.single_valued_suggestions()),
+            ([], []),
+            "conflicts",
+            self,
+        )
 
         self.summary = QLabel(self)
         self.summary.setObjectName("conflictsSummary")
@@ -139,7 +143,7 @@ class ConflictsPanel(QWidget):
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_fixes())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
         self.finder.running.connect(self._running)
-        self.finder.found.connect(self._found)
+        self.finder.found.connect(lambda answer: self._found(*answer))
         self.finder.failed.connect(self._failed)
         state.dataChanged.connect(self._written)
         self.finder.refresh_now()
@@ -301,20 +305,4 @@ class ConflictsPanel(QWidget):
 
     def mark(self, predicate: str, single: bool = True) -> bool:
         """Mark (or unmark) a predicate single-valued: one undoable edit."""
-        verb = "Mark" if single else "Unmark"
-        text = f"{verb} {predicate} single-valued"
-        try:
-            run_edit(
-                self._state,
-                self._actions.stack,
-                text,
-                lambda kg: kg.set_single_valued(predicate, single),
-            )
-        except Refused as exc:
-            self._state.message.emit(f"{text} refused: {in_words(exc)}")
-            return False
-        except Unavailable as exc:
-            self._state.message.emit(f"{text} not done: {in_words(exc)}")
-            return False
-        self._state.message.emit(f"{text}: its overlaps are conflicts now (Undo takes it back)")
-        return True
+        return self._actions.mark_single_valued(predicate, single)

@@ -24,6 +24,7 @@ from factlines.core.store.sqlite.editlog import SQLiteEditLog
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
 from factlines.core.store.sqlite.history import SQLiteHistory
+from factlines.core.store.sqlite.predicates import SQLitePredicates
 from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
@@ -45,6 +46,7 @@ class SQLiteStore:
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)
         self.history = SQLiteHistory(self._db)
+        self.predicates = SQLitePredicates(self._db)
         self.bulk = SQLiteBulk(self._db)
         self.edit_log = SQLiteEditLog(self._db)
         self._seen_data_version = self._version()

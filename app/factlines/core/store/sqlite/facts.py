@@ -72,10 +72,12 @@ class SQLiteFacts:
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         """(id, valid_from) of the open facts (subject, predicate, object)."""
+        # ``+predicate``: search by the subject's index. Without statistics SQLite takes the
+        # predicate's, which holds a good share of the graph (milliseconds per add at 100k).
         with self._db.read() as conn:
             return conn.execute(
                 "SELECT id, valid_from FROM triples "
-                "WHERE subject = ? AND predicate = ? AND object = ? AND valid_to IS NULL",
+                "WHERE subject = ? AND +predicate = ? AND object = ? AND valid_to IS NULL",
                 (sid, pred, oid),
             ).fetchall()
 
@@ -101,6 +103,20 @@ class SQLiteFacts:
             self._db.touch(conn, "triples", tid)
             assignments = ", ".join(f"{column} = ?" for column in values)
             conn.execute(f"UPDATE triples SET {assignments} WHERE id = ?", [*values.values(), tid])
+
+    def update_many(self, tids: list[str], values: dict) -> None:
+        """Set the same ``values`` on every row of ``tids`` (one statement, run per row)."""
+        self._check(values)
+        if not values or not tids:
+            return
+        with self._db.transaction() as conn:
+            for tid in tids:
+                self._db.touch(conn, "triples", tid)
+            assignments = ", ".join(f"{column} = ?" for column in values)
+            conn.executemany(
+                f"UPDATE triples SET {assignments} WHERE id = ?",
+                ([*values.values(), tid] for tid in tids),
+            )
 
     def delete(self, tid: str) -> None:
         with self._db.transaction() as conn:

@@ -1,0 +1,232 @@
+"""The graph's predicates as a vocabulary: figures and audit signals per predicate, and
+renaming or merging one, with its history kept or rewritten in place (contract §5.1).
+
+With history kept, a rename is MemPalace's ``rewrite`` for every open fact of the predicate at
+one instant: the old fact ends there and its successor, the same fact in the new words, opens
+there. Rewritten in place, the old wording was simply wrong: every fact of it, ended ones too,
+takes the new predicate and keeps its id.
+"""
+
+from __future__ import annotations
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.names import check_name, new_triple_id, predicate_id
+from factlines.core.store.entity_edits import keep_earlier_start
+from factlines.core.store.protocol import GraphStore
+from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.vocabulary import near_duplicates
+
+# What a successor copies from the fact it continues (MemPalace's rewrite: rewording is not new
+# evidence); ``extracted_at`` is stamped anew, as MemPalace's insert does.
+_CARRIED = ("subject", "object", "confidence", "source_closet", "source_file",
+            "source_drawer_id", "adapter_name")  # fmt: skip
+_SUCCESSOR_COLUMNS = ("id", "predicate", "valid_from", "valid_to", *_CARRIED)
+
+
+def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool = False) -> str:
+    """The words of a rename as the undo step and the edit log say them."""
+    verb = f"Merge predicate {old} into" if merge else f"Rename predicate {old} to"
+    return f"{verb} {new}" + ("" if keep_history else " (rewritten in place)")
+
+
+def report_words(report: dict) -> str:
+    """What :meth:`PredicateEdits.rename_predicate` did, in numbers: ``2 facts ended and
+    continued as works_for from 2026-01-01T00:00:00Z, 1 already open as works_for``."""
+
+    def facts(n: int) -> str:
+        return f"{n:,} fact{'' if n == 1 else 's'}"
+
+    new, said = report["new"], []
+    if report["ended"]:
+        said.append(f"{facts(report['ended'])} ended and continued as {new} from {report['at']}")
+    if report["renamed"]:
+        said.append(f"{facts(report['renamed'])} renamed in place")
+    if report["duplicates"]:
+        said.append(f"{facts(len(report['duplicates']))} already open as {new}")
+    return ", ".join(said)
+
+
+class PredicateEdits:
+    _store: GraphStore
+
+    # Also uses, from the façade's other parts: logged (EditHistory), single_valued_predicates
+    # and _settings_follow (GraphSettings).
+
+    def predicate_stats(self) -> list[dict]:
+        """Every predicate with its figures and MemPalace's audit signals, by predicate:
+        ``{predicate, facts, open, current, ended, subjects, objects, single_valued,
+        near_duplicates, signals}``.
+
+        ``current`` counts the facts valid now (contract §2.4), ``open`` those without an end,
+        ``ended`` those with one (so ``open + ended == facts``); ``subjects`` and ``objects``
+        the distinct entities on each side. ``near_duplicates`` are the other predicates that
+        look like the same relation written otherwise (:mod:`factlines.core.vocabulary`), the
+        most used first. ``signals``, in words: ``one-off`` (a single fact ever carried it),
+        ``near-duplicate of P`` (the most used look-alike), ``ended only`` (no open fact: what
+        a rename with history leaves behind), ``single-valued`` (marked so).
+        """
+        rows = self._store.predicates.stats(temporal.now_instant())
+        used = {row[0]: row[1] for row in rows}
+        alike = near_duplicates(sorted(used, key=lambda p: (-used[p], str(p))))
+        marked = set(self.single_valued_predicates())
+        stats = []
+        for predicate, facts, open_, current, ended, subjects, objects in rows:
+            others = alike.get(predicate, [])
+            signals = []
+            if facts == 1:
+                signals.append("one-off")
+            if others:
+                more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""
+                signals.append(f"near-duplicate of {others[0]}{more}")
+            if open_ == 0:
+                signals.append("ended only")
+            if predicate in marked:
+                signals.append("single-valued")
+            stats.append(
+                {
+                    "predicate": predicate,
+                    "facts": facts,
+                    "open": open_,
+                    "current": current,
+                    "ended": ended,
+                    "subjects": subjects,
+                    "objects": objects,
+                    "single_valued": predicate in marked,
+                    "near_duplicates": others,
+                    "signals": signals,
+                }
+            )
+        return stats
+
+    def rename_predicate(
+        self,
+        old: str,
+        new: str,
+        *,
+        keep_history: bool = True,
+        at: str | None = None,
+        reason: str | None = None,
+    ) -> dict:
+        """Rename predicate ``old`` to ``new`` (§3.3's form), or merge it into ``new`` when
+        facts already carry that; one write, logged in the edit log with ``reason``.
+
+        ``keep_history`` (the default): every open fact of ``old`` that had begun by ``at``
+        (§2.7: default now, a day is its first second) ends at that instant and its successor
+        opens there with ``new``, the same subject, object, confidence and provenance; ended
+        facts keep ``old``. An open fact not begun by then has no history in the old words and
+        is renamed in place. Otherwise (``keep_history=False``, "the old wording was simply
+        wrong") every fact of ``old`` takes ``new`` in place, keeping its id.
+
+        An open fact whose (subject, object) is already open under ``new`` is not doubled:
+        with history it is ended and no successor opened; in place it is removed and the one
+        under ``new`` keeps the earlier start. Each is reported in ``duplicates`` as
+        ``(old fact id, id of the fact under new)``.
+
+        The single-valued flag and the colour of ``old`` go to a new name (a merge target keeps
+        its own) and leave ``old`` once no fact carries it. Returns ``{old, new, merged, at,
+        ended, opened, renamed, duplicates}`` (``at`` None in place; ``renamed`` the facts
+        rewritten in place). Refused, with nothing written: an empty or unchanged name, a
+        predicate no fact carries (with history kept: no open fact), ``at`` without history,
+        a read-only graph.
+        """
+        stored = self._stored_predicate(old)
+        check_name(new, "new predicate")
+        target = predicate_id(new.strip())
+        if target == stored:
+            raise Refused(f"the predicate is already called {target!r}: nothing to rename")
+        if not keep_history and at is not None:
+            raise Refused("a time applies only when history is kept (in place has no instant)")
+        boundary = temporal.boundary(at) if keep_history else None
+        merge = self._store.predicates.count(target) > 0
+        words = rename_words(stored, target, keep_history=keep_history, merge=merge)
+        with self.logged(words, reason):
+            # (subject, object) → (id, valid_from) of the facts open under the new name.
+            twins = {
+                (row[1], row[3]): (row[0], row[4])
+                for row in self._store.predicates.open_rows(target, None)
+            }
+            if keep_history:
+                report = self._succeed(stored, target, boundary, twins)
+            else:
+                report = self._rewrite(stored, target, twins)
+            old_left = self._store.predicates.count(stored) > 0
+            self._settings_follow(stored, target, merge, old_left)
+        return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
+
+    def _stored_predicate(self, old: str) -> str:
+        """``old`` as the facts carry it: as given, else in §3.3's form; refused when no fact
+        carries either."""
+        if not isinstance(old, str) or not old.strip():
+            raise Refused("name the predicate to rename")
+        for candidate in (old, predicate_id(old.strip())):
+            if self._store.predicates.count(candidate):
+                return candidate
+        raise Refused(f"no fact has the predicate {old!r}")
+
+    def _succeed(self, old: str, new: str, boundary: str, twins: dict) -> dict:
+        """End the open facts of ``old`` at ``boundary`` and open their successors."""
+        facts = self._store.facts
+        ended, in_place, duplicates, successors = [], [], [], []
+        rows = self._store.predicates.open_rows(old, boundary)
+        if not rows:
+            raise Refused(
+                f"no fact of {old!r} is open: with its history kept nothing would change (ended "
+                "facts keep their words); rewrite it in place to rename those"
+            )
+        for *row, started in rows:
+            fact = dict(zip(TRIPLE_COLUMNS, row))
+            key = (fact["subject"], fact["object"])
+            if key in twins:
+                duplicates.append((fact["id"], twins[key][0]))
+                if started:
+                    ended.append(fact["id"])
+                continue
+            if not started:
+                in_place.append(fact["id"])
+                twins[key] = (fact["id"], fact["valid_from"])
+                continue
+            ended.append(fact["id"])
+            successor = {
+                **{column: fact[column] for column in _CARRIED},
+                "id": new_triple_id(fact["subject"], new, fact["object"]),
+                "predicate": new,
+                "valid_from": boundary,
+                "valid_to": None,
+            }
+            if successor["confidence"] is None:
+                successor["confidence"] = 1.0  # as MemPalace's rewrite: NULL counts as 1.0
+            twins[key] = (successor["id"], boundary)
+            successors.append(tuple(successor[column] for column in _SUCCESSOR_COLUMNS))
+        taken = self._store.bulk.rows_with_ids("triples", ("id",), [s[0] for s in successors])
+        if taken:  # 48 random bits: never in practice, but an id is never reused
+            raise Refused("new fact ids collided with existing ones; try again")
+        facts.update_many(ended, {"valid_to": boundary})
+        facts.update_many(in_place, {"predicate": new})
+        self._store.bulk.insert_rows("triples", _SUCCESSOR_COLUMNS, successors)
+        return {
+            "ended": len(ended),
+            "opened": len(successors),
+            "renamed": len(in_place),
+            "duplicates": duplicates,
+        }
+
+    def _rewrite(self, old: str, new: str, twins: dict) -> dict:
+        """Give every fact of ``old`` the predicate ``new`` in place."""
+        facts = self._store.facts
+        duplicates = []
+        for *row, _started in self._store.predicates.open_rows(old, None):
+            fact = dict(zip(TRIPLE_COLUMNS, row))
+            key = (fact["subject"], fact["object"])
+            if key not in twins:
+                continue
+            survivor, survivor_from = twins[key]
+            duplicates.append((fact["id"], survivor))
+            twins[key] = (
+                survivor,
+                keep_earlier_start(facts, survivor, survivor_from, fact["valid_from"]),
+            )
+            facts.delete(fact["id"])
+        ids = self._store.predicates.ids(old)
+        facts.update_many(ids, {"predicate": new})
+        return {"ended": 0, "opened": 0, "renamed": len(ids), "duplicates": duplicates}
