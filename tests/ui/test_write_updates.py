@@ -187,9 +187,7 @@ def test_a_fact_moved_to_another_predicate_is_drawn_on_its_new_edge(hub_window, 
     assert edge["predicate"] != "advises"
     assert window.kg.update_fact(tid, predicate="advises")
     qtbot.waitUntil(
-        lambda: any(
-            tid in e["facts"] and e["predicate"] == "advises" for e in graph.drawn_edges()
-        ),
+        lambda: any(tid in e["facts"] and e["predicate"] == "advises" for e in graph.drawn_edges()),
         timeout=2000,
     )
     item = next(i for i in graph._scene.edges if tid in [f["id"] for f in i.edge.facts])
