@@ -13,21 +13,20 @@ from factlines.ui.graph import layout
 def star(centre: str, spokes: dict[str, int], outer: dict[str, list[str]] | None = None):
     """A neighbourhood: ``spokes`` neighbours with that many facts each to the centre, and
     ``outer`` a second ring hanging from some of them (one fact each)."""
-    links, position = {}, 0
+    rows: list[tuple] = []
     for eid, count in spokes.items():
         for _ in range(count):
-            links[position] = (centre, eid)
-            position += 1
-    rings = [sorted(spokes)]
+            rows.append((len(rows), centre, eid))
+    rings, reads = [sorted(spokes)], [rows]
     if outer is not None:
-        second = set()
+        second, read = set(), []
         for inner, names in outer.items():
             for name in names:
-                links[position] = (name, inner)
-                position += 1
+                read.append((len(rows) + len(read), name, inner))
                 second.add(name)
         rings.append(sorted(second))
-    return Neighbourhood(centre, rings, links)
+        reads.append(read)
+    return Neighbourhood(centre, rings, reads)
 
 
 def test_a_capped_ring_keeps_the_most_linked_then_by_id_and_says_what_it_left_out():
@@ -51,9 +50,9 @@ def test_the_second_ring_keeps_only_what_a_kept_neighbour_leads_to():
 def test_the_choice_does_not_depend_on_the_order_facts_were_read_in():
     rng = random.Random(3)
     hood = star("c", {f"n{i}": rng.randint(1, 4) for i in range(60)})
-    items = list(hood.links.items())
-    rng.shuffle(items)
-    shuffled = Neighbourhood("c", hood.rings, dict(items))
+    rows = list(hood.rows)
+    rng.shuffle(rows)
+    shuffled = Neighbourhood("c", hood.rings, [rows])
     assert layout.keep(shuffled, 40).rings == layout.keep(hood, 40).rings
 
 

@@ -8,6 +8,7 @@ ring: the facts touching the ring found last.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from factlines.core.errors import Refused
@@ -19,17 +20,35 @@ def id_order(eid: object) -> tuple[bool, str]:
     return not isinstance(eid, str), str(eid)
 
 
+def in_id_order(ids) -> list:
+    """``ids`` sorted as :func:`id_order` says (plain text order when all are text)."""
+    try:
+        return sorted(ids)
+    except TypeError:  # text and BLOBs mixed
+        return sorted(ids, key=id_order)
+
+
 @dataclass
 class Neighbourhood:
     centre: str
     rings: list[list[str]] = field(default_factory=list)  # rings[k - 1]: ids at distance k
-    # Every fact with an end in the centre or a ring but the last: (subject, object) by the
-    # fact's position in the store (see :meth:`GraphNeighbourhood.link_positions`).
-    links: dict[object, tuple[str, str]] = field(default_factory=dict)
+    # (position, subject, object) of every fact with an end in the centre or a ring but the
+    # last, each once (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring
+    # whose search read it: reads[k - 1] holds every fact between ring k - 1 and ring k.
+    reads: list[list[tuple]] = field(default_factory=list)
 
     @property
     def depth(self) -> int:
         return len(self.rings)
+
+    @property
+    def rows(self) -> list[tuple]:
+        return [row for read in self.reads for row in read]
+
+    @functools.cached_property
+    def links(self) -> dict[object, tuple[str, str]]:
+        """The :attr:`rows` as (subject, object) by position."""
+        return {position: (subject, obj) for read in self.reads for position, subject, obj in read}
 
     def distances(self) -> dict[str, int]:
         """Each entity's distance from the centre (the centre's is 0)."""
@@ -57,13 +76,18 @@ class GraphNeighbourhood:
         found = Neighbourhood(eid)
         seen = {eid}
         frontier = [eid]
+        frontier_before: list = []
         for _ in range(depth):
             rows = self._store.facts.links(frontier)
-            found.links.update((position, (subject, obj)) for position, subject, obj in rows)
+            if found.reads:  # a fact between this ring and the last was read with the last
+                last = set(frontier_before)
+                rows = [row for row in rows if row[1] not in last and row[2] not in last]
+            found.reads.append(rows)
+            frontier_before = frontier
             ring = {row[1] for row in rows} | {row[2] for row in rows}
             ring -= seen
             ring.discard(None)  # a fact without a subject or object (raw SQL) links nothing
-            frontier = sorted(ring, key=id_order)
+            frontier = in_id_order(ring)
             found.rings.append(frontier)
             seen |= ring
         return found

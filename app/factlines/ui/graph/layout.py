@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from factlines.core.store.neighbourhood import Neighbourhood, id_order
+from factlines.core.store.neighbourhood import Neighbourhood, id_order, in_id_order
 
 SPACING = 36.0  # scene units between neighbouring nodes on a ring, at the least
 FIRST_RADIUS = 120.0  # the first ring's radius, at the least
@@ -56,41 +56,29 @@ def keep(neighbourhood: Neighbourhood, cap: int) -> Kept:
     """Up to ``cap`` neighbours per ring: in the first ring the centre's most linked; further
     out, those most linked to the kept ring inside them (one not linked to it is left out:
     nothing drawn would lead to it)."""
-    distance = neighbourhood.distances()
-    # Every fact between two rings one apart, as (inner, outer), counted.
-    pairs: dict[tuple[str, str], int] = defaultdict(int)
-    for subject, obj in neighbourhood.links.values():
-        near, far = distance.get(subject), distance.get(obj)
-        if near is None or far is None:
-            continue
-        if far == near + 1:
-            pairs[subject, obj] += 1
-        elif near == far + 1:
-            pairs[obj, subject] += 1
-    by_ring: list[dict[tuple[str, str], int]] = [{} for _ in neighbourhood.rings]
-    for (inner, outer), count in pairs.items():
-        by_ring[distance[outer] - 1][inner, outer] = count
     kept_rings: list[list[str]] = []
     left_out: list[str] = []
     links: dict[tuple[str, str], int] = {}
     inside = {neighbourhood.centre}
-    for ring, ring_pairs in zip(neighbourhood.rings, by_ring):
+    for ring, read in zip(neighbourhood.rings, neighbourhood.reads):
+        members = set(ring)
+        # Every fact from the kept ring inside to this ring, as (inner, outer), counted.
+        pairs: dict[tuple[str, str], int] = defaultdict(int)
+        for _position, subject, obj in read:
+            if subject in inside and obj in members:
+                pairs[subject, obj] += 1
+            elif obj in inside and subject in members:
+                pairs[obj, subject] += 1
         weight: dict[str, int] = defaultdict(int)
-        for (inner, outer), count in ring_pairs.items():
-            if inner in inside:
-                weight[outer] += count
-        ranked = sorted(weight, key=lambda eid: (-weight[eid], id_order(eid)))
+        for (_inner, outer), count in pairs.items():
+            weight[outer] += count
+        ranked = in_id_order(weight)  # then the most linked first (a stable sort)
+        ranked.sort(key=weight.__getitem__, reverse=True)
         kept = ranked[:cap]
-        kept_set = set(kept)
-        unreached = sorted(set(ring) - weight.keys(), key=id_order)
-        left_out += ranked[cap:] + unreached
-        links.update(
-            (pair, count)
-            for pair, count in ring_pairs.items()
-            if pair[0] in inside and pair[1] in kept_set
-        )
+        inside = set(kept)
+        left_out += ranked[cap:] + [eid for eid in ring if eid not in weight]
+        links.update((pair, count) for pair, count in pairs.items() if pair[1] in inside)
         kept_rings.append(kept)
-        inside = kept_set
     return Kept(
         neighbourhood.centre,
         kept_rings,

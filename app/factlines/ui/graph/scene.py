@@ -77,6 +77,8 @@ class NodeItem(QGraphicsPathItem):
         if node.ring:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.label = Label(self)
+        font = QFont(font)
+        font.setBold(not node.ring)  # the selected entity's name
         self.label.setFont(font)
         width = LABEL_WIDTH[min(node.ring, 3)]
         self.label.setText(
@@ -122,9 +124,6 @@ class NodeItem(QGraphicsPathItem):
         else:
             self.setPen(QPen(colours["CENTER_OUTLINE"], 3))
         self.label.setBrush(colours["GRAPH_TEXT"] if self.node.ring < 2 else colours["GRAPH_MUTED"])
-        font = self.label.font()
-        font.setBold(not self.node.ring)
-        self.label.setFont(font)
 
     def label_rect(self, at: QPointF):
         """The label's rectangle in view pixels, the node being drawn at ``at``."""

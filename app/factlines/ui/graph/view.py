@@ -43,7 +43,7 @@ MAX_NEIGHBOURS = 40  # per ring, unless the person asks for more
 MORE_NEIGHBOURS = 200  # per ring, after "Show more"
 DEPTHS = (1, 2, 3)
 LEFT_OUT_NAMED = 25  # the "N of M" tooltip names this many of those left out
-MARGIN = QSize(64, 26)  # pixels around the nodes for their labels
+MOST_MARGIN = 120  # pixels beside the rings for the labels of the nodes at their sides
 CONTROLS_HEIGHT = 28  # the depth buttons over the top edge
 MOST_STRETCH = 1.7  # the picture fills a wide view by stretching this much at most
 ZOOM_STEP = 1.2
@@ -224,7 +224,7 @@ class GraphView(QGraphicsView):
             nodes, records, {eid: look_of(looks, records[eid]["type"]) for eid in ring}, edges, font
         )
         self._hood, self.kept = hood, kept
-        self._inner = {eid for eid, k in hood.distances().items() if k < hood.depth}
+        self._inner = {hood.centre}.union(*hood.rings[:-1])
         self._drawn = {fact["id"]: fact for edge in edges for fact in edge.facts}
         self._predicates = sorted({e.predicate for e in edges}, key=layout.text_key)
         self._set_legend()
@@ -389,7 +389,7 @@ class GraphView(QGraphicsView):
         return QSize(self.viewport().width() * 55 // 100, self.viewport().height() - 4)
 
     def _legend_text_width(self) -> int:
-        return max(80, self.viewport().width() // 5)
+        return max(90, self.viewport().width() // 4)
 
     def fit(self) -> None:
         """Scale the rings into the view beside the legend, stretched a little to fill a wide
@@ -404,8 +404,9 @@ class GraphView(QGraphicsView):
             return
         view = self.viewport().rect()
         left = self._legend_size()[0]
-        width = view.width() - left - 2 * MARGIN.width()
-        height = view.height() - CONTROLS_HEIGHT - 2 * MARGIN.height()
+        margin = self._margin()
+        width = view.width() - left - 2 * margin.width()
+        height = view.height() - CONTROLS_HEIGHT - 2 * margin.height()
         if self._fitted and width > 10 and height > 10:
             rect = self._bounds
             sx = width / max(rect.width(), 1.0)
@@ -415,13 +416,23 @@ class GraphView(QGraphicsView):
             self.setTransform(QTransform.fromScale(sx, sy))
             self._size_nodes(min(sx, sy))
             centre = QPointF(
-                left + MARGIN.width() + width / 2, CONTROLS_HEIGHT + MARGIN.height() + height / 2
+                left + margin.width() + width / 2, CONTROLS_HEIGHT + margin.height() + height / 2
             )
             # Put the rings' middle at the middle of the room left for them.
             shift = self.mapToScene(view.center()) - self.mapToScene(centre.toPoint())
             self.centerOn(rect.center() + shift)
         self.place_labels()
         self.viewport().update()
+
+    def _margin(self) -> QSize:
+        """Room beside the rings for the labels of the outermost ring: as wide as its longest
+        (up to MOST_MARGIN), and a line of text above and below."""
+        outer = [item for item in self._scene.nodes.values() if item.node.ring == self.depth]
+        outer = outer or list(self._scene.nodes.values())
+        wide = max((item.label.boundingRect().width() for item in outer), default=0.0)
+        tall = max((item.label.boundingRect().height() for item in outer), default=0.0)
+        radius = max(item.full_radius for item in outer) + 4 if outer else 0
+        return QSize(int(min(wide, MOST_MARGIN) + radius), int(tall + radius))
 
     def _size_nodes(self, scale: float) -> None:
         """Nodes as large as their ring's crowding allows at ``scale``: at most their full
@@ -442,7 +453,10 @@ class GraphView(QGraphicsView):
         for eid, item in sorted(self._scene.nodes.items(), key=lambda pair: pair[1].node.ring):
             at = QPointF(self.mapFromScene(item.pos()))
             nodes[eid] = _box(item.boundingRect().translated(at))
-            labels.append((eid, _box(item.label_rect(at))))
+            if item.node.ring:
+                labels.append((eid, _box(item.label_rect(at))))
+            else:  # the selected entity's name is always shown
+                blocked.append(_box(item.label_rect(at)))
         shown = layout.fitting_labels(labels, nodes, _box(QRectF(self.viewport().rect())), blocked)
         for eid, item in self._scene.nodes.items():
             item.label.setVisible(eid in shown or not item.node.ring)

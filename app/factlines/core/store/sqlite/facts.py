@@ -212,17 +212,18 @@ class SQLiteFacts:
     def among(self, eids: list[str]) -> list[dict]:
         """Every fact whose subject and object are both in ``eids``, with the entities' names
         and POSIX start/end (:func:`fact_dict` rows)."""
-        wanted = set(eids)
+        chunks = [eids[start : start + CHUNK] for start in range(0, len(eids), CHUNK)]
         found: list[dict] = []
         with self._db.snapshot() as conn:
-            for start in range(0, len(eids), CHUNK):
-                chunk = eids[start : start + CHUNK]
-                marks = ", ".join("?" * len(chunk))
-                rows = conn.execute(
-                    f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.subject IN ({marks})",
-                    chunk,
-                )
-                found += [fact_dict(row) for row in rows if row[4] in wanted]
+            for subjects in chunks:
+                for objects in chunks:
+                    rows = conn.execute(
+                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
+                        f"WHERE t.subject IN ({', '.join('?' * len(subjects))}) "
+                        f"AND t.object IN ({', '.join('?' * len(objects))})",
+                        [*subjects, *objects],
+                    )
+                    found += [fact_dict(row) for row in rows]
         return found
 
     # ── Across the graph ──────────────────────────────────────────────────
