@@ -54,4 +54,4 @@ def test_the_legend_names_types_line_styles_and_predicates_or_the_diff(qapp):
     diff = legend.entries(types, ["works_on"], diff=True)
     assert [e.line for e in diff if e.kind == "line"] == ["started", "ended", "unchanged valid"]
     html = legend.as_html(diff)
-    assert "started within (A, B]" in html and style.predicate_color_name("works_on") in html
+    assert "started in (A, B]" in html and style.predicate_color_name("works_on") in html

@@ -31,8 +31,8 @@ def entries(types: list[tuple[str, Look]], predicates: list[str], diff: bool) ->
     found = [Entry("type", name or "no type", look=look) for name, look in types]
     if diff:
         found += [
-            Entry("line", "started within (A, B]", line="started"),
-            Entry("line", "ended within (A, B]", line="ended"),
+            Entry("line", "started in (A, B]", line="started"),
+            Entry("line", "ended in (A, B]", line="ended"),
             Entry("line", "unchanged", line="unchanged valid"),
         ]
     else:

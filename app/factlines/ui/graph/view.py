@@ -385,11 +385,12 @@ class GraphView(QGraphicsView):
         )
 
     def _legend_room(self) -> QSize:
-        """The legend may take up to 55% of the view's width, all its height."""
-        return QSize(self.viewport().width() * 55 // 100, self.viewport().height() - 4)
+        """The legend may take up to 38% of the view's width (a second column in a wide
+        view), all its height."""
+        return QSize(self.viewport().width() * 38 // 100, self.viewport().height() - 4)
 
     def _legend_text_width(self) -> int:
-        return max(90, self.viewport().width() // 4)
+        return max(90, min(160, self.viewport().width() // 4))
 
     def fit(self) -> None:
         """Scale the rings into the view beside the legend, stretched a little to fill a wide
@@ -432,14 +433,25 @@ class GraphView(QGraphicsView):
         wide = max((item.label.boundingRect().width() for item in outer), default=0.0)
         tall = max((item.label.boundingRect().height() for item in outer), default=0.0)
         radius = max(item.full_radius for item in outer) + 4 if outer else 0
-        return QSize(int(min(wide, MOST_MARGIN) + radius), int(tall + radius))
+        # A small view keeps most of its room for the nodes: labels that do not fit go.
+        view = self.viewport().size()
+        return QSize(
+            int(min(wide + radius, MOST_MARGIN, view.width() * 0.16)),
+            int(min(tall + radius, view.height() * 0.14)),
+        )
 
     def _size_nodes(self, scale: float) -> None:
         """Nodes as large as their ring's crowding allows at ``scale``: at most their full
         size, at least SMALLEST_RADIUS, never touching their neighbours on the ring."""
+        first = SMALLEST_RADIUS
         for item in self._scene.nodes.values():
-            room = item.node.room * scale * 0.4
-            item.resize(max(SMALLEST_RADIUS, min(item.full_radius, room)))
+            if item.node.ring:
+                room = item.node.room * scale * 0.4
+                item.resize(max(SMALLEST_RADIUS, min(item.full_radius, room)))
+                first = max(first, item.radius) if item.node.ring == 1 else first
+        for item in self._scene.nodes.values():
+            if not item.node.ring:  # the selected entity: half again its neighbours' size
+                item.resize(min(item.full_radius, max(7.0, first * 1.5)))
 
     def place_labels(self) -> None:
         """Show each label that fits: inner rings first, then the most linked; one that would
