@@ -267,3 +267,37 @@ def test_labels_can_be_read_at_small_and_default_sizes(window, qtbot, size):
     assert graph.neighbour_at(corner) is None
     qtbot.mouseDClick(graph.viewport(), Qt.MouseButton.LeftButton, pos=corner)
     assert {eid: node_point(graph, eid) for eid in fitted} == fitted
+
+
+def test_a_write_restyles_what_it_retimed_and_lays_out_what_it_linked(window, qtbot):
+    window.select_entity("Kai Moreno")
+    graph = window.graph_view
+    graph.set_depth(2)
+    window.set_as_of("2026-04-01")
+    settle(qtbot)
+    builds = []
+    original = graph._read_and_build
+    graph._read_and_build = lambda *args: builds.append(args) or original(*args)
+    before = graph.drawn_neighbours()
+    nova = find_fact(window.kg, "Kai Moreno", "works_on", "Nova")
+    edge = next(e for e in graph.drawn_edges() if nova["id"] in e["facts"])
+    assert edge["style"] == "valid"
+    assert window.end_fact(nova["id"], "2026-03-20")  # before as_of: no longer valid
+    settle(qtbot)
+    edge = next(e for e in graph.drawn_edges() if nova["id"] in e["facts"])
+    assert edge["style"] == "not valid"
+    assert builds == []  # restyled, not laid out again
+    after = {n["id"]: n for n in graph.drawn_neighbours()}
+    assert [(n["x"], n["y"]) for n in before] == [
+        (after[n["id"]]["x"], after[n["id"]]["y"]) for n in before
+    ]
+    assert not after["nova"]["valid_at_as_of"]
+    # A new entity two facts away: laid out again, and there.
+    window.kg.add_triple("Nova", "uses", "Zig", valid_from="2026-01-01")
+    window.state.notify_data_changed(None)
+    qtbot.waitUntil(lambda: "zig" in {n["id"] for n in graph.drawn_neighbours()}, timeout=2000)
+    assert {n["id"]: n["ring"] for n in graph.drawn_neighbours()}["zig"] == 2
+    window.undo_stack.undo()  # the end of Nova's fact
+    settle(qtbot)
+    edge = next(e for e in graph.drawn_edges() if nova["id"] in e["facts"])
+    assert edge["style"] == "valid"

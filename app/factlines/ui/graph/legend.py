@@ -145,3 +145,58 @@ def as_html(shown: list[Entry]) -> str:
             continue
         lines.append(f"<span style='color:{color}'>{glyph}</span>&nbsp;{html.escape(entry.text)}")
     return "<br>".join(lines)
+
+
+SHOWN_FROM_WIDTH = 380  # narrower views start with the legend hidden
+
+
+class LegendOverlay:
+    """The legend as a view shows it: over its top-left corner, up to 38% of its width,
+    hidden in a narrow view until the person asks (``controls.legend_button``)."""
+
+    def __init__(self, view, controls):
+        self._view = view
+        self._controls = controls
+        self.entries: list[Entry] = []
+
+    def set(self, types: list[tuple[str, Look]], predicates: list[str], diff: bool) -> None:
+        self.entries = entries(types, predicates, diff)
+        self._controls.legend_button.setToolTip(
+            "Show or hide what the shapes, colours and lines mean:<br>" + as_html(self.entries)
+        )
+
+    def shown(self) -> bool:
+        button = self._controls.legend_button
+        if not self._controls.chosen:
+            button.setChecked(self._view.viewport().width() >= SHOWN_FROM_WIDTH)
+        return button.isChecked() and bool(self.entries)
+
+    def room(self) -> QSize:
+        viewport = self._view.viewport()
+        return QSize(viewport.width() * 38 // 100, viewport.height() - 4)
+
+    def text_width(self) -> int:
+        return max(90, min(160, self._view.viewport().width() // 4))
+
+    def size(self) -> tuple[int, int]:
+        """Its width and height in pixels; (0, 0) when hidden."""
+        if not self.shown():
+            return 0, 0
+        return size(self.entries, self._view.fontMetrics(), self.room(), self.text_width())
+
+    def paint(self, painter: QPainter) -> None:
+        if self.shown():
+            paint(painter, self.entries, self.room(), self.text_width())
+
+    def tooltip_at(self, pos: QPointF) -> str | None:
+        """The whole legend, over the painted one (it may have cut some)."""
+        width, height = self.size()
+        return as_html(self.entries) if QRectF(0, 0, width, height).contains(pos) else None
+
+    def labels(self) -> list[str]:
+        """The entries as drawn (elided to fit)."""
+        metrics = self._view.fontMetrics()
+        return [
+            metrics.elidedText(e.text, Qt.TextElideMode.ElideRight, self.text_width())
+            for e in self.entries
+        ]

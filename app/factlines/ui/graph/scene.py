@@ -212,6 +212,40 @@ class GraphScene(QGraphicsScene):
         for eid, item in self.nodes.items():
             item.setOpacity(1.0 if self.node_valid[eid] else 0.4)
 
+    # ── What is drawn, for tests and tools ────────────────────────────────
+
+    def described_nodes(self) -> list[dict]:
+        """Each drawn neighbour: its id, ring, position in the scene, whether an edge valid
+        at as_of leads to it, its look and whether its label is shown."""
+        return [
+            {
+                "id": eid,
+                "ring": item.node.ring,
+                "x": item.pos().x(),
+                "y": item.pos().y(),
+                "valid_at_as_of": self.node_valid.get(eid, False),
+                "shape": item.look.shape,
+                "color": item.brush().color().name(),
+                "label_shown": item.label.isVisible(),
+            }
+            for eid, item in self.nodes.items()
+            if item.node.ring
+        ]
+
+    def described_edges(self) -> list[dict]:
+        return [
+            {
+                "inner": item.edge.inner,
+                "outer": item.edge.outer,
+                "predicate": item.edge.predicate,
+                "facts": [f["id"] for f in item.edge.facts],
+                "color": item.color.name(),
+                "style": item.drawn_as,
+                "solid": item.pen().style() == Qt.PenStyle.SolidLine,
+            }
+            for item in self.edges
+        ]
+
 
 def edge_pen(kind: str, color: QColor, primary: bool = True) -> QPen:
     """How an edge is drawn: ``valid`` / ``not valid`` at as_of in its predicate's colour, or

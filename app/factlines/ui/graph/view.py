@@ -13,11 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QFont, QPainter, QShowEvent, QTransform
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QGraphicsView,
-    QHBoxLayout,
-    QLabel,
-    QToolButton,
     QToolTip,
     QWidget,
 )
@@ -25,9 +21,16 @@ from PySide6.QtWidgets import (
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import Touched
 from factlines.ui import style
-from factlines.ui.entity_facts import MAX_PATCHED
 from factlines.ui.errors import in_words
 from factlines.ui.graph import layout, legend
+from factlines.ui.graph.controls import (
+    DEPTHS,
+    LEFT_OUT_NAMED,
+    MAX_NEIGHBOURS,
+    MORE_NEIGHBOURS,
+    GraphControls,
+    ShownCount,
+)
 from factlines.ui.graph.look import assign, look_of, type_name
 from factlines.ui.graph.scene import (
     ENTITY_ROLE,
@@ -36,18 +39,14 @@ from factlines.ui.graph.scene import (
     GraphScene,
     edge_tooltip,
 )
+from factlines.ui.graph.writes import REBUILD, RESTYLE, Drawn
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 
-MAX_NEIGHBOURS = 40  # per ring, unless the person asks for more
-MORE_NEIGHBOURS = 200  # per ring, after "Show more"
-DEPTHS = (1, 2, 3)
-LEFT_OUT_NAMED = 25  # the "N of M" tooltip names this many of those left out
 MOST_MARGIN = 120  # pixels beside the rings for the labels of the nodes at their sides
 CONTROLS_HEIGHT = 28  # the depth buttons over the top edge
 MOST_STRETCH = 1.7  # the picture fills a wide view by stretching this much at most
 ZOOM_STEP = 1.2
-LEGEND_FROM_WIDTH = 380  # narrower views start with the legend hidden
 
 
 class GraphView(QGraphicsView):
@@ -73,15 +72,19 @@ class GraphView(QGraphicsView):
         self.diff: Diff | None = None
         self.note = ""
         self.kept: layout.Kept | None = None
-        self._hood = None
-        self._inner: set = set()  # the centre and the rings but the last
-        self._drawn: dict[str, dict] = {}  # each drawn fact by id (the row its edge holds)
-        self._legend: list[legend.Entry] = []
+        self._drawn: Drawn | None = None
         self._types: list = []
         self._fitted = True  # the picture is fitted to the view (not zoomed by the person)
         self._press = QPoint()
         self._stale = False  # the state changed while the view was hidden
-        self._make_controls()
+        self.controls = GraphControls(self)
+        self.controls.depthChosen.connect(self.set_depth)
+        self.controls.legend_button.toggled.connect(lambda _on: self._fit_and_label())
+        self.depth_buttons = self.controls.depth_buttons
+        self.legend_button = self.controls.legend_button
+        self.legend = legend.LegendOverlay(self, self.controls)
+        self.shown_button = ShownCount(self)
+        self.shown_button.clicked.connect(self._more_or_fewer)
         self._rebuild_timer = QTimer(self)
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(0)
@@ -96,51 +99,10 @@ class GraphView(QGraphicsView):
 
     # ── Controls over the view ────────────────────────────────────────────
 
-    def _make_controls(self) -> None:
-        self.controls = QWidget(self)
-        self.controls.setObjectName("graphControls")
-        row = QHBoxLayout(self.controls)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(0)
-        caption = QLabel("Depth ", self.controls)
-        caption.setToolTip("How many facts away from the selected entity the graph reaches")
-        row.addWidget(caption)
-        self.depth_buttons = QButtonGroup(self)
-        for depth in DEPTHS:
-            button = QToolButton(self.controls)
-            button.setObjectName(f"graphDepth{depth}")
-            button.setText(str(depth))
-            button.setCheckable(True)
-            button.setAutoRaise(True)
-            button.setToolTip(
-                "Its neighbours" if depth == 1 else f"Entities up to {depth} facts away"
-            )
-            self.depth_buttons.addButton(button, depth)
-            row.addWidget(button)
-        self.depth_buttons.button(self.depth).setChecked(True)
-        self.depth_buttons.idClicked.connect(self.set_depth)
-        self.legend_button = QToolButton(self.controls)
-        self.legend_button.setObjectName("graphLegendButton")
-        self.legend_button.setText("Legend")
-        self.legend_button.setCheckable(True)
-        self.legend_button.setAutoRaise(True)
-        self.legend_button.setToolTip("Show or hide what the shapes, colours and lines mean")
-        self.legend_button.setChecked(True)
-        self.legend_button.toggled.connect(lambda _on: self._fit_and_label())
-        row.addSpacing(6)
-        row.addWidget(self.legend_button)
-        self._legend_chosen = False  # the person toggled it: no longer follows the width
-        self.legend_button.clicked.connect(lambda: setattr(self, "_legend_chosen", True))
-        self.shown_button = QToolButton(self)
-        self.shown_button.setObjectName("graphShownCount")
-        self.shown_button.setAutoRaise(True)
-        self.shown_button.clicked.connect(self._more_or_fewer)
-        self.shown_button.hide()
-
     def set_depth(self, depth: int) -> None:
         """Reach ``depth`` (1 to 3) facts away; the layout is made again."""
         depth = min(max(int(depth), DEPTHS[0]), DEPTHS[-1])
-        self.depth_buttons.button(depth).setChecked(True)
+        self.controls.show_depth(depth)
         if depth != self.depth:
             self.depth = depth
             self._fitted = True
@@ -156,7 +118,6 @@ class GraphView(QGraphicsView):
         self.controls.adjustSize()
         width = self.viewport().width()
         self.controls.move(width - self.controls.width() - 4, 2)
-        self.shown_button.adjustSize()
         self.shown_button.move(4, self.viewport().height() - self.shown_button.height() - 2)
 
     # ── Building ──────────────────────────────────────────────────────────
@@ -174,7 +135,8 @@ class GraphView(QGraphicsView):
             self._stale = True
             return
         self._stale = False
-        self._hood, self.kept, self._drawn, self._legend = None, None, {}, []
+        self.kept, self._drawn = None, None
+        self.legend.entries = []
         entity = self._state.entity_record()
         if entity is None:
             self._scene.clear()
@@ -223,88 +185,33 @@ class GraphView(QGraphicsView):
         self._scene.build(
             nodes, records, {eid: look_of(looks, records[eid]["type"]) for eid in ring}, edges, font
         )
-        self._hood, self.kept = hood, kept
-        self._inner = {hood.centre}.union(*hood.rings[:-1])
-        self._drawn = {fact["id"]: fact for edge in edges for fact in edge.facts}
+        self.kept = kept
+        facts_drawn = {fact["id"]: fact for edge in edges for fact in edge.facts}
+        self._drawn = Drawn(hood, set(ring), facts_drawn)
         self._predicates = sorted({e.predicate for e in edges}, key=layout.text_key)
-        self._set_legend()
-        self._say_shown(kept, kg)
+        self.legend.set(self._types, self._predicates, self.diff is not None)
+        named = kg.rows_with_ids("entities", kept.left_out[:LEFT_OUT_NAMED])
+        names = {eid: row["name"] for eid, row in named.items()}
+        self.shown_button.say(kept, self.depth, self.cap, names)
         bounds = QRectF()
         for node in nodes.values():
             bounds = bounds.united(QRectF(node.x - 1, node.y - 1, 2, 2))
         self._bounds = bounds
         self._scene.setSceneRect(bounds.adjusted(-5000, -5000, 5000, 5000))
 
-    def _say_shown(self, kept: layout.Kept, kg) -> None:
-        """ "N of M shown" when a ring was capped, naming some of those left out."""
-        if not kept.left_out and self.cap == MAX_NEIGHBOURS:
-            self.shown_button.hide()
-            return
-        within = "" if self.depth == 1 else f" within {self.depth} facts"
-        text = f"{kept.shown:,} of {kept.total:,} neighbours{within} shown"
-        more = self.cap == MAX_NEIGHBOURS
-        self.shown_button.setText(text + (" · Show more" if more else " · Show fewer"))
-        named = kg.rows_with_ids("entities", kept.left_out[:LEFT_OUT_NAMED])
-        names = [
-            style.elide(named.get(eid, {"name": eid})["name"], 40)
-            for eid in kept.left_out[:LEFT_OUT_NAMED]
-        ]
-        rest = len(kept.left_out) - len(names)
-        tip = "Left out (fewest facts to what is shown): " + ", ".join(names)
-        if rest > 0:
-            tip += f", and {rest:,} more"
-        if more:
-            tip += f"\nClick to show up to {MORE_NEIGHBOURS} per ring"
-        self.shown_button.setToolTip(
-            tip if names else f"Click to show up to {MAX_NEIGHBOURS} per ring"
-        )
-        self.shown_button.show()
-        self._place_controls()
-
     # ── Writes ────────────────────────────────────────────────────────────
 
     def _data_changed(self, touched: Touched) -> None:
         """A write: restyle when it only moved the times of drawn facts (or touched nothing
         drawn or counted); lay out again when it added, removed or moved a link."""
-        if self._hood is None or self._stale:
+        if self._drawn is None or self._stale:
             if self._stale or self.isVisible():
                 self._rebuild_soon()
             return
-        if (
-            touched.everything
-            or len(touched.facts) > MAX_PATCHED
-            or touched.entities & self._scene.nodes.keys()
-        ):
+        after = self._drawn.after_write(touched, self._state.kg, self._read_fact)
+        if after == REBUILD:
             self._rebuild_soon()
-            return
-        if not touched.facts:
-            return
-        kg = self._state.kg
-        now = kg.link_positions(sorted(touched.facts, key=str))
-        patched = False
-        for tid in touched.facts:
-            if tid not in now:  # deleted: it may have been one the rings were found by
-                self._rebuild_soon()
-                return
-            position, subject, obj = now[tid]
-            before = self._hood.links.get(position)
-            moved = (
-                before != (subject, obj)
-                if before is not None
-                else (subject in self._inner or obj in self._inner)
-            )
-            if moved:
-                self._rebuild_soon()
-                return
-            fact = self._drawn.get(tid)
-            if fact is not None:
-                row = self._read_fact(tid)
-                if row["predicate"] != fact["predicate"]:
-                    self._rebuild_soon()
-                    return
-                fact.update(row)
-                patched = True
-        if patched:
+        elif after == RESTYLE:
             self._scene.refresh_times()
             for item in self._scene.edges:
                 if any(f["id"] in touched.facts for f in item.edge.facts):
@@ -324,7 +231,7 @@ class GraphView(QGraphicsView):
     # ── Styling ───────────────────────────────────────────────────────────
 
     def restyle(self) -> None:
-        if self._stale or self._hood is None:
+        if self._stale or self._drawn is None:
             return
         self._scene.restyle(self._state.as_of_posix, self.diff)
 
@@ -335,8 +242,8 @@ class GraphView(QGraphicsView):
         if diff == self.diff:
             return
         self.diff = diff
-        if self._hood is not None:
-            self._set_legend()
+        if self._drawn is not None:
+            self.legend.set(self._types, self._predicates, self.diff is not None)
             for item in self._scene.edges:
                 item.drawn_as = ""
             self.restyle()
@@ -356,41 +263,14 @@ class GraphView(QGraphicsView):
 
     # ── Fitting, zooming, labels ──────────────────────────────────────────
 
-    def _set_legend(self) -> None:
-        self._legend = legend.entries(self._types, self._predicates, self.diff is not None)
-        whole = legend.as_html(self._legend)
-        self.legend_button.setToolTip(
-            "Show or hide what the shapes, colours and lines mean:<br>" + whole
-        )
-
     def viewportEvent(self, event) -> bool:
         """Over the painted legend, its tooltip is the whole legend."""
-        if event.type() == QEvent.Type.ToolTip and self._legend_shown():
-            width, height = self._legend_size()
-            if QRectF(0, 0, width, height).contains(QPointF(event.pos())):
-                QToolTip.showText(event.globalPos(), legend.as_html(self._legend), self)
+        if event.type() == QEvent.Type.ToolTip:
+            tip = self.legend.tooltip_at(QPointF(event.pos()))
+            if tip is not None:
+                QToolTip.showText(event.globalPos(), tip, self)
                 return True
         return super().viewportEvent(event)
-
-    def _legend_shown(self) -> bool:
-        if not self._legend_chosen:
-            self.legend_button.setChecked(self.viewport().width() >= LEGEND_FROM_WIDTH)
-        return self.legend_button.isChecked() and bool(self._legend)
-
-    def _legend_size(self) -> tuple[int, int]:
-        if not self._legend_shown():
-            return 0, 0
-        return legend.size(
-            self._legend, self.fontMetrics(), self._legend_room(), self._legend_text_width()
-        )
-
-    def _legend_room(self) -> QSize:
-        """The legend may take up to 38% of the view's width (a second column in a wide
-        view), all its height."""
-        return QSize(self.viewport().width() * 38 // 100, self.viewport().height() - 4)
-
-    def _legend_text_width(self) -> int:
-        return max(90, min(160, self.viewport().width() // 4))
 
     def fit(self) -> None:
         """Scale the rings into the view beside the legend, stretched a little to fill a wide
@@ -400,11 +280,11 @@ class GraphView(QGraphicsView):
 
     def _fit_and_label(self) -> None:
         self._place_controls()
-        if self._hood is None:
+        if self._drawn is None:
             self.viewport().update()
             return
         view = self.viewport().rect()
-        left = self._legend_size()[0]
+        left = self.legend.size()[0]
         margin = self._margin()
         width = view.width() - left - 2 * margin.width()
         height = view.height() - CONTROLS_HEIGHT - 2 * margin.height()
@@ -458,7 +338,7 @@ class GraphView(QGraphicsView):
         cover a label already shown, another node, the legend or the buttons is hidden (its
         node's tooltip names it). The centre's is always shown."""
         blocked = [_box(QRectF(self.controls.geometry()))]
-        width, height = self._legend_size()
+        width, height = self.legend.size()
         if width:
             blocked.append((0.0, 0.0, width + 4.0, height + 4.0))
         nodes, labels = {}, []
@@ -479,7 +359,7 @@ class GraphView(QGraphicsView):
 
     def wheelEvent(self, event) -> None:
         steps = event.angleDelta().y() / 120
-        if not steps or self._hood is None:
+        if not steps or self._drawn is None:
             return
         factor = ZOOM_STEP**steps
         anchor = event.position()
@@ -529,8 +409,7 @@ class GraphView(QGraphicsView):
         painter.save()
         painter.resetTransform()
         painter.setFont(self.font())
-        if self._legend_shown():
-            legend.paint(painter, self._legend, self._legend_room(), self._legend_text_width())
+        self.legend.paint(painter)
         if self.note:
             painter.setPen(style.GRAPH_MUTED)
             painter.drawText(
@@ -541,47 +420,16 @@ class GraphView(QGraphicsView):
     # ── What is drawn, for tests and tools ────────────────────────────────
 
     def drawn_neighbours(self) -> list[dict]:
-        """Each drawn neighbour: its id, ring, position in the scene and whether an edge
-        valid at as_of leads to it."""
-        return [
-            {
-                "id": eid,
-                "ring": item.node.ring,
-                "x": item.pos().x(),
-                "y": item.pos().y(),
-                "valid_at_as_of": self._scene.node_valid.get(eid, False),
-                "shape": item.look.shape,
-                "color": item.brush().color().name(),
-                "label_shown": item.label.isVisible(),
-            }
-            for eid, item in self._scene.nodes.items()
-            if item.node.ring
-        ]
+        return self._scene.described_nodes()
 
     def drawn_edges(self) -> list[dict]:
-        return [
-            {
-                "inner": item.edge.inner,
-                "outer": item.edge.outer,
-                "predicate": item.edge.predicate,
-                "facts": [f["id"] for f in item.edge.facts],
-                "color": item.color.name(),
-                "style": item.drawn_as,
-                "solid": item.pen().style() == Qt.PenStyle.SolidLine,
-            }
-            for item in self._scene.edges
-        ]
+        return self._scene.described_edges()
 
     def legend_labels(self) -> list[str]:
-        """The legend's entries as drawn (elided to fit)."""
-        metrics = self.fontMetrics()
-        width = self._legend_text_width()
-        return [
-            metrics.elidedText(e.text, Qt.TextElideMode.ElideRight, width) for e in self._legend
-        ]
+        return self.legend.labels()
 
     def legend_entries(self) -> list[legend.Entry]:
-        return list(self._legend)
+        return list(self.legend.entries)
 
 
 def _box(rect: QRectF) -> layout.Box:
