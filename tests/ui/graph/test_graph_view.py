@@ -101,12 +101,17 @@ def test_each_depth_draws_the_entities_a_walk_over_every_fact_reaches(window, de
                 assert {fact["subject"], fact["object"]} == {edge["inner"], edge["outer"]}
 
 
-def test_nodes_stay_put_while_as_of_moves_and_only_their_style_follows(window, qtbot):
-    window.select_entity("Lumen Labs")
+def at_depth_two(window, qtbot, entity: str, as_of: str):
+    window.select_entity(entity)
     graph = window.graph_view
     graph.set_depth(2)
-    window.set_as_of("2019-06-01")
+    window.set_as_of(as_of)
     settle(qtbot)
+    return graph
+
+
+def test_nodes_stay_put_while_as_of_moves_and_only_their_style_follows(window, qtbot):
+    graph = at_depth_two(window, qtbot, "Lumen Labs", "2019-06-01")
 
     def places():
         return {
@@ -270,11 +275,7 @@ def test_labels_can_be_read_at_small_and_default_sizes(window, qtbot, size):
 
 
 def test_a_write_restyles_what_it_retimed_and_lays_out_what_it_linked(window, qtbot):
-    window.select_entity("Kai Moreno")
-    graph = window.graph_view
-    graph.set_depth(2)
-    window.set_as_of("2026-04-01")
-    settle(qtbot)
+    graph = at_depth_two(window, qtbot, "Kai Moreno", "2026-04-01")
     builds = []
     original = graph._read_and_build
     graph._read_and_build = lambda *args: builds.append(args) or original(*args)
