@@ -56,7 +56,7 @@ def columns(shown: list[Entry], metrics: QFontMetrics, room: QSize, text_width: 
         if used + width + PADDING * k > room.width() and widths:
             left = sum(len(c) for c in laid[k:]) + 1
             last = laid[k - 1]
-            last[-1] = Entry("more", f"… {left} more: a larger panel shows them")
+            last[-1] = Entry("more", f"… {left} more (hover)")
             laid = laid[:k]
             break
         widths.append(width)
@@ -176,7 +176,7 @@ class LegendOverlay:
         return QSize(viewport.width() * 38 // 100, viewport.height() - 4)
 
     def text_width(self) -> int:
-        return max(90, min(160, self._view.viewport().width() // 4))
+        return max(90, min(160, self._view.viewport().width() * 2 // 7))
 
     def size(self) -> tuple[int, int]:
         """Its width and height in pixels; (0, 0) when hidden."""
