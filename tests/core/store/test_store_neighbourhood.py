@@ -65,7 +65,11 @@ def test_rings_are_a_breadth_first_walk_over_every_fact_whenever_it_held(scan_sh
             positions = kg.link_positions([t for t, *_ in rows] + ["t_gone"])
             assert positions == {t: (p, s, o) for t, p, s, o in rows}
             assert found.links == {p: (s, o) for _t, p, s, o in rows if s in inner or o in inner}
-            assert len(found.rows) == len(found.links)  # each fact once
+            for k, read in enumerate(found.reads):  # each read: the facts of one ring
+                ring = found.rings[k - 1] if k else [found.centre]
+                assert sorted(read) == sorted(
+                    (p, s, o) for _t, p, s, o in rows if s in ring or o in ring
+                )
             kept = sorted(distances)[::2]
             among = kg.facts_among(kept)
             assert sorted(f["id"] for f in among) == sorted(

@@ -50,7 +50,7 @@ def test_the_second_ring_keeps_only_what_a_kept_neighbour_leads_to():
 def test_the_choice_does_not_depend_on_the_order_facts_were_read_in():
     rng = random.Random(3)
     hood = star("c", {f"n{i}": rng.randint(1, 4) for i in range(60)})
-    rows = list(hood.rows)
+    rows = list(hood.reads[0])
     rng.shuffle(rows)
     shuffled = Neighbourhood("c", hood.rings, [rows])
     assert layout.keep(shuffled, 40).rings == layout.keep(hood, 40).rings

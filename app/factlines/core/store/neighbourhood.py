@@ -33,17 +33,14 @@ class Neighbourhood:
     centre: str
     rings: list[list[str]] = field(default_factory=list)  # rings[k - 1]: ids at distance k
     # (position, subject, object) of every fact with an end in the centre or a ring but the
-    # last, each once (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring
-    # whose search read it: reads[k - 1] holds every fact between ring k - 1 and ring k.
+    # last (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring whose search
+    # read it: reads[k - 1] holds every fact with an end in ring k - 1, so every fact between
+    # ring k - 1 and ring k (a fact between two rings is in both their reads).
     reads: list[list[tuple]] = field(default_factory=list)
 
     @property
     def depth(self) -> int:
         return len(self.rings)
-
-    @property
-    def rows(self) -> list[tuple]:
-        return [row for read in self.reads for row in read]
 
     @functools.cached_property
     def links(self) -> dict[object, tuple[str, str]]:
@@ -76,14 +73,9 @@ class GraphNeighbourhood:
         found = Neighbourhood(eid)
         seen = {eid}
         frontier = [eid]
-        frontier_before: list = []
         for _ in range(depth):
             rows = self._store.facts.links(frontier)
-            if found.reads:  # a fact between this ring and the last was read with the last
-                last = set(frontier_before)
-                rows = [row for row in rows if row[1] not in last and row[2] not in last]
             found.reads.append(rows)
-            frontier_before = frontier
             ring = {row[1] for row in rows} | {row[2] for row in rows}
             ring -= seen
             ring.discard(None)  # a fact without a subject or object (raw SQL) links nothing
