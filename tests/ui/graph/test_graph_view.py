@@ -302,3 +302,14 @@ def test_a_write_restyles_what_it_retimed_and_lays_out_what_it_linked(window, qt
     settle(qtbot)
     edge = next(e for e in graph.drawn_edges() if nova["id"] in e["facts"])
     assert edge["style"] == "valid"
+
+
+def test_pointing_at_a_node_whose_label_crowding_hid_shows_it(window, qtbot):
+    window.resize(1024, 700)
+    graph = at_depth_two(window, qtbot, "Lumen Labs", "2024-01-01")
+    hidden = [n["id"] for n in graph.drawn_neighbours() if not n["label_shown"]]
+    assert hidden  # a small view at depth 2 is crowded
+    qtbot.mouseMove(graph.viewport(), node_point(graph, hidden[0]))
+    assert graph._scene.nodes[hidden[0]].label.isVisible()
+    qtbot.mouseMove(graph.viewport(), QPoint(2, graph.viewport().height() // 2))
+    assert not graph._scene.nodes[hidden[0]].label.isVisible()

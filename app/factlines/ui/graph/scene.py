@@ -154,12 +154,13 @@ class GraphScene(QGraphicsScene):
         self._starts = self._ends = np.zeros(0)
         self._offsets = np.zeros(0, dtype=np.int64)
         self.node_valid: dict[str, bool] = {}
+        self._hovered: NodeItem | None = None  # its label shown only while pointed at
 
     def build(self, nodes, records, looks, edges, font: QFont) -> None:
         """Items for ``nodes`` (layout.Node by id; ``records`` their entity rows, ``looks``
         their Look by id) and ``edges`` (layout.Edge)."""
         self.clear()
-        self.nodes, self.edges = {}, []
+        self.nodes, self.edges, self._hovered = {}, [], None
         for eid, node in nodes.items():
             item = NodeItem(node, records[eid], looks[eid], font)
             self.addItem(item)
@@ -177,6 +178,32 @@ class GraphScene(QGraphicsScene):
         self._facts = facts
         self._offsets = np.array(offsets, dtype=np.int64)
         self.refresh_times()
+
+    def size_nodes(self, scale: float) -> None:
+        """Nodes as large as their ring's crowding allows at ``scale``: at most their full
+        size, at least SMALLEST_RADIUS, never touching their neighbours on the ring."""
+        first = SMALLEST_RADIUS
+        for item in self.nodes.values():
+            if item.node.ring:
+                room = item.node.room * scale * 0.4
+                item.resize(max(SMALLEST_RADIUS, min(item.full_radius, room)))
+                first = max(first, item.radius) if item.node.ring == 1 else first
+        for item in self.nodes.values():
+            if not item.node.ring:  # the selected entity: half again its neighbours' size
+                item.resize(min(item.full_radius, max(7.0, first * 1.5)))
+
+    def hover(self, entity_id: str | None) -> None:
+        """Show the label of the node pointed at even where crowding hid it (on top), and
+        hide the one shown that way before."""
+        if self._hovered is not None and self._hovered.node.id != entity_id:
+            self._hovered.label.setVisible(False)
+            self._hovered.setZValue(3)
+            self._hovered = None
+        item = self.nodes.get(entity_id)
+        if item is not None and not item.label.isVisible():
+            item.label.setVisible(True)
+            item.setZValue(5)
+            self._hovered = item
 
     def refresh_times(self) -> None:
         """The drawn facts' times were patched in place: read them again."""

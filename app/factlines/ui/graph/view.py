@@ -34,7 +34,6 @@ from factlines.ui.graph.controls import (
 from factlines.ui.graph.look import assign, look_of, type_name
 from factlines.ui.graph.scene import (
     ENTITY_ROLE,
-    SMALLEST_RADIUS,
     Diff,
     GraphScene,
     edge_tooltip,
@@ -139,15 +138,11 @@ class GraphView(QGraphicsView):
         self.legend.entries = []
         entity = self._state.entity_record()
         if entity is None:
-            self._scene.clear()
-            self._scene.nodes, self._scene.edges = {}, []
             self._show_note("Select an entity to see its neighbours")
             return
         try:
             self._read_and_build(entity)
         except (Refused, Unavailable) as exc:
-            self._scene.clear()
-            self._scene.nodes, self._scene.edges = {}, []
             self._show_note(f"Not shown: {in_words(exc)}")
             return
         self.note = ""
@@ -155,6 +150,8 @@ class GraphView(QGraphicsView):
         self._fit_and_label()
 
     def _show_note(self, note: str) -> None:
+        """Draw nothing but ``note``."""
+        self._scene.build({}, {}, {}, [], self.font())
         self.note = note
         self.shown_button.hide()
         self._scene.setSceneRect(QRectF(-150, -100, 300, 200))
@@ -295,7 +292,7 @@ class GraphView(QGraphicsView):
             scale = min(sx, sy)
             sx, sy = min(sx, scale * MOST_STRETCH), min(sy, scale * MOST_STRETCH)
             self.setTransform(QTransform.fromScale(sx, sy))
-            self._size_nodes(min(sx, sy))
+            self._scene.size_nodes(min(sx, sy))
             centre = QPointF(
                 left + margin.width() + width / 2, CONTROLS_HEIGHT + margin.height() + height / 2
             )
@@ -319,19 +316,6 @@ class GraphView(QGraphicsView):
             int(min(wide + radius, MOST_MARGIN, view.width() * 0.16)),
             int(min(tall + radius, view.height() * 0.14)),
         )
-
-    def _size_nodes(self, scale: float) -> None:
-        """Nodes as large as their ring's crowding allows at ``scale``: at most their full
-        size, at least SMALLEST_RADIUS, never touching their neighbours on the ring."""
-        first = SMALLEST_RADIUS
-        for item in self._scene.nodes.values():
-            if item.node.ring:
-                room = item.node.room * scale * 0.4
-                item.resize(max(SMALLEST_RADIUS, min(item.full_radius, room)))
-                first = max(first, item.radius) if item.node.ring == 1 else first
-        for item in self._scene.nodes.values():
-            if not item.node.ring:  # the selected entity: half again its neighbours' size
-                item.resize(min(item.full_radius, max(7.0, first * 1.5)))
 
     def place_labels(self) -> None:
         """Show each label that fits: inner rings first, then the most linked; one that would
@@ -365,7 +349,7 @@ class GraphView(QGraphicsView):
         anchor = event.position()
         before = self.mapToScene(anchor.toPoint())
         self.scale(factor, factor)
-        self._size_nodes(min(self.transform().m11(), self.transform().m22()))
+        self._scene.size_nodes(min(self.transform().m11(), self.transform().m22()))
         after = self.mapToScene(anchor.toPoint())
         self.translate(after.x() - before.x(), after.y() - before.y())
         self._fitted = False
@@ -377,6 +361,15 @@ class GraphView(QGraphicsView):
             self.fit()
             return
         super().mouseDoubleClickEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        super().mouseMoveEvent(event)
+        if not event.buttons():  # pointing at a node shows its name, if crowding hid it
+            self._scene.hover(self.neighbour_at(event.position().toPoint()))
+
+    def leaveEvent(self, event) -> None:
+        super().leaveEvent(event)
+        self._scene.hover(None)
 
     def mousePressEvent(self, event) -> None:
         self._press = event.position().toPoint()
