@@ -66,6 +66,7 @@ class ShownCount(QToolButton):
         super().__init__(parent)
         self.setObjectName("graphShownCount")
         self.setAutoRaise(True)
+        self.texts = ("", "")  # what it says, long and short
         self.hide()
 
     def say(self, kept: layout.Kept, depth: int, cap: int, names: dict[str, str]) -> None:
@@ -75,10 +76,12 @@ class ShownCount(QToolButton):
             return
         within = "" if depth == 1 else f" within {depth} facts"
         more = cap == MAX_NEIGHBOURS
-        self.setText(
-            f"{kept.shown:,} of {kept.total:,} neighbours{within} shown"
-            + (" · Show more" if more else " · Show fewer")
+        action = " · Show more" if more else " · Show fewer"
+        self.texts = (
+            f"{kept.shown:,} of {kept.total:,} neighbours{within} shown{action}",
+            f"{kept.shown:,} of {kept.total:,} shown{action}",
         )
+        self.setText(self.texts[0])
         named = [style.elide(names.get(eid, eid), 40) for eid in kept.left_out[:LEFT_OUT_NAMED]]
         tip = ""
         if named:
@@ -87,6 +90,14 @@ class ShownCount(QToolButton):
             tip += f", and {rest:,} more" if rest > 0 else ""
             tip += "\n"
         tip += f"Click to show up to {MORE_NEIGHBOURS if more else MAX_NEIGHBOURS} per ring"
-        self.setToolTip(tip)
-        self.adjustSize()
+        self.setToolTip(f"{self.texts[0]}\n{tip}")
         self.show()
+
+    def fit(self, width: int) -> None:
+        """The long form when it fits in ``width`` pixels, else the short one."""
+        if self.isHidden():
+            return
+        self.setText(self.texts[0])
+        if self.sizeHint().width() > width:
+            self.setText(self.texts[1])
+        self.adjustSize()

@@ -172,8 +172,11 @@ class LegendOverlay:
         return button.isChecked() and bool(self.entries)
 
     def room(self) -> QSize:
+        """Up to 38% of the view's width; its height, above the "N of M" button if shown."""
         viewport = self._view.viewport()
-        return QSize(viewport.width() * 38 // 100, viewport.height() - 4)
+        below = self._view.shown_button
+        height = viewport.height() - 4 - (below.height() + 2 if below.isVisible() else 0)
+        return QSize(viewport.width() * 38 // 100, height)
 
     def text_width(self) -> int:
         return max(90, min(160, self._view.viewport().width() * 2 // 7))

@@ -117,6 +117,7 @@ class GraphView(QGraphicsView):
         self.controls.adjustSize()
         width = self.viewport().width()
         self.controls.move(width - self.controls.width() - 4, 2)
+        self.shown_button.fit(width - 8)
         self.shown_button.move(4, self.viewport().height() - self.shown_button.height() - 2)
 
     # ── Building ──────────────────────────────────────────────────────────
@@ -322,6 +323,8 @@ class GraphView(QGraphicsView):
         cover a label already shown, another node, the legend or the buttons is hidden (its
         node's tooltip names it). The centre's is always shown."""
         blocked = [_box(QRectF(self.controls.geometry()))]
+        if self.shown_button.isVisible():
+            blocked.append(_box(QRectF(self.shown_button.geometry())))
         width, height = self.legend.size()
         if width:
             blocked.append((0.0, 0.0, width + 4.0, height + 4.0))
