@@ -3,8 +3,9 @@
     python tests/bench/bench_graph.py [--keep PATH]    # 10k entities, 100k facts, 2k hub
 
 Targets: the neighbourhood at depth 2 around the 2,000-fact hub <= 200 ms, both the store's
-answer on a freshly opened file and from choosing the depth until the graph is drawn and painted; an as_of step with the graph at depth 2 <= 16 ms;
-nodes move less than 2 pixels between two as_of steps a day apart (they should not move at all).
+answer on a freshly opened file and from choosing the depth until the graph is drawn and
+painted; an as_of step with the graph at depth 2 <= 16 ms; nodes move less than 2 pixels
+between two as_of steps a day apart (they should not move at all).
 """
 
 from __future__ import annotations
