@@ -107,13 +107,13 @@ def _paint_entry(painter: QPainter, entry: Entry, x: float, y: float, line: int,
         )
     elif entry.kind in ("line", "predicate"):
         color = style.predicate_color(entry.predicate) if entry.predicate else None
-        pen = edge_pen(entry.line or "valid", color or QColor(colours["GRAPH_MUTED"]))
+        pen = _plain(edge_pen(entry.line or "valid", color or QColor(colours["GRAPH_MUTED"])))
         if entry.kind == "predicate":
             pen.setWidthF(3.0)
         painter.setPen(pen)
         if entry.line == "valid":  # both at as_of's styles: solid, then dashed
             painter.drawLine(QPointF(x, middle), QPointF(x + SWATCH / 2 - 1, middle))
-            painter.setPen(edge_pen("not valid", color or QColor(colours["GRAPH_MUTED"])))
+            painter.setPen(_plain(edge_pen("not valid", color or QColor(colours["GRAPH_MUTED"]))))
             painter.drawLine(QPointF(x + SWATCH / 2 + 1, middle), QPointF(x + SWATCH, middle))
         else:
             painter.drawLine(QPointF(x, middle), QPointF(x + SWATCH, middle))
@@ -123,6 +123,13 @@ def _paint_entry(painter: QPainter, entry: Entry, x: float, y: float, line: int,
     metrics = painter.fontMetrics()
     text = metrics.elidedText(entry.text, Qt.TextElideMode.ElideRight, text_width)
     painter.drawText(QPointF(x + SWATCH + 6, y + metrics.ascent()), text)
+
+
+def _plain(pen: QPen) -> QPen:
+    """An edge's pen for the legend, painted without a transformation: in pixels, not device
+    pixels (the same width at 2x as the rest of the text)."""
+    pen.setCosmetic(False)
+    return pen
 
 
 GLYPHS = {"circle": "●", "square": "■", "diamond": "◆", "triangle": "▲", "hexagon": "⬢"}

@@ -155,6 +155,7 @@ class GraphScene(QGraphicsScene):
         self._offsets = np.zeros(0, dtype=np.int64)
         self.node_valid: dict[str, bool] = {}
         self._hovered: NodeItem | None = None  # its label shown only while pointed at
+        self.pixel_ratio = 1.0  # device pixels a pixel, where the scene is shown (high DPI)
 
     def build(self, nodes, records, looks, edges, font: QFont) -> None:
         """Items for ``nodes`` (layout.Node by id; ``records`` their entity rows, ``looks``
@@ -234,7 +235,7 @@ class GraphScene(QGraphicsScene):
                 change = diff.change(item.edge.facts)
                 wanted = f"unchanged {wanted}" if change == "unchanged" else change
             if wanted != item.drawn_as:
-                _style_edge(item, wanted)
+                _style_edge(item, wanted, self.pixel_ratio)
         self.node_valid = {eid: eid in reached for eid in self.nodes}
         for eid, item in self.nodes.items():
             item.setOpacity(1.0 if self.node_valid[eid] else 0.4)
@@ -274,10 +275,11 @@ class GraphScene(QGraphicsScene):
         ]
 
 
-def edge_pen(kind: str, color: QColor, primary: bool = True) -> QPen:
+def edge_pen(kind: str, color: QColor, primary: bool = True, ratio: float = 1.0) -> QPen:
     """How an edge is drawn: ``valid`` / ``not valid`` at as_of in its predicate's colour, or
     in a diff ``started`` / ``ended`` / ``unchanged valid`` / ``unchanged not valid``; thinner
-    and paler when it is not the edge its outer node hangs from."""
+    and paler when it is not the edge its outer node hangs from. Cosmetic (the same width at
+    any zoom), so its width is in device pixels: ``ratio`` device pixels a pixel."""
     dark = style.is_dark_variant()
     if kind == "started":
         pen = QPen(STARTED_COLOR.lighter(150) if dark else STARTED_COLOR, 3.2)
@@ -301,13 +303,14 @@ def edge_pen(kind: str, color: QColor, primary: bool = True) -> QPen:
         paler.setAlphaF(paler.alphaF() * 0.55)
         pen.setColor(paler)
         pen.setWidthF(pen.widthF() * 0.6)
+    pen.setWidthF(pen.widthF() * ratio)
     pen.setCosmetic(True)
     return pen
 
 
-def _style_edge(item: EdgeItem, kind: str) -> None:
+def _style_edge(item: EdgeItem, kind: str, ratio: float) -> None:
     item.drawn_as = kind
-    item.setPen(edge_pen(kind, item.color, item.edge.primary))
+    item.setPen(edge_pen(kind, item.color, item.edge.primary, ratio))
     item.setZValue(1 if kind in ("valid", "started", "ended") else 0)
 
 

@@ -231,6 +231,7 @@ class GraphView(QGraphicsView):
     def restyle(self) -> None:
         if self._stale or self._drawn is None:
             return
+        self._scene.pixel_ratio = self.devicePixelRatioF()
         self._scene.restyle(self._state.as_of_posix, self.diff)
 
     def show_diff(self, started, ended, shown: bool) -> None:
