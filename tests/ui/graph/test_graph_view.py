@@ -316,3 +316,16 @@ def test_pointing_at_a_node_whose_label_crowding_hid_shows_it(window, qtbot):
     assert graph._scene.nodes[hidden[0]].label.isVisible()
     qtbot.mouseMove(graph.viewport(), corner)
     assert not graph._scene.nodes[hidden[0]].label.isVisible()
+
+
+def test_an_entity_linked_to_no_other_says_so_under_itself(window, qtbot):
+    window.kg.add_triple("Selfie", "knows", "Selfie")  # a self-loop links nothing
+    window.state.notify_data_changed(None)
+    window.select_entity("Selfie")
+    graph = window.graph_view
+    for depth in (1, 3):
+        graph.set_depth(depth)
+        assert graph.drawn_neighbours() == [] and graph.drawn_edges() == []
+        assert graph.note == "No fact links Selfie to another entity"
+    window.select_entity("Kai Moreno")
+    assert graph.note == ""

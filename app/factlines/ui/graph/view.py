@@ -147,6 +147,8 @@ class GraphView(QGraphicsView):
             self._show_note(f"Not shown: {in_words(exc)}")
             return
         self.note = ""
+        if not self.kept.total:  # said under the entity, not over it
+            self.note = f"No fact links {style.elide(entity['name'], 60)} to another entity"
         self.restyle()
         self._fit_and_label()
 
@@ -409,8 +411,10 @@ class GraphView(QGraphicsView):
         self.legend.paint(painter)
         if self.note:
             painter.setPen(style.GRAPH_MUTED)
+            where = Qt.AlignmentFlag.AlignHCenter
+            where |= Qt.AlignmentFlag.AlignBottom if self.kept else Qt.AlignmentFlag.AlignVCenter
             painter.drawText(
-                QRectF(self.viewport().rect()), Qt.AlignmentFlag.AlignCenter, self.note
+                QRectF(self.viewport().rect()).adjusted(4, 4, -4, -8), where, self.note
             )
         painter.restore()
 
