@@ -119,17 +119,17 @@ def test_edges_join_rings_one_apart_grouped_by_predicate_and_direction():
     assert not drawn["b", "x", "likes", False].primary
 
 
-def test_labels_that_would_cover_another_are_left_out_in_order():
+def test_labels_take_their_first_free_place_in_order_or_are_left_out():
     nodes = {"a": (0, 0, 10, 10), "b": (100, 0, 110, 10)}
     labels = [
-        ("a", (12, 0, 60, 10)),
-        ("b", (40, 0, 98, 10)),  # covers a's label
-        ("c", (200, 0, 260, 10)),  # outside the bounds
-        ("d", (0, 20, 50, 30)),
-        ("e", (95, 2, 105, 8)),  # covers node b
-        ("f", (0, 40, 50, 50)),  # under the legend
+        ("a", [(12, 0, 60, 10)]),
+        ("b", [(40, 0, 98, 10), (100, 12, 158, 22)]),  # covers a's label: its second place
+        ("c", [(200, 0, 260, 10)]),  # outside the bounds
+        ("d", [(0, 20, 50, 30)]),
+        ("e", [(95, 2, 105, 8), (0, 25, 40, 32)]),  # covers node b, then d's label
+        ("f", [(0, 40, 50, 50)]),  # under the legend
     ]
     bounds = (0, 0, 250, 100)
-    shown = layout.fitting_labels(labels, nodes, bounds, blocked=[(0, 35, 60, 60)])
-    assert shown == {"a", "d"}
-    assert layout.fitting_labels(labels[1:2], nodes, bounds, []) == {"b"}
+    chosen = layout.fitting_labels(labels, nodes, bounds, blocked=[(0, 35, 60, 60)])
+    assert chosen == {"a": 0, "b": 1, "d": 0}
+    assert layout.fitting_labels(labels[1:2], nodes, bounds, []) == {"b": 0}

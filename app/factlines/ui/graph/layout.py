@@ -225,11 +225,13 @@ CELL = 48.0  # pixels: the grid that finds a box's neighbours
 
 
 def fitting_labels(
-    labels: list[tuple[str, Box]], nodes: dict[str, Box], bounds: Box, blocked: list[Box]
-) -> set[str]:
-    """Which labels to show: in the order given (the most important first), each one that
-    lies within ``bounds`` and covers no label shown before it, no other node and nothing in
-    ``blocked`` (the legend, the buttons)."""
+    labels: list[tuple[str, list[Box]]], nodes: dict[str, Box], bounds: Box, blocked: list[Box]
+) -> dict[str, int]:
+    """Where to show which labels: in the order given (the most important first), each label
+    takes the first of its places (boxes, the preferred first) that lies within ``bounds``
+    and covers no label placed before it, no other node and nothing in ``blocked`` (the
+    legend, the buttons); a label none of whose places fits is left out. Returns the place
+    chosen, by label."""
     grid: dict[tuple[int, int], list[tuple[str | None, Box]]] = defaultdict(list)
 
     def cells(box: Box):
@@ -241,20 +243,14 @@ def fitting_labels(
         for cell in cells(box):
             grid[cell].append((owner, box))
 
-    for box in blocked:
-        add(None, box)
-    for eid, box in nodes.items():
-        add(eid, box)
-    shown = set()
-    for eid, box in labels:
-        if not (
+    def fits(eid: str, box: Box) -> bool:
+        inside = (
             box[0] >= bounds[0]
             and box[1] >= bounds[1]
             and box[2] <= bounds[2]
             and box[3] <= bounds[3]
-        ):
-            continue
-        if any(
+        )
+        return inside and not any(
             owner != eid
             and box[0] < other[2]
             and other[0] < box[2]
@@ -262,8 +258,17 @@ def fitting_labels(
             and other[1] < box[3]
             for cell in cells(box)
             for owner, other in grid[cell]
-        ):
-            continue
-        shown.add(eid)
+        )
+
+    for box in blocked:
+        add(None, box)
+    for eid, box in nodes.items():
         add(eid, box)
-    return shown
+    chosen: dict[str, int] = {}
+    for eid, places in labels:
+        for k, box in enumerate(places):
+            if fits(eid, box):
+                chosen[eid] = k
+                add(eid, box)
+                break
+    return chosen

@@ -105,16 +105,29 @@ class NodeItem(QGraphicsPathItem):
             return
         self.radius = radius
         self.setPath(shape_path(self.look.shape, radius))
+        self.place_label(0)
+
+    def label_places(self) -> list[QPointF]:
+        """Where the label may go, the preferred first: on the side facing away from the
+        centre (the centre's: below it), then below, above, right and left of the node."""
         box = self.label.boundingRect()
-        out = radius + LABEL_GAP
-        if not self.node.ring:  # the centre's name below it
-            self.label.setPos(-box.width() / 2, out)
-            return
+        out = self.radius + LABEL_GAP
+        below = QPointF(-box.width() / 2, out)
+        if not self.node.ring:
+            return [below]
         cos, sin = math.cos(self.node.angle), math.sin(self.node.angle)
-        # Anchored on the side facing away from the centre.
         x = cos * out - box.width() * (0.5 - 0.5 * cos if abs(cos) > 0.3 else 0.5)
         y = sin * out - box.height() * (0.5 - 0.5 * sin if abs(sin) > 0.3 else 0.5)
-        self.label.setPos(x, y)
+        return [
+            QPointF(x, y),
+            below,
+            QPointF(-box.width() / 2, -out - box.height()),
+            QPointF(out, -box.height() / 2),
+            QPointF(-out - box.width(), -box.height() / 2),
+        ]
+
+    def place_label(self, place: int) -> None:
+        self.label.setPos(self.label_places()[place])
 
     def paint_colours(self) -> None:
         colours = style.colors()
@@ -125,9 +138,10 @@ class NodeItem(QGraphicsPathItem):
             self.setPen(QPen(colours["CENTER_OUTLINE"], 3))
         self.label.setBrush(colours["GRAPH_TEXT"] if self.node.ring < 2 else colours["GRAPH_MUTED"])
 
-    def label_rect(self, at: QPointF):
-        """The label's rectangle in view pixels, the node being drawn at ``at``."""
-        return self.label.boundingRect().translated(at + self.label.pos())
+    def label_rect(self, at: QPointF, place: QPointF | None = None):
+        """The label's rectangle in view pixels, the node being drawn at ``at`` (and the label
+        at ``place`` from it, where it is by default)."""
+        return self.label.boundingRect().translated(at + (place or self.label.pos()))
 
 
 class EdgeItem(QGraphicsPathItem):

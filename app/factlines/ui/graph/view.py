@@ -322,9 +322,10 @@ class GraphView(QGraphicsView):
         )
 
     def place_labels(self) -> None:
-        """Show each label that fits: inner rings first, then the most linked; one that would
-        cover a label already shown, another node, the legend or the buttons is hidden (its
-        node's tooltip names it). The centre's is always shown."""
+        """Show each label that fits: inner rings first, then the most linked, each where it
+        covers no label already shown, no other node, the legend or the buttons (away from the
+        centre if it can, else below, above or beside its node); one that fits nowhere is
+        hidden (pointing at its node shows it). The centre's is always shown."""
         blocked = [_box(QRectF(self.controls.geometry()))]
         if self.shown_button.isVisible():
             blocked.append(_box(QRectF(self.shown_button.geometry())))
@@ -335,13 +336,17 @@ class GraphView(QGraphicsView):
         for eid, item in sorted(self._scene.nodes.items(), key=lambda pair: pair[1].node.ring):
             at = QPointF(self.mapFromScene(item.pos()))
             nodes[eid] = _box(item.boundingRect().translated(at))
+            places = [_box(item.label_rect(at, place)) for place in item.label_places()]
             if item.node.ring:
-                labels.append((eid, _box(item.label_rect(at))))
+                labels.append((eid, places))
             else:  # the selected entity's name is always shown
-                blocked.append(_box(item.label_rect(at)))
-        shown = layout.fitting_labels(labels, nodes, _box(QRectF(self.viewport().rect())), blocked)
+                blocked.append(places[0])
+        bounds = _box(QRectF(self.viewport().rect()))
+        chosen = layout.fitting_labels(labels, nodes, bounds, blocked)
         for eid, item in self._scene.nodes.items():
-            item.label.setVisible(eid in shown or not item.node.ring)
+            if item.node.ring:
+                item.label.setVisible(eid in chosen)
+                item.place_label(chosen.get(eid, 0))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
