@@ -178,9 +178,10 @@ class SQLiteFacts:
         """
         if not eids:
             return []
-        entities = self.counts()[0]
         with self._db.snapshot() as conn:
             # Each fact has two ends: about 2 * len(eids) / entities of the facts are wanted.
+            # The greatest rowid counts the entities closely enough, at once.
+            entities = conn.execute("SELECT MAX(rowid) FROM entities").fetchone()[0] or 0
             if 2 * len(eids) > _SCAN_SHARE * entities:
                 wanted = set(eids)
                 cursor = conn.execute("SELECT rowid, subject, object FROM triples")
