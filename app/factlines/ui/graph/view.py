@@ -208,7 +208,10 @@ class GraphView(QGraphicsView):
             if self._stale or self.isVisible():
                 self._rebuild_soon()
             return
-        after = self._drawn.after_write(touched, self._state.kg, self._read_fact)
+        try:
+            after = self._drawn.after_write(touched, self._state.kg, self._read_fact)
+        except Unavailable:  # the file cannot be read now: drawing again says so
+            after = REBUILD
         if after == REBUILD:
             self._rebuild_soon()
         elif after == RESTYLE:
