@@ -11,6 +11,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from factlines import KnowledgeGraph
+from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
 from factlines.ui.graph import look
 from factlines.ui.graph.view import MAX_NEIGHBOURS, MORE_NEIGHBOURS
@@ -329,3 +330,17 @@ def test_an_entity_linked_to_no_other_says_so_under_itself(window, qtbot):
         assert graph.note == "No fact links Selfie to another entity"
     window.select_entity("Kai Moreno")
     assert graph.note == ""
+
+
+def test_a_file_that_cannot_be_read_is_said_in_the_graph(window, qtbot, monkeypatch):
+    def locked(*_args, **_kwargs):
+        raise Unavailable("database is locked")
+
+    monkeypatch.setattr(window.kg, "neighbourhood", locked)
+    window.select_entity("Kai Moreno")
+    graph = window.graph_view
+    assert graph.note.startswith("Not shown: database is locked") and "try again" in graph.note
+    assert graph.drawn_neighbours() == []
+    monkeypatch.undo()
+    graph.set_depth(2)
+    assert graph.note == "" and graph.drawn_neighbours()
