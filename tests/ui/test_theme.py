@@ -126,7 +126,7 @@ def test_every_view_takes_the_new_colours(window):
     headers = chart.bars.layout.headers
     assert headers and all(h.color in style.DARK_PALETTE for h in headers)
     assert graph.backgroundBrush().color() == style.DARK["GRAPH_BACKGROUND"]
-    labels = [label for _node, label, _spans in graph._nodes]
+    labels = [item.label for item in graph._scene.nodes.values()]
     assert labels and all(label.brush().color() == style.DARK["GRAPH_TEXT"] for label in labels)
     assert all(QColor(e["color"]).name() in style.DARK_PALETTE for e in graph.drawn_edges())
     model = window.triple_editor.model

@@ -182,9 +182,14 @@ def test_a_fact_moved_to_another_predicate_is_drawn_on_its_new_edge(hub_window, 
     window = hub_window
     window.graph_dock.show()
     qtbot.waitUntil(window.graph_view.isVisible, timeout=2000)
-    tid = next(iter(window.graph_view._drawn))  # one the graph draws (it caps neighbours)
+    graph = window.graph_view
+    edge = graph.drawn_edges()[0]  # one the graph draws (it caps neighbours)
+    tid = edge["facts"][0]
+    assert edge["predicate"] != "advises"
     assert window.kg.update_fact(tid, predicate="advises")
-    fact = window.state.entity_facts()[window.state.fact_index(tid)]
-    item, group, key = window.graph_view._drawn[tid]
-    assert key == ("advises", fact["direction"], fact["other"])
-    assert fact in group and "advises" in item.toolTip()
+    qtbot.waitUntil(
+        lambda: any(tid in e["facts"] and e["predicate"] == "advises" for e in graph.drawn_edges()),
+        timeout=2000,
+    )
+    item = next(i for i in graph._scene.edges if tid in [f["id"] for f in i.edge.facts])
+    assert "advises" in item.toolTip()

@@ -2,7 +2,8 @@
 
 A :class:`Document` owns the store (the ``KnowledgeGraph`` façade) while it is open: where it
 is, whether it may be written (and why not), whether it must be closed here, its undo steps,
-the watch for other programs' writes, and its per-file settings (where ``as_of`` was left).
+the watch for other programs' writes, and its per-file settings (where ``as_of`` was left, how
+far the neighbourhood graph reached).
 Views never hold it: the document hands the graph to them through
 :class:`~factlines.ui.state.AppState`.
 
@@ -241,6 +242,17 @@ class Document(QObject):
     def save_as_of(self) -> None:
         if self._path is not None and self._keep_position:
             app_settings.AS_OF_BY_FILE.of(self._path).set(self.settings, self.state.as_of)
+
+    def graph_depth(self) -> int | None:
+        """How far the neighbourhood graph reached when this file was last open (None: not
+        kept, as for the demo's copies)."""
+        if self._path is None or not self._keep_position:
+            return None
+        return app_settings.GRAPH_DEPTH_BY_FILE.of(self._path).get(self.settings)
+
+    def keep_graph_depth(self, depth: int) -> None:
+        if self._path is not None and self._keep_position:
+            app_settings.GRAPH_DEPTH_BY_FILE.of(self._path).set(self.settings, depth)
 
     def _restore_as_of(self) -> None:
         as_of = None

@@ -34,7 +34,7 @@ from factlines.ui.chart import GanttChart
 from factlines.ui.document import Document
 from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
-from factlines.ui.graphview import GraphView
+from factlines.ui.graph import GraphView
 from factlines.ui.help import HelpActions
 from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
@@ -101,6 +101,10 @@ class MainWindow(QMainWindow):
         self.browser = EntityBrowser(self.state, self.fact_actions, self)
         self.triple_editor = TripleEditor(self.state, self.fact_actions, self)
         self.graph_view = GraphView(self.state, self)
+        self.graph_view.depthChanged.connect(self.document.keep_graph_depth)
+        self.state.graphChanged.connect(
+            lambda: self.graph_view.set_depth(self.document.graph_depth() or self.graph_view.depth)
+        )
         self.time_control = TimeControl(self.state, self)
         self._make_docks()
         self.panels = HistoryPanels(self)  # conflicts, changes, story, density, fact search

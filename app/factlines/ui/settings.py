@@ -171,6 +171,7 @@ RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
 BACKUPS_ENABLED = Setting("backups/enabled", FLAG, True)  # before the first edit of a file
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
+GRAPH_DEPTH_BY_FILE = PerFile("graphDepth", NUMBER, None)  # the neighbourhood graph's, 1 to 3
 VERSION = Setting("settings/version", NUMBER, 0)
 
 SETTINGS = (
@@ -185,7 +186,7 @@ SETTINGS = (
     BACKUPS_ENABLED,
     VERSION,
 )
-PER_FILE = (AS_OF_BY_FILE,)
+PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE)
 
 CURRENT_VERSION = 1
 # Keys older versions used, and where their values live now.

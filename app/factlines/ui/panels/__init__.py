@@ -41,6 +41,8 @@ class HistoryPanels(QObject):
         self.conflicts = ConflictsPanel(state, actions, window)
         self.chart_diff = ChartDiff(state, window.gantt, self)
         self.changes = ChangesPanel(state, self.chart_diff, window)
+        diff = self.chart_diff
+        diff.changed.connect(lambda: window.graph_view.show_diff(diff.started, diff.ended, diff.on))
         self.narrative = NarrativePanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
         self.edit_history = EditHistoryPanel(state, window)

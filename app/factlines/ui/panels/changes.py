@@ -59,11 +59,12 @@ class ChangesPanel(QWidget):
         self.whole_graph = QCheckBox("Whole graph", self)
         self.whole_graph.setObjectName("changesWholeGraph")
         self.whole_graph.setToolTip("The whole graph's changes, not only the selected entity's")
-        self.on_chart = QCheckBox("Show on chart", self)
+        self.on_chart = QCheckBox("Show on chart and graph", self)
         self.on_chart.setObjectName("changesOnChart")
         self.on_chart.setChecked(True)
         self.on_chart.setToolTip(
-            "Shade (A, B] on the chart; ▶ where a fact started, ◀ where one ended"
+            "Shade (A, B] on the chart, ▶ where a fact started, ◀ where one ended; in the "
+            "neighbourhood graph, started edges green, ended ones red and dashed"
         )
         self.summary = QLabel(self)
         self.summary.setObjectName("changesSummary")

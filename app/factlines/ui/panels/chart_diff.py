@@ -1,5 +1,6 @@
 """The chart shows a diff: the span (A, B] shaded, a mark where each fact that started in it
 starts (▶, green) and where each that ended in it ends (◀, red); the other bars as they are.
+``changed`` tells the others that show the same diff (the neighbourhood graph).
 
 Items of its own in the chart's view (view coordinates: POSIX seconds across, rows down),
 placed from the chart's layout each time the chart lays its bars out again.
@@ -11,7 +12,7 @@ import math
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from factlines.ui.chart import GanttChart
 from factlines.ui.panels.changes_model import ENDED_COLOR, STARTED_COLOR
@@ -21,6 +22,8 @@ MARK_PX = 11
 
 
 class ChartDiff(QObject):
+    changed = Signal()  # what is shown, or whether it is, changed
+
     def __init__(self, state: AppState, chart: GanttChart, parent: QObject | None = None):
         super().__init__(parent)
         self._chart = chart
@@ -46,10 +49,17 @@ class ChartDiff(QObject):
         """Mark these facts over ``span`` (POSIX A, B), or nothing when ``span`` is None."""
         self.started, self.ended, self.span = list(started), list(ended), span
         self.redraw()
+        self.changed.emit()
 
     def set_shown(self, shown: bool) -> None:
         self.shown = shown
         self.redraw()
+        self.changed.emit()
+
+    @property
+    def on(self) -> bool:
+        """Is a diff shown?"""
+        return self.shown and self.span is not None
 
     def spots(self) -> list[dict]:
         """The marks as drawn: ``{id, change, x, row}`` for the facts on the chart now."""
@@ -68,10 +78,9 @@ class ChartDiff(QObject):
     def redraw(self) -> None:
         if not shiboken6.isValid(self.band):  # the window is closing: the chart is gone
             return
-        on = self.shown and self.span is not None
-        self.band.setVisible(on)
-        self.marks.setVisible(on)
-        if not on:
+        self.band.setVisible(self.on)
+        self.marks.setVisible(self.on)
+        if not self.on:
             return
         self.band.setRegion(self.span)
         self.marks.setData(

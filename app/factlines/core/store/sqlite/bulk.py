@@ -17,7 +17,7 @@ from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
 # Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
-_CHUNK = 300
+CHUNK = 300
 _TABLES = {"entities", "triples"}
 # Rows from which dropping a table's indexes for a load and building them again pays.
 _LOAD_AT_LEAST = 10_000
@@ -106,8 +106,8 @@ class SQLiteBulk:
                 wanted = set(ids)
                 cursor = conn.execute(f"SELECT {names} FROM {table}")
                 return [row for row in cursor if row[0] in wanted]
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start : start + _CHUNK]
+            for start in range(0, len(ids), CHUNK):
+                chunk = ids[start : start + CHUNK]
                 found += conn.execute(
                     f"SELECT {names} FROM {table} WHERE id IN ({', '.join('?' * len(chunk))})",
                     chunk,
@@ -130,8 +130,8 @@ class SQLiteBulk:
                     if key in wanted and key not in found:
                         found[key] = tid
                 return found
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
+            for start in range(0, len(keys), CHUNK):
+                chunk = keys[start : start + CHUNK]
                 values = ", ".join("(?, ?, ?)" for _ in chunk)
                 # The keys drive the join (CROSS JOIN keeps them outside), and the search goes
                 # by subject or object: without statistics SQLite would take the predicate

@@ -5,6 +5,7 @@ from __future__ import annotations
 from factlines.core import temporal
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.bulk import CHUNK
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
 from factlines.core.store.sqlite.kept import Kept
@@ -43,6 +44,11 @@ _ENTITY_TIMELINE = (
     "JOIN entities o ON t.object = o.id WHERE EXISTS (SELECT 1 FROM entities WHERE id = ?1) "
     "ORDER BY p.vf ASC NULLS LAST, p.tid ASC"
 )
+
+
+# Searching the indexes costs about three times as much per row as a pass over the table: when
+# more than about a third of the facts are wanted, one pass is cheaper.
+_SCAN_SHARE = 3 / 10
 
 
 def _well_formed(value: str | None) -> bool:
@@ -176,6 +182,66 @@ class SQLiteFacts:
                 "WHERE subject = ? OR object = ?",
                 (eid, eid),
             ).fetchall()
+
+    # ── Neighbourhoods ────────────────────────────────────────────────────
+
+    def links(self, eids: list[str]) -> list[tuple]:
+        """(position, subject, object) of every fact with an end in ``eids``, each once; the
+        position is the row's rowid (reading the long ids would cost half the time).
+
+        A few ids are searched in the per-entity indexes, by the hundred; ids whose facts are a
+        good share of the table are found in one pass over it (cheaper than as many searches).
+        """
+        if not eids:
+            return []
+        with self._db.snapshot() as conn:
+            # Each fact has two ends: about 2 * len(eids) / entities of the facts are wanted.
+            # The greatest rowid counts the entities closely enough, at once.
+            entities = conn.execute("SELECT MAX(rowid) FROM entities").fetchone()[0] or 0
+            if 2 * len(eids) > _SCAN_SHARE * entities:
+                wanted = set(eids)
+                cursor = conn.execute("SELECT rowid, subject, object FROM triples")
+                return [row for row in cursor if row[1] in wanted or row[2] in wanted]
+            found: list[tuple] = []
+            for start in range(0, len(eids), CHUNK):
+                chunk = eids[start : start + CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                for end in ("subject", "object"):
+                    found += conn.execute(
+                        f"SELECT rowid, subject, object FROM triples WHERE {end} IN ({marks})",
+                        chunk,
+                    ).fetchall()
+        return list({row[0]: row for row in found}.values())  # a fact within eids: once
+
+    def link_positions(self, tids: list[str]) -> list[tuple]:
+        """(id, position, subject, object) of the facts with these ids that exist."""
+        found: list[tuple] = []
+        with self._db.snapshot() as conn:
+            for start in range(0, len(tids), CHUNK):
+                chunk = tids[start : start + CHUNK]
+                found += conn.execute(
+                    "SELECT id, rowid, subject, object FROM triples "
+                    f"WHERE id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+        return found
+
+    def among(self, eids: list[str]) -> list[dict]:
+        """Every fact whose subject and object are both in ``eids``, with the entities' names
+        and POSIX start/end (:func:`fact_dict` rows)."""
+        chunks = [eids[start : start + CHUNK] for start in range(0, len(eids), CHUNK)]
+        found: list[dict] = []
+        with self._db.snapshot() as conn:
+            for subjects in chunks:
+                for objects in chunks:
+                    rows = conn.execute(
+                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
+                        f"WHERE t.subject IN ({', '.join('?' * len(subjects))}) "
+                        f"AND t.object IN ({', '.join('?' * len(objects))})",
+                        [*subjects, *objects],
+                    )
+                    found += [fact_dict(row) for row in rows]
+        return found
 
     # ── Across the graph ──────────────────────────────────────────────────
 

@@ -1,0 +1,96 @@
+"""An entity's neighbourhood across its whole history: the entities within a few facts of it,
+ring by ring, and the facts that link them.
+
+Time plays no part: a fact that ended long ago links as well as an open one, so the rings stay
+the same while as_of moves (a view lays them out once and only restyles them). One read per
+ring: the facts touching the ring found last.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from factlines.core.errors import Refused
+from factlines.core.store.protocol import GraphStore
+
+
+def id_order(eid: object) -> tuple[bool, str]:
+    """Ids in text order; an id that is not text (a BLOB, from raw SQL) after them."""
+    return not isinstance(eid, str), str(eid)
+
+
+def in_id_order(ids) -> list:
+    """``ids`` sorted as :func:`id_order` says (plain text order when all are text)."""
+    try:
+        return sorted(ids)
+    except TypeError:  # text and BLOBs mixed
+        return sorted(ids, key=id_order)
+
+
+@dataclass
+class Neighbourhood:
+    centre: str
+    rings: list[list[str]] = field(default_factory=list)  # rings[k - 1]: ids at distance k
+    # (position, subject, object) of every fact with an end in the centre or a ring but the
+    # last (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring whose search
+    # read it: reads[k - 1] holds every fact with an end in ring k - 1, so every fact between
+    # ring k - 1 and ring k (a fact between two rings is in both their reads).
+    reads: list[list[tuple]] = field(default_factory=list)
+
+    @property
+    def depth(self) -> int:
+        return len(self.rings)
+
+    @functools.cached_property
+    def links(self) -> dict[object, tuple[str, str]]:
+        """The :attr:`rows` as (subject, object) by position."""
+        return {position: (subject, obj) for read in self.reads for position, subject, obj in read}
+
+    def distances(self) -> dict[str, int]:
+        """Each entity's distance from the centre (the centre's is 0)."""
+        found = {self.centre: 0}
+        for k, ring in enumerate(self.rings, start=1):
+            found.update(dict.fromkeys(ring, k))
+        return found
+
+    def size(self) -> int:
+        """How many entities are within the depth, the centre left out."""
+        return sum(len(ring) for ring in self.rings)
+
+
+class GraphNeighbourhood:
+    _store: GraphStore
+
+    # Also uses, from the façade's other parts: _resolve_id (EntityEdits).
+
+    def neighbourhood(self, entity: str, depth: int = 1) -> Neighbourhood:
+        """The entities within ``depth`` facts of ``entity`` (either direction, any time),
+        ring by ring, each ring in id order, and the facts read to find them."""
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+            raise Refused(f"depth must be a whole number of at least 1, not {depth!r}")
+        eid = self._resolve_id(entity)
+        found = Neighbourhood(eid)
+        seen = {eid}
+        frontier = [eid]
+        for _ in range(depth):
+            rows = self._store.facts.links(frontier)
+            found.reads.append(rows)
+            ring = {row[1] for row in rows} | {row[2] for row in rows}
+            ring -= seen
+            ring.discard(None)  # a fact without a subject or object (raw SQL) links nothing
+            frontier = in_id_order(ring)
+            found.rings.append(frontier)
+            seen |= ring
+        return found
+
+    def link_positions(self, triple_ids: list[str]) -> dict[str, tuple]:
+        """``(position, subject, object)`` of each of these facts that exists, by id: whether
+        a write moved a fact in or out of a :class:`Neighbourhood` (an edit keeps a fact's
+        position; a new fact has a position no neighbourhood read before holds)."""
+        return {row[0]: row[1:] for row in self._store.facts.link_positions(list(triple_ids))}
+
+    def facts_among(self, entities: list[str]) -> list[dict]:
+        """Every fact whose subject and object are both among ``entities`` (ids): the fact's
+        columns, the entities' names and POSIX ``start``/``end``, as ``get_fact`` rows."""
+        return self._store.facts.among(list(entities))
