@@ -297,8 +297,11 @@ class EntityBrowser(QWidget):
         return self.model.entity_at(index.row()) if index.isValid() else None
 
     def _context_menu(self, pos) -> None:
-        entity = self.entity_at(self.view.indexAt(pos))
+        """A right-click shows the entity it highlights (as a click would), then its menu."""
+        index = self.view.indexAt(pos)
+        entity = self.entity_at(index)
         if entity is not None:
+            self._clicked(index)
             self.context_menu(entity).exec(self.view.viewport().mapToGlobal(pos))
 
     def context_menu(self, entity: dict) -> QMenu:

@@ -37,6 +37,7 @@ SPEEDS = (
 )
 DEFAULT_SPEED = 2
 MARGIN_DAYS = 60
+EMPTY_SPAN_DAYS = 365  # an empty graph's slider: this far either side of today
 PLAY_TEXT, PAUSE_TEXT = "▶ Play", "❚❚ Pause"
 SLIDER_MIN_WIDTH = 120
 FIELD_MIN_WIDTH = 96
@@ -194,16 +195,26 @@ class TimeControl(QWidget):
             if self._span is not None
             else (None, None)
         )
-        if first is None or last is None:  # nothing dated (or no day the rules accept)
-            first, last = today - timedelta(days=365 * 20), today
-        else:
+        dated = first is not None and last is not None  # (days the rules accept)
+        if dated:
             last = max(last, today)
+        else:  # an empty graph: the year around today, where a first fact is likely
+            first, last = (
+                today - timedelta(days=EMPTY_SPAN_DAYS),
+                today + timedelta(days=EMPTY_SPAN_DAYS),
+            )
         # Ordinals, clamped: a "forever" date such as 9999-12-31 has no day after it.
         low = max(first.toordinal() - MARGIN_DAYS, date.min.toordinal())
         high = min(last.toordinal() + MARGIN_DAYS, date.max.toordinal())
         with QSignalBlocker(self.slider):
             self.slider.setRange(low, high)
-        self.span_label.setText(f"{date.fromordinal(low).year}–{date.fromordinal(high).year}")
+        years = f"{date.fromordinal(low).year}–{date.fromordinal(high).year}"
+        self.span_label.setText(years if dated else "no dated facts yet")
+        self.span_label.setToolTip(
+            f"The slider spans {years}: the graph's dated facts, to today"
+            if dated
+            else "No fact in this graph has a date yet: the slider spans the years around today"
+        )
         self._show(self._state.as_of)
 
     def slider_day(self) -> date:
@@ -213,8 +224,9 @@ class TimeControl(QWidget):
     def _show(self, value: str | None) -> None:
         with QSignalBlocker(self.slider):
             day = temporal.calendar_day(value)
-            if day is not None:
-                self.slider.setValue(day.toordinal())
+            # All time rests on today (clamped to the span): where the day steps start from,
+            # and what "every fact known now" means; the empty field says "all time".
+            self.slider.setValue((day or date.today()).toordinal())
         if not self.field.hasFocus() or self.field.text().strip() != (value or ""):
             self.field.setText(value or "")
         self.field.setStyleSheet("")

@@ -236,6 +236,11 @@ class GanttChart(QWidget):
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
+        elif entity is None and kg.stats()["triples"] == 0:
+            self._show_empty(
+                "This graph has no facts yet.\n"
+                "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
+            )
         elif entity is None:
             self._show_empty("Select an entity in the browser\nto see its facts over time.")
         elif name is None:
