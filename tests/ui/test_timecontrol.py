@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import messages_of
+from ui_fixtures import messages_of, shown_window
 
 
 def test_slider_and_as_of_follow_each_other(window):
@@ -106,13 +106,7 @@ def test_all_time_rests_the_slider_on_today(window):
 
 
 def test_an_empty_graph_spans_the_years_around_today(qtbot, kg, isolated_settings):
-    from factlines.ui import MainWindow
-
-    win = MainWindow(kg, settings=str(isolated_settings))
-    qtbot.addWidget(win)
-    win.resize(1500, 950)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, kg, isolated_settings)
     slider = win.findChild(QAbstractSlider, "asOfSlider")
     today = date.today().toordinal()
     assert slider.minimum() < today < slider.maximum()
