@@ -305,15 +305,14 @@ class EntityBrowser(QWidget):
             self.context_menu(entity).exec(self.view.viewport().mapToGlobal(pos))
 
     def context_menu(self, entity: dict) -> QMenu:
-        """Select, add a fact, rename, merge, copy the id: what a right-click on a row offers."""
+        """Add a fact, rename, merge, copy the id: what a right-click on a row offers (the
+        right-click has shown the entity already)."""
         menu = QMenu(self)
         if entity["id"] is None:
             note = menu.addAction("No id: this row cannot be selected or edited")
             note.setToolTip(NO_ID)
             note.setEnabled(False)
             return menu
-        name = style.elide(entity["name"], 60)
-        menu.addAction(f"Select {name}", lambda: self._state.select_entity(entity["id"]))
         menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
         menu.addSeparator()
         menu.addAction("Rename…", lambda: self._actions.rename_entity_dialog(entity["id"]))

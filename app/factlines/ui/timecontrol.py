@@ -10,7 +10,7 @@ import calendar
 from datetime import date, timedelta
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -41,6 +41,7 @@ EMPTY_SPAN_DAYS = 365  # an empty graph's slider: this far either side of today
 PLAY_TEXT, PAUSE_TEXT = "▶ Play", "❚❚ Pause"
 SLIDER_MIN_WIDTH = 120
 FIELD_MIN_WIDTH = 96
+COMPACT_BUTTON = "QToolButton { padding: 1px 2px; }"
 SPAN_LABEL_FROM_WIDTH = 1100  # narrower than this, the span label is hidden
 
 
@@ -75,7 +76,8 @@ class TimeControl(QWidget):
         self.field.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.span_label = QLabel(self)
         self.span_label.setObjectName("asOfSpan")
-        self.span_label.setStyleSheet("color: #666;")
+        # A hint, in the palette's hint colour (readable light or dark).
+        self.span_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.speed = QComboBox(self)
         self.speed.setObjectName("playSpeed")
         self.speed.setToolTip("Play speed")
@@ -158,7 +160,7 @@ class TimeControl(QWidget):
         button = QToolButton(self)
         button.setDefaultAction(self.actions_by_name[name])
         button.setAutoRaise(True)
-        button.setStyleSheet("QToolButton { padding: 1px 2px; }")  # compact: room for the slider
+        button.setStyleSheet(COMPACT_BUTTON)  # compact: room for the slider
         return button
 
     def _fix_play_width(self) -> None:
@@ -170,6 +172,14 @@ class TimeControl(QWidget):
             widths.append(self.play_button.sizeHint().width())
         self.play_action.setText(text)
         self.play_button.setFixedWidth(max(widths))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            # A widget with a style sheet of its own keeps the palette it was polished with:
+            # polished again, the buttons' text follows a switch to dark (it stayed black).
+            for button in self.findChildren(QToolButton):
+                button.setStyleSheet(COMPACT_BUTTON)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -236,7 +236,7 @@ class GanttChart(QWidget):
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
-        elif entity is None and kg.stats()["triples"] == 0:
+        elif entity is None and not kg.closed and kg.stats()["triples"] == 0:
             self._show_empty(
                 "This graph has no facts yet.\n"
                 "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
