@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QSizePolicy,
     QSlider,
     QToolButton,
     QWidget,
@@ -40,7 +39,8 @@ MARGIN_DAYS = 60
 EMPTY_SPAN_DAYS = 365  # an empty graph's slider: this far either side of today
 PLAY_TEXT, PAUSE_TEXT = "▶ Play", "❚❚ Pause"
 SLIDER_MIN_WIDTH = 120
-FIELD_MIN_WIDTH = 96
+INSTANT_SAMPLE = "2026-12-31T23:59:59Z"
+FIELD_PADDING = 16  # the line edit's frame and margins, both sides
 COMPACT_BUTTON = "QToolButton { padding: 1px 2px; }"
 SPAN_LABEL_FROM_WIDTH = 1100  # narrower than this, the span label is hidden
 
@@ -71,9 +71,10 @@ class TimeControl(QWidget):
         self.field.setObjectName("asOfField")
         self.field.setPlaceholderText("all time")
         self.field.setToolTip(f"as_of: {temporal.EXPECTED_FORMS}; empty = all time. Enter applies.")
-        self.field.setMinimumWidth(FIELD_MIN_WIDTH)
-        self.field.setMaximumWidth(170)
-        self.field.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        # As wide as an instant ("Now" sets one), so that none shows with its year cut off.
+        self.field.setFixedWidth(
+            self.field.fontMetrics().horizontalAdvance(INSTANT_SAMPLE) + FIELD_PADDING
+        )
         self.span_label = QLabel(self)
         self.span_label.setObjectName("asOfSpan")
         # A hint, in the palette's hint colour (readable light or dark).
