@@ -92,12 +92,22 @@ def test_the_label_goes_with_the_line(h):
     assert chart.cursor_label.isVisible()
 
 
-def test_today_label_keeps_clear_of_the_as_of_label(h):
+@pytest.mark.parametrize("px_after_today", [0, 5, 60, 130, -60])
+def test_today_label_keeps_clear_of_the_as_of_label(h, px_after_today):
+    """Near each other the two labels take the two sides of the lines where they can; the
+    today label goes under the as_of label only when neither side is free."""
     chart = h.chart
-    h.state.set_as_of(temporal.day_of_posix(chart.today_line.value()))
+    today = chart.today_line.value()
+    chart.set_x_range(today - 2 * 365 * 86400, today + 2 * 365 * 86400)
     h.settle()
+    per_px = chart.navigator.seconds_per_px()
+    h.state.set_as_of(temporal.day_of_posix(today + px_after_today * per_px))
+    h.settle()
+    today_box, as_of_box = chart.today_label.box(), chart.cursor_label.box()
     assert chart.today_label.isVisible() and chart.cursor_label.isVisible()
-    assert not chart.today_label.box().intersects(chart.cursor_label.box())
+    assert not today_box.intersects(as_of_box)
+    if px_after_today == 130:  # the as_of label covers today's right, not its left: it goes left
+        assert today_box.top() == as_of_box.top() and today_box.right() <= as_of_box.left() + 1
 
 
 def test_a_selected_bars_end_date_is_not_hidden_under_the_as_of_label(h):

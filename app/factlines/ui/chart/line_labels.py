@@ -21,8 +21,8 @@ TOP = 2.0  # between the view's top and the box
 
 
 class LineLabel(QGraphicsObject):
-    """The label of ``line`` in ``view``: left of the line when ``prefer_left`` and there is room,
-    else right of it (and the other way round); below ``avoid`` where the two would overlap."""
+    """The label of ``line`` in ``view``: on its preferred side of the line where it fits whole
+    and clear of ``avoid`` (another label), else on the other side, else under ``avoid``."""
 
     moved = Signal()  # its box changed (a bar's date labels keep clear of it)
 
@@ -94,20 +94,23 @@ class LineLabel(QGraphicsObject):
         metrics = QFontMetricsF(self._font)
         width = round(metrics.horizontalAdvance(self._text) + 2 * PAD_X)
         height = round(metrics.height() + 2 * PAD_Y)
-        on_left = round(x - GAP - width)
-        on_right = round(x + GAP)
-        left_fits = on_left >= area.left()
-        right_fits = on_right + width <= area.right()
-        if self._prefer_left:
-            left = on_left if left_fits or not right_fits else on_right
-        else:
-            left = on_right if right_fits or not left_fits else on_left
-        # A view narrower than the label: keep its start in view.
-        left = max(area.left(), min(left, area.right() - width))
-        box = QRectF(left, area.top() + TOP, width, height)
+        top = area.top() + TOP
+        left_of = QRectF(round(x - GAP - width), top, width, height)
+        right_of = QRectF(round(x + GAP), top, width, height)
+        beside = [left_of, right_of] if self._prefer_left else [right_of, left_of]
+        fitting = [
+            box for box in beside if area.left() <= box.left() and box.right() <= area.right()
+        ]
         avoid = self._avoid
-        if avoid is not None and avoid.isVisible() and box.intersects(avoid.box()):
-            box.moveTop(avoid.box().bottom() + TOP)
+        taken = avoid.box() if avoid is not None and avoid.isVisible() else QRectF()
+        clear = [box for box in fitting if not box.intersects(taken)]
+        if clear:
+            return clear[0]
+        box = fitting[0] if fitting else beside[0]
+        # A view narrower than the label: keep its start in view.
+        box.moveLeft(max(area.left(), min(box.left(), area.right() - width)))
+        if box.intersects(taken):  # no side is free: under the other label
+            box.moveTop(taken.bottom() + TOP)
         return box
 
     def boundingRect(self) -> QRectF:
