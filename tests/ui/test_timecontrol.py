@@ -97,10 +97,14 @@ def test_all_time_rests_the_slider_on_today(window):
     assert window.as_of() is None
     assert slider.value() == date.today().toordinal()
     assert control.field.text() == "" and control.field.placeholderText() == "all time"
+    all_time = control.actions_by_name["allTime"]
+    assert all_time.isChecked()  # the All time button shows the mode
     window.set_as_of("2019-06-01")
-    assert slider.value() == date(2019, 6, 1).toordinal()
-    control.actions_by_name["allTime"].trigger()
-    assert slider.value() == date.today().toordinal()
+    assert slider.value() == date(2019, 6, 1).toordinal() and not all_time.isChecked()
+    all_time.trigger()
+    assert slider.value() == date.today().toordinal() and all_time.isChecked()
+    all_time.trigger()  # again: still all time, still pressed
+    assert window.as_of() is None and all_time.isChecked()
     control.actions_by_name["backDay"].trigger()
     assert window.as_of() == date.fromordinal(date.today().toordinal() - 1).isoformat()
 

@@ -95,6 +95,7 @@ class TimeControl(QWidget):
         self._make_action(
             "allTime", "All time", "Alt+End", "Show every fact (no as_of)", self.all_time
         )
+        self.actions_by_name["allTime"].setCheckable(True)  # pressed while no as_of is set
         self._make_action("now", "Now", "Alt+Home", "as_of = this instant", self.now)
         for name, text, keys, amount in (
             ("backYear", "−1y", "Ctrl+Alt+Left", ("years", -1)),
@@ -238,6 +239,7 @@ class TimeControl(QWidget):
             # All time rests on today (clamped to the span): where the day steps start from,
             # and what "every fact known now" means; the empty field says "all time".
             self.slider.setValue((day or date.today()).toordinal())
+        self.actions_by_name["allTime"].setChecked(value is None)
         if not self.field.hasFocus() or self.field.text().strip() != (value or ""):
             self.field.setText(value or "")
         self.field.setStyleSheet("")
@@ -259,9 +261,10 @@ class TimeControl(QWidget):
             return
         self.field.setStyleSheet("")
 
-    def all_time(self) -> None:
+    def all_time(self, _checked: bool = False) -> None:
         self.pause()
         self._state.set_as_of(None)
+        self._show(None)  # pressed again: it stays pressed
 
     def now(self) -> None:
         self._state.set_as_of(temporal.now_instant())
