@@ -55,6 +55,35 @@ def _mix(color: QColor, alpha: float) -> QColor:
     return c
 
 
+def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str, QRectF]]:
+    """A bar's dates (``dates``: its stored start and end) over its start and end, within
+    ``across`` (left, right device pixels): below the bar where a label in ``clear`` (device
+    rects) covers the place over it, left out where both are covered. Returns what was drawn
+    where."""
+    left_px, right_px = across
+    if box.right() < left_px or box.left() > right_px:
+        return []
+    metrics = QFontMetrics(p.font())
+    p.setPen(QColor(look.TEXT_COLOR))
+    start, end = dates
+    ends = []
+    if start is not None and box.left() > left_px:
+        ends.append((show_time(start), box.left(), left_px + 2))
+    if end is not None and left_px < box.right() < right_px:
+        ends.append((show_time(end), box.right(), None))
+    drawn = []
+    for text, x, least in ends:
+        w = metrics.horizontalAdvance(text)
+        left = max(least, x - w / 2) if least is not None else min(right_px - w - 2, x - w / 2)
+        for baseline in (box.top() - 3, box.bottom() + metrics.ascent() + 2):
+            place = QRectF(left, baseline - metrics.ascent(), w, metrics.height())
+            if not any(place.intersects(rect) for rect in clear):
+                p.drawText(QPointF(left, baseline), text)
+                drawn.append((text, place))
+                break
+    return drawn
+
+
 class BarsItem(pg.GraphicsObject):
     """Every bar, lane stripe, conflict span and the selection, painted from arrays."""
 
@@ -409,7 +438,7 @@ class BarsItem(pg.GraphicsObject):
             box = self._bar_box(layout, self.selected, sx, dx, sy, dy, left_px, right_px)
             fact = layout.facts[self.selected]
             dates = (fact["valid_from"], fact["valid_to"])
-            self._label_ends(p, box, *dates, left_px, right_px, clear)
+            self.dates_drawn += draw_dates(p, box, dates, (left_px, right_px), clear)
         if self.preview is not None:
             i, side, posix, value = self.preview
             box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
@@ -427,29 +456,7 @@ class BarsItem(pg.GraphicsObject):
             fact = layout.facts[i]
             start = value if side == "start" else fact["valid_from"]
             end = value if side == "end" else fact["valid_to"]
-            self._label_ends(p, box, start, end, left_px, right_px, clear)
-
-    def _label_ends(self, p, box: QRectF, start, end, left_px, right_px, clear) -> None:
-        """A bar's dates over its start and end: below the bar where a label in ``clear``
-        (device rects) covers the place over it, left out where both places are covered."""
-        metrics = QFontMetrics(p.font())
-        p.setPen(QColor(look.TEXT_COLOR))
-        if box.right() < left_px or box.left() > right_px:
-            return
-        ends = []
-        if start is not None and box.left() > left_px:
-            ends.append((show_time(start), box.left(), left_px + 2))
-        if end is not None and left_px < box.right() < right_px:
-            ends.append((show_time(end), box.right(), None))
-        for text, x, least in ends:
-            w = metrics.horizontalAdvance(text)
-            left = max(least, x - w / 2) if least is not None else min(right_px - w - 2, x - w / 2)
-            for baseline in (box.top() - 3, box.bottom() + metrics.ascent() + 2):
-                place = QRectF(left, baseline - metrics.ascent(), w, metrics.height())
-                if not any(place.intersects(rect) for rect in clear):
-                    p.drawText(QPointF(left, baseline), text)
-                    self.dates_drawn.append((text, place))
-                    break
+            self.dates_drawn += draw_dates(p, box, (start, end), (left_px, right_px), clear)
 
     def _bar_box(self, layout, i, sx, dx, sy, dy, left_px, right_px) -> QRectF:
         start, end = layout.start[i], layout.end[i]
