@@ -131,3 +131,35 @@ def test_a_keystroke_paints_the_entity_list_once(window, qtbot):
     qtbot.wait(50)
     assert window.browser.model.rowCount() == 31
     assert counter.counts == {"list": 1}
+
+
+def test_right_click_shows_the_entity_then_offers_its_menu(window, qtbot):
+    """A right-click highlights a row: it must also show that entity (as a click does), and
+    then open the row's menu."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    opened = []
+
+    def close_the_menu():
+        menu = QApplication.activePopupWidget()
+        opened.append([a.text() for a in menu.actions()] if menu is not None else None)
+        if menu is not None:
+            menu.close()
+
+    browser = window.browser
+    window.state.select_entity("kai_moreno")
+    row = browser.model.row_of("lumen_labs")
+    view = browser.view
+    center = view.visualRect(browser.model.index(row, 0)).center()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.RightButton, pos=center)
+    event = QContextMenuEvent(
+        QContextMenuEvent.Reason.Mouse, center, view.viewport().mapToGlobal(center)
+    )
+    QTimer.singleShot(50, close_the_menu)
+    QApplication.sendEvent(view.viewport(), event)
+    assert window.state.entity == "lumen_labs"
+    assert "based_in → Berlin" in window.gantt.lane_labels()  # the chart shows Lumen Labs
+    assert view.selectionModel().isRowSelected(row)
+    assert len(opened) == 1 and opened[0] is not None and "Rename…" in opened[0]

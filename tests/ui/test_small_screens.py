@@ -83,3 +83,34 @@ def test_at_1024_wide_the_entity_names_stay_readable(window, qtbot):
     assert header.sectionSize(0) >= 100  # room for a name, not "…"
     tip = browser.model.data(browser.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
     assert "type: " in tip
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1500, 950)])
+def test_the_facts_table_shows_the_whole_fact_up_to_its_confidence(window, size):
+    """Valid to (and the confidence after it) stay in view: the names are elided first, the
+    provenance columns scroll."""
+    from factlines.ui.models import COLUMN
+
+    select_richest(window)
+    settle(window, *size)
+    view = window.triple_editor.view
+    header = view.horizontalHeader()
+    assert header.offset() == 0
+    for key in ("valid_from", "valid_to", "confidence"):
+        column = COLUMN[key]
+        right = header.sectionViewportPosition(column) + header.sectionSize(column)
+        assert right <= view.viewport().width(), f"{key} is cut off"
+        # wide enough for what it shows: a date is never elided
+        assert header.sectionSize(column) >= view.sizeHintForColumn(column)
+    assert header.sectionSize(COLUMN["other_name"]) >= 64
+
+
+def test_a_column_the_person_sized_keeps_its_width(window):
+    from factlines.ui.models import COLUMN
+
+    select_richest(window)
+    settle(window, 1500, 950)
+    header = window.triple_editor.view.horizontalHeader()
+    header.resizeSection(COLUMN["predicate"], 200)  # as a drag of the header's edge does
+    settle(window, 1024, 700)
+    assert header.sectionSize(COLUMN["predicate"]) == 200

@@ -181,3 +181,24 @@ def test_screenshots_in_each_theme_and_at_twice_the_scale(tmp_path, chosen, scal
     assert (mean < 0.35) if chosen == "dark" else (mean > 0.75), mean
     kept = (tmp_path / "s.ini").read_text() if (tmp_path / "s.ini").exists() else ""
     assert "theme=" not in kept  # --theme is for this run only
+
+
+def test_the_time_controls_buttons_follow_a_switch_to_dark(window):
+    """The compact time buttons (a style sheet of their own) kept black text on dark."""
+    from PySide6.QtWidgets import QToolButton
+
+    theme.apply("dark")
+    QApplication.processEvents()
+    control = window.time_control
+    for name in ("now", "backDay", "play"):
+        action = control.actions_by_name[name]
+        button = next(b for b in control.findChildren(QToolButton) if b.defaultAction() is action)
+        text = button.palette().color(QPalette.ColorRole.ButtonText)
+        drawn = button.grab().toImage()
+        brightest = max(
+            drawn.pixelColor(x, y).lightness()
+            for x in range(drawn.width())
+            for y in range(drawn.height())
+        )
+        assert text.lightness() >= 160, f"{name}: its text is dark on the dark toolbar"
+        assert brightest >= 160, f"{name}: no light text drawn"

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import messages_of
+from ui_fixtures import messages_of, shown_window
 
 
 def test_slider_and_as_of_follow_each_other(window):
@@ -87,3 +87,40 @@ def test_a_forever_date_does_not_break_the_time_control(window, demo, qtbot):
     assert slider.maximum() == date.max.toordinal()
     window.set_as_of("9999-12-31")
     assert slider.value() == date.max.toordinal()
+
+
+def test_all_time_rests_the_slider_on_today(window):
+    """In all-time mode the slider sits on today (not on whatever day it last showed), and the
+    day steps start from there."""
+    slider = window.findChild(QAbstractSlider, "asOfSlider")
+    control = window.time_control
+    assert window.as_of() is None
+    assert slider.value() == date.today().toordinal()
+    assert control.field.text() == "" and control.field.placeholderText() == "all time"
+    all_time = control.actions_by_name["allTime"]
+    assert all_time.isChecked()  # the All time button shows the mode
+    window.set_as_of("2019-06-01")
+    assert slider.value() == date(2019, 6, 1).toordinal() and not all_time.isChecked()
+    all_time.trigger()
+    assert slider.value() == date.today().toordinal() and all_time.isChecked()
+    all_time.trigger()  # again: still all time, still pressed
+    assert window.as_of() is None and all_time.isChecked()
+    control.actions_by_name["backDay"].trigger()
+    assert window.as_of() == date.fromordinal(date.today().toordinal() - 1).isoformat()
+
+
+def test_an_empty_graph_spans_the_years_around_today(qtbot, kg, isolated_settings):
+    win = shown_window(qtbot, kg, isolated_settings)
+    slider = win.findChild(QAbstractSlider, "asOfSlider")
+    today = date.today().toordinal()
+    assert slider.minimum() < today < slider.maximum()
+    assert slider.maximum() - slider.minimum() <= 3 * 366
+    assert slider.value() == today
+    assert win.time_control.span_label.text() == "no dated facts yet"
+    assert "no facts yet" in win.gantt._empty.text()
+    assert "Add fact" in win.gantt._empty.text()
+    # a first dated fact: the span is the graph's again
+    kg.add_triple("Ann", "knows", "Bob", valid_from="2011-03-01")
+    win.state.notify_data_changed()
+    assert slider.minimum() <= date(2011, 3, 1).toordinal() < date(2012, 1, 1).toordinal()
+    assert win.time_control.span_label.text().startswith("2010–")

@@ -19,7 +19,7 @@ from factlines.core import temporal
 from factlines.ui.models import COLUMN
 from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import cell, messages_of, triple_rows
+from ui_fixtures import cell, messages_of, shown_window, triple_rows
 
 
 def mempalace_file(path, facts=(), sql=()) -> str:
@@ -47,18 +47,12 @@ def odd_fact(path, column: str, value) -> str:
 @pytest.fixture
 def open_window(qtbot, isolated_settings):
     """``open_window(path, entity="kai")``: a shown window over the file, entity selected."""
-    from factlines.ui import MainWindow
-
     graphs = []
 
     def make(path, entity="kai"):
         kg = KnowledgeGraph(path)
         graphs.append(kg)
-        win = MainWindow(kg, settings=str(isolated_settings))
-        qtbot.addWidget(win)
-        win.resize(1500, 950)
-        win.show()
-        qtbot.waitExposed(win)
+        win = shown_window(qtbot, kg, isolated_settings)
         if entity:
             win.state.select_entity(entity)
         win.repaint()

@@ -297,20 +297,22 @@ class EntityBrowser(QWidget):
         return self.model.entity_at(index.row()) if index.isValid() else None
 
     def _context_menu(self, pos) -> None:
-        entity = self.entity_at(self.view.indexAt(pos))
+        """A right-click shows the entity it highlights (as a click would), then its menu."""
+        index = self.view.indexAt(pos)
+        entity = self.entity_at(index)
         if entity is not None:
+            self._clicked(index)
             self.context_menu(entity).exec(self.view.viewport().mapToGlobal(pos))
 
     def context_menu(self, entity: dict) -> QMenu:
-        """Select, add a fact, rename, merge, copy the id: what a right-click on a row offers."""
+        """Add a fact, rename, merge, copy the id: what a right-click on a row offers (the
+        right-click has shown the entity already)."""
         menu = QMenu(self)
         if entity["id"] is None:
             note = menu.addAction("No id: this row cannot be selected or edited")
             note.setToolTip(NO_ID)
             note.setEnabled(False)
             return menu
-        name = style.elide(entity["name"], 60)
-        menu.addAction(f"Select {name}", lambda: self._state.select_entity(entity["id"]))
         menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
         menu.addSeparator()
         menu.addAction("Rename…", lambda: self._actions.rename_entity_dialog(entity["id"]))

@@ -10,13 +10,12 @@ import calendar
 from datetime import date, timedelta
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QSizePolicy,
     QSlider,
     QToolButton,
     QWidget,
@@ -37,9 +36,12 @@ SPEEDS = (
 )
 DEFAULT_SPEED = 2
 MARGIN_DAYS = 60
+EMPTY_SPAN_DAYS = 365  # an empty graph's slider: this far either side of today
 PLAY_TEXT, PAUSE_TEXT = "▶ Play", "❚❚ Pause"
 SLIDER_MIN_WIDTH = 120
-FIELD_MIN_WIDTH = 96
+INSTANT_SAMPLE = "2026-12-31T23:59:59Z"
+FIELD_PADDING = 16  # the line edit's frame and margins, both sides
+COMPACT_BUTTON = "QToolButton { padding: 1px 2px; }"
 SPAN_LABEL_FROM_WIDTH = 1100  # narrower than this, the span label is hidden
 
 
@@ -69,12 +71,14 @@ class TimeControl(QWidget):
         self.field.setObjectName("asOfField")
         self.field.setPlaceholderText("all time")
         self.field.setToolTip(f"as_of: {temporal.EXPECTED_FORMS}; empty = all time. Enter applies.")
-        self.field.setMinimumWidth(FIELD_MIN_WIDTH)
-        self.field.setMaximumWidth(170)
-        self.field.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        # As wide as an instant ("Now" sets one), so that none shows with its year cut off.
+        self.field.setFixedWidth(
+            self.field.fontMetrics().horizontalAdvance(INSTANT_SAMPLE) + FIELD_PADDING
+        )
         self.span_label = QLabel(self)
         self.span_label.setObjectName("asOfSpan")
-        self.span_label.setStyleSheet("color: #666;")
+        # A hint, in the palette's hint colour (readable light or dark).
+        self.span_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.speed = QComboBox(self)
         self.speed.setObjectName("playSpeed")
         self.speed.setToolTip("Play speed")
@@ -91,6 +95,7 @@ class TimeControl(QWidget):
         self._make_action(
             "allTime", "All time", "Alt+End", "Show every fact (no as_of)", self.all_time
         )
+        self.actions_by_name["allTime"].setCheckable(True)  # pressed while no as_of is set
         self._make_action("now", "Now", "Alt+Home", "as_of = this instant", self.now)
         for name, text, keys, amount in (
             ("backYear", "−1y", "Ctrl+Alt+Left", ("years", -1)),
@@ -157,7 +162,7 @@ class TimeControl(QWidget):
         button = QToolButton(self)
         button.setDefaultAction(self.actions_by_name[name])
         button.setAutoRaise(True)
-        button.setStyleSheet("QToolButton { padding: 1px 2px; }")  # compact: room for the slider
+        button.setStyleSheet(COMPACT_BUTTON)  # compact: room for the slider
         return button
 
     def _fix_play_width(self) -> None:
@@ -169,6 +174,14 @@ class TimeControl(QWidget):
             widths.append(self.play_button.sizeHint().width())
         self.play_action.setText(text)
         self.play_button.setFixedWidth(max(widths))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if style.palette_changed(event):
+            # A widget with a style sheet of its own keeps the palette it was polished with:
+            # polished again, the buttons' text follows a switch to dark (it stayed black).
+            for button in self.findChildren(QToolButton):
+                button.setStyleSheet(COMPACT_BUTTON)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -194,16 +207,26 @@ class TimeControl(QWidget):
             if self._span is not None
             else (None, None)
         )
-        if first is None or last is None:  # nothing dated (or no day the rules accept)
-            first, last = today - timedelta(days=365 * 20), today
-        else:
+        dated = first is not None and last is not None  # (days the rules accept)
+        if dated:
             last = max(last, today)
+        else:  # an empty graph: the year around today, where a first fact is likely
+            first, last = (
+                today - timedelta(days=EMPTY_SPAN_DAYS),
+                today + timedelta(days=EMPTY_SPAN_DAYS),
+            )
         # Ordinals, clamped: a "forever" date such as 9999-12-31 has no day after it.
         low = max(first.toordinal() - MARGIN_DAYS, date.min.toordinal())
         high = min(last.toordinal() + MARGIN_DAYS, date.max.toordinal())
         with QSignalBlocker(self.slider):
             self.slider.setRange(low, high)
-        self.span_label.setText(f"{date.fromordinal(low).year}–{date.fromordinal(high).year}")
+        years = f"{date.fromordinal(low).year}–{date.fromordinal(high).year}"
+        self.span_label.setText(years if dated else "no dated facts yet")
+        self.span_label.setToolTip(
+            f"The slider spans {years}: the graph's dated facts, to today"
+            if dated
+            else "No fact in this graph has a date yet: the slider spans the years around today"
+        )
         self._show(self._state.as_of)
 
     def slider_day(self) -> date:
@@ -213,8 +236,10 @@ class TimeControl(QWidget):
     def _show(self, value: str | None) -> None:
         with QSignalBlocker(self.slider):
             day = temporal.calendar_day(value)
-            if day is not None:
-                self.slider.setValue(day.toordinal())
+            # All time rests on today (clamped to the span): where the day steps start from,
+            # and what "every fact known now" means; the empty field says "all time".
+            self.slider.setValue((day or date.today()).toordinal())
+        self.actions_by_name["allTime"].setChecked(value is None)
         if not self.field.hasFocus() or self.field.text().strip() != (value or ""):
             self.field.setText(value or "")
         self.field.setStyleSheet("")
@@ -236,9 +261,10 @@ class TimeControl(QWidget):
             return
         self.field.setStyleSheet("")
 
-    def all_time(self) -> None:
+    def all_time(self, _checked: bool = False) -> None:
         self.pause()
         self._state.set_as_of(None)
+        self._show(None)  # pressed again: it stays pressed
 
     def now(self) -> None:
         self._state.set_as_of(temporal.now_instant())

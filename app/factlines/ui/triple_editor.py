@@ -5,8 +5,17 @@ selected fact (who wrote it, who ended it, why)."""
 from __future__ import annotations
 
 import html
+from typing import ClassVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QSignalBlocker,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,7 +49,7 @@ from factlines.ui.models import (
 from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
 
-COLUMN_WIDTHS = {
+COLUMN_WIDTHS = {  # at most, for the fact's own columns (see FactColumns)
     "direction": 40,
     "predicate": 120,
     "other_name": 150,
@@ -54,6 +63,8 @@ COLUMN_WIDTHS = {
     "extracted_at": 160,
 }
 
+
+CELL_PADDING = 8  # each side of a cell's text
 
 EDIT_TRIGGERS = (
     QAbstractItemView.EditTrigger.DoubleClicked
@@ -101,6 +112,71 @@ class ValidatingDelegate(QStyledItemDelegate):
         else:
             editor.setStyleSheet("")
             editor.setToolTip("")
+
+
+class FactColumns(QObject):
+    """The facts table's column widths: the fact itself (direction to confidence) fits the view,
+    its names elided before a date is cut off; the provenance beyond it scrolls into view. Once
+    the person resizes a column, the widths are theirs."""
+
+    # As wide as their widest usual text, so that selecting another entity changes no width
+    # (and the table paints once); wider where the rows shown need it (an instant).
+    FITTED: ClassVar[dict[str, str]] = {
+        "direction": "⚠ →",
+        "valid_from": "0000-00-00",
+        "valid_to": "0000-00-00",
+        "confidence": "0.00",
+    }
+    NAMES = (("predicate", 0.42), ("other_name", 0.58))  # share the rest, elided
+    NAME_MIN = 64
+
+    def __init__(self, view: QTableView):
+        super().__init__(view)
+        self._view = view
+        self.sized_by_hand = False
+        header = view.horizontalHeader()
+        for key, width in COLUMN_WIDTHS.items():
+            header.resizeSection(COLUMN[key], width)
+        header.sectionResized.connect(self._resized)
+        view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def _resized(self, *_args) -> None:
+        self.sized_by_hand = True  # (the fitting's own resizes are not signalled)
+
+    def fit(self) -> None:
+        """Fit the fact's columns to the view's width (the rows shown decide the dates')."""
+        if self.sized_by_hand:
+            return
+        view, header = self._view, self._view.horizontalHeader()
+        metrics = view.fontMetrics()
+        widths = {
+            key: min(
+                COLUMN_WIDTHS[key],
+                max(
+                    header.sectionSizeHint(COLUMN[key]),
+                    metrics.horizontalAdvance(sample) + 2 * CELL_PADDING,
+                    view.sizeHintForColumn(COLUMN[key]),
+                ),
+            )
+            for key, sample in self.FITTED.items()
+        }
+        room = view.viewport().width() - sum(widths.values())
+        for key, share in self.NAMES:
+            widths[key] = max(self.NAME_MIN, min(COLUMN_WIDTHS[key], int(room * share)))
+        if all(header.sectionSize(COLUMN[key]) == width for key, width in widths.items()):
+            return
+        # Quietly, then one update: told column by column, the view repaints the resized
+        # columns on a timer of its own, after the paint of the new rows (twice per selection).
+        with QSignalBlocker(header):
+            for key, width in widths.items():
+                header.resizeSection(COLUMN[key], width)
+        view.updateGeometries()
+        view.viewport().update()
 
 
 class TripleEditor(QWidget):
@@ -163,10 +239,8 @@ class TripleEditor(QWidget):
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.setWordWrap(False)
         self.view.setMouseTracking(True)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(True)
-        for key, width in COLUMN_WIDTHS.items():
-            header.resizeSection(COLUMN[key], width)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.columns = FactColumns(self.view)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.clicked.connect(self._clicked)
@@ -206,6 +280,7 @@ class TripleEditor(QWidget):
         self._entity = self._state.entity_record()
         self.model.reload()  # a reset: the proxy filters the new rows afresh
         lay_out_now(self.view)
+        self.columns.fit()
         self._show_fact(self._state.fact)
         self._update_title()
 

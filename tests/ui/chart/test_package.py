@@ -14,6 +14,8 @@ ORDER = [
     "look",
     "layout",
     "pg_adapter",
+    "line_labels",
+    "time_axis",
     "painting",
     "navigation",
     "interaction",

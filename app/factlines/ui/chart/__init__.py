@@ -5,6 +5,8 @@ Modules, each importing only modules above it in this list (no import circle):
 - ``look``: the chart's sizes and colours (predicate colours come from ``factlines.ui.style``);
 - ``layout``: lanes, rows and bars as numpy arrays, validity, picking and snapping (no drawing);
 - ``pg_adapter``: every use of pyqtgraph beyond its documented API, each saying why;
+- ``line_labels``: the as_of and today lines' labels, kept whole inside the view;
+- ``time_axis``: the dates under the chart, with the year wherever a zoom would hide it;
 - ``painting``: the bars item and the lane axis, painted from the layout's arrays;
 - ``navigation``: which time range and rows are in view (zoom, pan, fit, scroll);
 - ``interaction``: hover, click, end dragging, the as_of cursor, context menus, keys;

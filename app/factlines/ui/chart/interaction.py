@@ -21,6 +21,7 @@ from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
+from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
 from factlines.ui.fact_actions import mirror, starts_after, why_not_end
@@ -75,29 +76,24 @@ class AsOfCursor:
             movable=True,
             pen=pg.mkPen(look.CURSOR_COLOR, width=2),
             hoverPen=pg.mkPen(look.CURSOR_COLOR, width=4),
-            label="as_of",
-            labelOpts={
-                "position": look.LINE_LABEL_POSITION,
-                "anchors": [(1, 0), (1, 0)],
-                "color": look.CURSOR_COLOR,
-                "fill": look.CURSOR_LABEL_FILL,
-                "border": pg.mkPen(look.CURSOR_COLOR),
-            },
         )
         self.line.setZValue(10)
         self.line.setBounds((gl.X_MIN, gl.X_MAX))
         self.line.sigDragged.connect(self._dragged)
+        self.label = LineLabel(navigator.view, self.line, prefer_left=True)
+        self.label.set_colors(look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR)
 
     def sync(self) -> None:
         """Show as_of (hidden in all-time mode)."""
         at = self._state.as_of_posix
         if at is None:
             self.line.hide()
+            self.label.set_text("")
             return
         self.line.show()
-        pg_adapter.set_line_label(self.line, f"as of {self._state.as_of}")
         if self.line.value() != at:
             self.line.setValue(at)  # emits sigPositionChanged only: no loop back to the state
+        self.label.set_text(f"as of {self._state.as_of}")
 
     def _dragged(self, line=None) -> None:
         as_day = temporal.is_date(self._state.as_of)

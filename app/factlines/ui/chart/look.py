@@ -37,7 +37,6 @@ EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart
 
 # ── Colours ──────────────────────────────────────────────────────────────
 TIME_GRID_ALPHA = 38  # the time axis's grid lines, 0..255
-LINE_LABEL_POSITION = 0.004  # the today and as_of labels, near the top of the view
 # The chart's colours, read as ``look.TEXT_COLOR``: light or dark with the palette, kept with
 # every view's in factlines.ui.style (which says what each is for) and set here by it.
 COLOR_NAMES = (

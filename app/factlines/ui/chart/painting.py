@@ -30,6 +30,7 @@ from PySide6.QtGui import (
     QPen,
     QPicture,
     QPolygonF,
+    QTransform,
 )
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -54,6 +55,35 @@ def _mix(color: QColor, alpha: float) -> QColor:
     return c
 
 
+def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str, QRectF]]:
+    """A bar's dates (``dates``: its stored start and end) over its start and end, within
+    ``across`` (left, right device pixels): below the bar where a label in ``clear`` (device
+    rects) covers the place over it, left out where both are covered. Returns what was drawn
+    where."""
+    left_px, right_px = across
+    if box.right() < left_px or box.left() > right_px:
+        return []
+    metrics = QFontMetrics(p.font())
+    p.setPen(QColor(look.TEXT_COLOR))
+    start, end = dates
+    ends = []
+    if start is not None and box.left() > left_px:
+        ends.append((show_time(start), box.left(), left_px + 2))
+    if end is not None and left_px < box.right() < right_px:
+        ends.append((show_time(end), box.right(), None))
+    drawn = []
+    for text, x, least in ends:
+        w = metrics.horizontalAdvance(text)
+        left = max(least, x - w / 2) if least is not None else min(right_px - w - 2, x - w / 2)
+        for baseline in (box.top() - 3, box.bottom() + metrics.ascent() + 2):
+            place = QRectF(left, baseline - metrics.ascent(), w, metrics.height())
+            if not any(place.intersects(rect) for rect in clear):
+                p.drawText(QPointF(left, baseline), text)
+                drawn.append((text, place))
+                break
+    return drawn
+
+
 class BarsItem(pg.GraphicsObject):
     """Every bar, lane stripe, conflict span and the selection, painted from arrays."""
 
@@ -67,6 +97,8 @@ class BarsItem(pg.GraphicsObject):
         self.selected = -1
         self.hovered = -1
         self.preview: tuple[int, str, float, str] | None = None  # bar, side, posix, value
+        self.keep_clear: tuple[QGraphicsItem, ...] = ()  # the selection's dates avoid these
+        self.dates_drawn: list[tuple[str, QRectF]] = []  # ... as last painted, in device pixels
         self._rects = pg_adapter.RectArray()
         self._styles: dict[int, tuple[QBrush, QPen, QColor]] = {}
         self.paint_count = 0
@@ -150,6 +182,14 @@ class BarsItem(pg.GraphicsObject):
         if x1 < x0:
             return
         self.update(QRectF(x0 - pad, row - 0.5 - above, x1 - x0 + 2 * pad, 1.0 + above))
+
+    def update_marks(self) -> None:
+        """Schedule a repaint of the selected (or dragged) bar's dates, which may have to move
+        out from under a label in ``keep_clear``."""
+        i = self.preview[0] if self.preview is not None else self.selected
+        if 0 <= i < self.layout.n and not self._rect.isEmpty():
+            view, row = self._rect, float(self.layout.row[i])
+            self.update(QRectF(view.left(), row - 1.5, view.width(), 3.0))
 
     def paint(self, p: QPainter, option=None, widget=None) -> None:
         self.paint_count += 1
@@ -369,6 +409,15 @@ class BarsItem(pg.GraphicsObject):
 
     def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
         """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""
+        to_device = QTransform(sx, 0.0, 0.0, sy, dx, dy)
+        clear = [  # with a little room
+            to_device.mapRect(self.mapRectFromItem(item, item.boundingRect())).adjusted(
+                -2, -2, 2, 2
+            )
+            for item in self.keep_clear
+            if item.isVisible()
+        ]
+        self.dates_drawn = []
         font = QFont(p.font())
         font.setPointSizeF(look.MARK_POINT_SIZE)
         p.setFont(font)
@@ -388,7 +437,8 @@ class BarsItem(pg.GraphicsObject):
         if 0 <= self.selected < layout.n and self.preview is None:
             box = self._bar_box(layout, self.selected, sx, dx, sy, dy, left_px, right_px)
             fact = layout.facts[self.selected]
-            self._label_ends(p, box, fact["valid_from"], fact["valid_to"], left_px, right_px)
+            dates = (fact["valid_from"], fact["valid_to"])
+            self.dates_drawn += draw_dates(p, box, dates, (left_px, right_px), clear)
         if self.preview is not None:
             i, side, posix, value = self.preview
             box = self._bar_box(layout, i, sx, dx, sy, dy, left_px, right_px)
@@ -406,22 +456,7 @@ class BarsItem(pg.GraphicsObject):
             fact = layout.facts[i]
             start = value if side == "start" else fact["valid_from"]
             end = value if side == "end" else fact["valid_to"]
-            self._label_ends(p, box, start, end, left_px, right_px)
-
-    def _label_ends(self, p, box: QRectF, start, end, left_px, right_px) -> None:
-        metrics = QFontMetrics(p.font())
-        p.setPen(QColor(look.TEXT_COLOR))
-        y = box.center().y() - box.height() / 2 - 3
-        if box.right() < left_px or box.left() > right_px:
-            return
-        if start is not None and box.left() > left_px:
-            text = show_time(start)
-            w = metrics.horizontalAdvance(text)
-            p.drawText(QPointF(max(left_px + 2, box.left() - w / 2), y), text)
-        if end is not None and left_px < box.right() < right_px:
-            text = show_time(end)
-            w = metrics.horizontalAdvance(text)
-            p.drawText(QPointF(min(right_px - w - 2, box.right() - w / 2), y), text)
+            self.dates_drawn += draw_dates(p, box, (start, end), (left_px, right_px), clear)
 
     def _bar_box(self, layout, i, sx, dx, sy, dy, left_px, right_px) -> QRectF:
         start, end = layout.start[i], layout.end[i]

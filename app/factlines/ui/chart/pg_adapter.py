@@ -85,20 +85,6 @@ class WrapLabel(pg.LabelItem):
             self.updateMin()
 
 
-def recolor_line_label(line: pg.InfiniteLine, color, fill, border=None) -> None:
-    """Give an InfiniteLine's label new text, fill and (optionally) border colours.
-
-    Its InfLineLabel, a TextItem, takes ``fill`` and ``border`` only when it is made, and keeps
-    them as its ``fill`` and ``border`` attributes (undocumented), which its ``paint`` reads.
-    """
-    label = line.label
-    label.setColor(color)
-    label.fill = pg.mkBrush(fill)
-    if border is not None:
-        label.border = pg.mkPen(border)
-    label.update()
-
-
 def central_layout(canvas: pg.GraphicsLayoutWidget) -> pg.GraphicsLayout:
     """The GraphicsLayout that holds the title, the plot and the legend."""
     # GraphicsLayoutWidget.ci (undocumented attribute): the layout's margins and spacing, and
@@ -118,11 +104,14 @@ def lay_out_now(canvas: pg.GraphicsLayoutWidget, plot: pg.PlotItem) -> None:
     canvas.scene().prepareForPaint()
 
 
-def set_line_label(line: pg.InfiniteLine, text: str) -> None:
-    """Change the text of an InfiniteLine's label."""
-    # InfiniteLine.label (undocumented attribute): the InfLineLabel made from the ``label`` and
-    # ``labelOpts`` arguments; there is no setter on the line for its text.
-    line.label.setFormat(text)
+def date_tick_format(axis: pg.DateAxisItem, spacing: float) -> str | None:
+    """The strftime format ``axis`` writes its ticks of ``spacing`` (seconds) with, at its
+    present zoom."""
+    # DateAxisItem.zoomLevel (set by setZoomLevelForDensity, whose docstring invites
+    # customising it) and its ZoomLevel.tickSpecs / TickSpec.spacing, .format (undocumented):
+    # the only record of which format a row of ticks is written in.
+    specs = axis.zoomLevel.tickSpecs
+    return next((spec.format for spec in specs if spec.spacing == spacing), None)
 
 
 def wheel_zooms_x(view: pg.ViewBox, ev) -> None:

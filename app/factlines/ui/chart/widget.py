@@ -42,8 +42,10 @@ from factlines.ui.chart.interaction import (
     ChartMenus,
     GanttViewBox,
 )
+from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem, LaneAxis, legend_html, title_html
+from factlines.ui.chart.time_axis import TimeAxis
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 
@@ -70,7 +72,7 @@ class GanttChart(QWidget):
         self.bars = BarsItem()
         self.view = GanttViewBox(self.scroll_rows, self.background_menu, self.setFocus)
         self.lane_axis = LaneAxis(self.bars, self.scroll_rows)
-        self.time_axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
+        self.time_axis = TimeAxis()
         self.plot = pg.PlotItem(
             viewBox=self.view, axisItems={"left": self.lane_axis, "bottom": self.time_axis}
         )
@@ -99,13 +101,6 @@ class GanttChart(QWidget):
             angle=90,
             movable=False,
             pen=pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine),
-            label="today",
-            labelOpts={
-                "position": look.LINE_LABEL_POSITION,
-                "color": look.MUTED_TEXT,
-                "fill": look.TODAY_LABEL_FILL,
-                "anchors": [(0, 0), (0, 0)],
-            },
         )
         self.today_line.setZValue(5)
         self.view.addItem(self.today_line, ignoreBounds=True)
@@ -113,7 +108,16 @@ class GanttChart(QWidget):
         self.navigator = Navigator(self.view, self._scrollbar, self.bars, state, self.today_line)
         self._as_of_cursor = AsOfCursor(state, self.navigator)
         self.cursor = self._as_of_cursor.line
+        self.cursor_label = self._as_of_cursor.label
         self.view.addItem(self.cursor, ignoreBounds=True)
+        self.today_label = LineLabel(
+            self.view, self.today_line, prefer_left=False, avoid=self.cursor_label
+        )
+        self.today_label.set_colors(look.MUTED_TEXT, look.TODAY_LABEL_FILL)
+        self.today_label.set_text("today")
+        # A selected bar's dates move out from under the as_of label.
+        self.bars.keep_clear = (self.cursor_label, self.today_label)
+        self.cursor_label.moved.connect(self.bars.update_marks)
 
         self._scrollbar.valueChanged.connect(self.navigator.scrolled)
         self._empty = QLabel()
@@ -232,6 +236,11 @@ class GanttChart(QWidget):
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
+        elif entity is None and not kg.closed and kg.stats()["triples"] == 0:
+            self._show_empty(
+                "This graph has no facts yet.\n"
+                "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
+            )
         elif entity is None:
             self._show_empty("Select an entity in the browser\nto see its facts over time.")
         elif name is None:
@@ -319,12 +328,10 @@ class GanttChart(QWidget):
             axis.setPen(pg.mkPen(look.AXIS_COLOR))
             axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
         self.today_line.setPen(pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine))
-        pg_adapter.recolor_line_label(self.today_line, look.MUTED_TEXT, look.TODAY_LABEL_FILL)
+        self.today_label.set_colors(look.MUTED_TEXT, look.TODAY_LABEL_FILL)
         self.cursor.setPen(pg.mkPen(look.CURSOR_COLOR, width=2))
         self.cursor.setHoverPen(pg.mkPen(look.CURSOR_COLOR, width=4))
-        pg_adapter.recolor_line_label(
-            self.cursor, look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR
-        )
+        self.cursor_label.set_colors(look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR)
         self._empty.setStyleSheet(
             f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
         )
