@@ -2,9 +2,11 @@
 
 On a small graph this is a few milliseconds and runs where it is asked. On a big one it runs
 on a worker thread with a read-only store of its own (``open_graph(path, read_only=True)``):
-the window's store is not shared across threads while the views read it. Writes ask again,
+the window's store is not shared across threads while the views read it. It says how far it
+is (``progressed``) and can be cancelled (the store stops at its next step). Writes ask again,
 once they stop coming for a moment; a run still going when another is asked finishes, its
-answer is dropped, and the newest question is run.
+answer is dropped, and the newest question is run. A bug in the worker is raised on the UI
+thread, where it reaches the app's error handler with its traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
+from factlines.core.progress import Cancelled, report
 from factlines.ui.errors import in_words
 from factlines.ui.state import AppState
 
@@ -27,14 +30,17 @@ class _Relay(QObject):
     worker's reference keeps it alive even when the window is gone first."""
 
     done = Signal(int, object, object, object)  # run, conflicts, suggestions, exception
+    step = Signal(int, int, int)  # run, steps done, steps in all
 
 
 class ConflictFinder(QObject):
     """Finds ``kg.conflicts()`` and ``kg.single_valued_suggestions()`` and says so:
-    ``running(words)`` when a run starts off the UI thread, ``found(conflicts, suggestions)``
-    with the answer, ``failed(words)`` when the store could not be read."""
+    ``running(words)`` when a run starts off the UI thread, ``progressed(done, total)`` as it
+    goes, ``found(conflicts, suggestions)`` with the answer, ``failed(words)`` when the store
+    could not be read or the run was cancelled."""
 
     running = Signal(str)
+    progressed = Signal(int, int)
     found = Signal(list, list)
     failed = Signal(str)
 
@@ -44,10 +50,12 @@ class ConflictFinder(QObject):
         self.thread_above = THREAD_ABOVE
         self._run_id = 0
         self._worker: threading.Thread | None = None
+        self._cancel = threading.Event()
         self._again = False
         self._opened = False
         self._relay = _Relay()
         self._relay.done.connect(self._finished)
+        self._relay.step.connect(self._stepped)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
@@ -96,12 +104,22 @@ class ConflictFinder(QObject):
     def _start_worker(self, path: str, facts: int) -> None:
         self._run_id += 1
         run, relay = self._run_id, self._relay
+        self._cancel = cancel = threading.Event()
 
         def work() -> None:
             conflicts = suggestions = error = None
+            steps = 1
+
+            def tell(done: int, total: int) -> bool:
+                nonlocal steps
+                steps = total + 1  # and the suggestions, last
+                relay.step.emit(run, done, steps)
+                return not cancel.is_set()
+
             try:
                 with open_graph(path, read_only=True) as kg:
-                    conflicts = kg.conflicts()
+                    conflicts = kg.conflicts(progress=tell)
+                    report(tell, steps - 1, steps - 1)
                     suggestions = kg.single_valued_suggestions()
             except Exception as exc:  # handed to the UI thread: a bug is raised there
                 error = exc
@@ -110,6 +128,16 @@ class ConflictFinder(QObject):
         self._worker = threading.Thread(target=work, name="factlines-conflicts", daemon=True)
         self.running.emit(f"Finding conflicts among {facts:,} facts…")
         self._worker.start()
+
+    def cancel(self) -> None:
+        """Stop the run going on the worker thread (at the store's next step) and drop it."""
+        self._again = False
+        self._timer.stop()
+        self._cancel.set()
+
+    def _stepped(self, run: int, done: int, total: int) -> None:
+        if run == self._run_id and not self._cancel.is_set():
+            self.progressed.emit(done, total)
 
     def _finished(self, run: int, conflicts, suggestions, error) -> None:
         worker, self._worker = self._worker, None
@@ -124,10 +152,14 @@ class ConflictFinder(QObject):
             self._again = False
             self.refresh_now()
             return
+        if isinstance(error, Cancelled):
+            self.failed.emit("Conflicts not counted: cancelled")
+            return
         if isinstance(error, (Refused, Unavailable)):
             self.failed.emit(f"Conflicts not found: {in_words(error)}")
             return
         if error is not None:
+            self.failed.emit("Conflicts not counted: the search failed")
             raise error
         self.found.emit(conflicts, suggestions)
 
