@@ -147,15 +147,15 @@ def test_a_big_graph_is_searched_on_a_worker_thread(window, qtbot):
     finder.running.connect(
         lambda words: seen.append((words, panel.progress.isVisibleTo(panel), count_text(window)))
     )
+    steps: list[tuple] = []
+    finder.progressed.connect(
+        lambda done, total: steps.append((done, total, panel.progress.value()))
+    )
     window.kg.set_single_valued("uses")  # a write: the panel looks again, off the UI thread
     qtbot.waitUntil(lambda: bool(seen), timeout=3000)
     words, progress_shown, counting = seen[0]
     assert words.startswith("Finding conflicts among") and progress_shown
     assert counting == "Counting conflicts…"
-    steps: list[tuple] = []
-    finder.progressed.connect(
-        lambda done, total: steps.append((done, total, panel.progress.value()))
-    )
     qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
     assert panel.model.rows == window.kg.conflicts()
     assert not panel.progress.isVisibleTo(panel)

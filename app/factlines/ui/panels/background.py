@@ -20,6 +20,9 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled, Progress
 
 Read = Callable[[KnowledgeGraph, Progress], object]
+# Facts: from this many on, a read of the whole graph runs off the UI thread (at 100k the
+# conflicts take a few hundred milliseconds, at 1M seconds).
+THREAD_ABOVE = 100_000
 
 
 class _Relay(QObject):

@@ -13,11 +13,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled, report
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import BackgroundRead
+from factlines.ui.panels.background import THREAD_ABOVE, BackgroundRead
 from factlines.ui.state import AppState
 
 REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
-THREAD_ABOVE = 100_000  # facts: from this many on, the conflicts are found off the UI thread
 
 
 class ConflictFinder(QObject):
