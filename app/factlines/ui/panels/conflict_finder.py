@@ -1,7 +1,9 @@
 """Finding every conflict in the graph, and the predicates that look single-valued.
 
 On a small graph this is a few milliseconds and runs where it is asked. On a big one it runs
-on a worker thread (:mod:`.background`), says how far it is and can be cancelled. Writes ask
+on a worker thread (:mod:`.background`), says how far it is and can be cancelled; the
+conflicts are shown as soon as they are found, the suggestions (a read of every fact) follow
+in a second read. Writes ask
 again, once they stop coming for a moment; a run still going when another is asked finishes,
 its answer is dropped, and the newest question is run.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.core.progress import Cancelled, report
+from factlines.core.progress import Cancelled
 from factlines.ui.errors import in_words
 from factlines.ui.panels.background import THREAD_ABOVE, BackgroundRead
 from factlines.ui.state import AppState
@@ -22,12 +24,14 @@ REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
 class ConflictFinder(QObject):
     """Finds ``kg.conflicts()`` and ``kg.single_valued_suggestions()`` and says so:
     ``running(words)`` when a run starts off the UI thread, ``progressed(done, total)`` as it
-    goes, ``found(conflicts, suggestions)`` with the answer, ``failed(words)`` when the store
-    could not be read or the run was cancelled."""
+    goes, ``found(conflicts, suggestions)`` with the answer (on a worker: the suggestions
+    found last time), ``suggested(suggestions)`` when a worker has the new ones, ``failed(words)``
+    when the store could not be read or the run was cancelled."""
 
     running = Signal(str)
     progressed = Signal(int, int)
     found = Signal(list, list)
+    suggested = Signal(list)
     failed = Signal(str)
 
     def __init__(self, state: AppState, parent: QObject | None = None):
@@ -35,8 +39,9 @@ class ConflictFinder(QObject):
         self._state = state
         self.thread_above = THREAD_ABOVE
         self._opened = False
+        self._suggestions: list[dict] = []
         self._reader = BackgroundRead("factlines-conflicts", self)
-        self._reader.answered.connect(lambda answer: self.found.emit(*answer))
+        self._reader.answered.connect(self._answered)
         self._reader.progressed.connect(self.progressed)
         self._reader.failed.connect(self._failed)
         self._timer = QTimer(self)
@@ -66,6 +71,7 @@ class ConflictFinder(QObject):
         self._timer.stop()
         kg = self._state.kg
         if kg is None or kg.closed:
+            self._suggestions = []
             self.found.emit([], [])
             return
         try:
@@ -78,11 +84,23 @@ class ConflictFinder(QObject):
         except (Refused, Unavailable) as exc:
             self.failed.emit(f"Conflicts not found: {in_words(exc)}")
             return
+        self._suggestions = suggestions
         self.found.emit(conflicts, suggestions)
 
     def _start_worker(self, path: str, facts: int) -> None:
         self.running.emit(f"Finding conflicts among {facts:,} facts…")
-        self._reader.start(path, _conflicts_and_suggestions)
+        self._reader.start(path, _conflicts)
+
+    def _answered(self, answer: tuple[str, list]) -> None:
+        what, rows = answer
+        if what == "suggestions":
+            self._suggestions = rows
+            self.suggested.emit(rows)
+            return
+        self.found.emit(rows, self._suggestions)
+        kg = self._state.kg
+        if kg is not None and not kg.closed:
+            self._reader.start(str(kg.db_path), _suggestions)
 
     def cancel(self) -> None:
         """Stop the run going on the worker thread (at the store's next step) and drop it."""
@@ -102,15 +120,10 @@ class ConflictFinder(QObject):
         self._reader.wait(timeout)
 
 
-def _conflicts_and_suggestions(kg, progress) -> tuple[list, list]:
-    """On the worker: the conflicts step by step, then the suggestions as one step more."""
-    steps = 1
+def _conflicts(kg, progress) -> tuple[str, list]:
+    """On the worker: the conflicts, step by step."""
+    return "conflicts", kg.conflicts(progress=progress)
 
-    def tell(done: int, total: int):
-        nonlocal steps
-        steps = total + 1
-        return progress(done, steps)
 
-    conflicts = kg.conflicts(progress=tell)
-    report(tell, steps - 1, steps - 1)
-    return conflicts, kg.single_valued_suggestions()
+def _suggestions(kg, _progress) -> tuple[str, list]:
+    return "suggestions", kg.single_valued_suggestions()

@@ -151,6 +151,7 @@ class ConflictsPanel(QWidget):
         self.recount_button.clicked.connect(self.finder.refresh_now)
         self.finder.running.connect(self._running)
         self.finder.progressed.connect(self._progressed)
+        self.finder.suggested.connect(self._show_suggestions)
         self.finder.found.connect(self._found)
         self.finder.failed.connect(self._failed)
         state.dataChanged.connect(self._written)
