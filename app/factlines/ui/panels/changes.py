@@ -183,6 +183,10 @@ class ChangesPanel(QWidget):
                 problem = f"Not shown: {in_words(exc)}"
         self._show(changes, problem, first, last)
 
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the worker (if any) is done (for closing and for tests)."""
+        self._reader.wait(timeout)
+
     def _big(self, kg) -> bool:
         return kg.stats()["triples"] >= self.thread_above
 
