@@ -3,6 +3,7 @@
     python tests/bench/bench_history.py            # 100k triples
     python tests/bench/bench_history.py --big      # and 1M triples (builds for a few minutes)
     python tests/bench/bench_history.py --quick    # 10k triples: does it run
+    python tests/bench/bench_history.py --against /work/main/app   # and before: main's code
 
 Builds a MemPalace-shaped graph (10 facts per entity, five hubs with 2,000 facts each, 40
 predicates, dates and instants, unknown starts, ~45% ended) in which three predicates are
@@ -14,16 +15,20 @@ MemPalace's four and one on ``triples(valid_to)`` (``--indexes mempalace`` drops
 Each measure is the first call after a fresh open (new connection, the process's own caches
 of time values emptied), the median of a few such opens. Prints a table of figures against the
 targets of the issue (correctness is the tests' business: tests/core/test_history_*).
+With ``--against APP`` (another checkout's ``app`` folder) the same measures run on the same
+files in a child process importing that code, and both columns are printed side by side.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,11 +36,12 @@ from datetime import date, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "app"))
+# The code measured: this checkout's, or (the child of --against) the one named here.
+sys.path.insert(0, os.environ.get("FL_BENCH_APP") or str(ROOT / "app"))
 
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core import temporal  # noqa: E402
-from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA  # noqa: E402
+from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA, create_statement  # noqa: E402
 
 MARKED = ("works_at", "lives_in", "reports_to")
 OTHER = tuple(f"pred_{i:02d}" for i in range(37))
@@ -126,7 +132,10 @@ def build(path: Path, triples: int, seed: int = 7, indexes: str = "reduced") -> 
         for p in MARKED:
             kg.set_single_valued(p)
     conn = sqlite3.connect(str(path))
+    conn.executescript(MEMPALACE_SCHEMA)  # MemPalace's indexes, built once the rows are in
     kept = KEPT_INDEXES[indexes]
+    for name in kept:
+        conn.execute(create_statement(name))
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'fl\\_%' ESCAPE '\\'"
     ).fetchall():
@@ -169,6 +178,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="10k triples, one round")
     parser.add_argument("--indexes", choices=sorted(KEPT_INDEXES), default="reduced")
     parser.add_argument("--dir", help="where to build the files (default: a temporary folder)")
+    parser.add_argument("--against", help="another checkout's app folder: measure it too")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the child
     args = parser.parse_args(argv)
     as_in_the_app()
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="fl-history-"))
@@ -183,20 +194,43 @@ def main(argv=None) -> int:
             info = build(path, size, indexes=args.indexes)
             print(f"built {info['facts']:,} triples in {time.perf_counter() - t0:.1f} s")
         table += measure(path, size, 1 if size > 100_000 else rounds)
+    if args.json:
+        print(json.dumps(table))
+        return 0
+    before = None
+    if args.against:
+        child = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--against"]
+        child = [a for a in child if a != args.against] + ["--dir", str(workdir), "--json"]
+        env = {**os.environ, "FL_BENCH_APP": str(Path(args.against).resolve())}
+        out = subprocess.run(
+            [sys.executable, __file__, *child], env=env, check=True, capture_output=True, text=True
+        ).stdout
+        before = {row[0]: row[1] for row in json.loads(out.splitlines()[-1])}
+    print_table(table, before, args.against)
+    return 0
+
+
+def print_table(table: list, before: dict | None, against: str | None) -> None:
     width = max(len(r[0]) for r in table)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     cores = os.cpu_count()
     print(f"\nmedian (and best) of first calls after a fresh open; load {load} on {cores} cores")
-    print(f"{'measure':<{width}}  {'wall':>10}  {'cpu':>10}  {'best':>10}  {'target':>9}  result")
+    if before is not None:
+        print(f"before: {against} (same files, a child process, measured after)")
+    was = f"  {'before':>10}  {'its cpu':>10}" if before is not None else ""
+    print(
+        f"{'measure':<{width}}{was}  {'wall':>10}  {'cpu':>10}  {'best':>10}  {'target':>9}  result"
+    )
     for label, (wall, cpu, best), target, note in table:
         verdict = "" if target is None else ("PASS" if wall <= target else "MISS")
         goal = "" if target is None else f"<= {target * 1000:.0f} ms"
+        if before is not None:
+            old = before.get(label)
+            was = f"  {old[0] * 1000:7.1f} ms  {old[1] * 1000:7.1f} ms" if old else " " * 26
         print(
-            f"{label:<{width}}  {wall * 1000:7.1f} ms  {cpu * 1000:7.1f} ms  "
-            f"{best * 1000:7.1f} ms  {goal:>9}  "
-            f"{verdict}  {note}"
+            f"{label:<{width}}{was}  {wall * 1000:7.1f} ms  {cpu * 1000:7.1f} ms  "
+            f"{best * 1000:7.1f} ms  {goal:>9}  {verdict}  {note}"
         )
-    return 0
 
 
 def measure(path: Path, size: int, rounds: int) -> list:

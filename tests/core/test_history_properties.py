@@ -212,7 +212,16 @@ def test_narrative_pages_are_the_brute_force_order(rows, entity, limit, index):
             assert len(page) == min(limit, max(0, len(expected) - offset))
             pages += page
         odd = kg.narrative(entity, limit=limit + 2, offset=1)
+        # A deep page first after a fresh open: nothing counted or kept yet.
+        jumps = {}
+        for offset in {max(0, len(expected) - limit), len(expected) * 2 // 3}:
+            with KnowledgeGraph(kg.db_path) as fresh:
+                jumps[offset] = fresh.narrative(entity, limit=limit, offset=offset)
     assert [(e["at"], e["kind"], e["fact"]["id"]) for e in pages] == expected
+    for offset, page in jumps.items():
+        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
+            offset : offset + limit
+        ]
     assert [(e["at"], e["kind"], e["fact"]["id"]) for e in odd] == expected[1 : limit + 3]
     # Every start and every end exactly once.
     ids = [tid for tid, s, o, _, _ in numbered(rows) if touches(entity, s, o)]

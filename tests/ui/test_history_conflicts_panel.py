@@ -5,9 +5,11 @@ count in the status bar; on a big graph the search runs on a worker thread."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QPushButton
 
+from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import file_fact
 
@@ -145,7 +147,11 @@ def test_a_big_graph_is_searched_on_a_worker_thread(window, qtbot):
     finder.running.connect(
         lambda words: seen.append((words, panel.progress.isVisibleTo(panel), count_text(window)))
     )
-    window.kg.set_single_valued("uses")  # a write: the panel looks again, off the UI thread
+    steps: list[tuple] = []
+    finder.progressed.connect(
+        lambda done, total: steps.append((done, total, panel.progress.value()))
+    )
+    window.kg.set_single_valued("works_at")  # a write: the panel looks again, off the UI thread
     qtbot.waitUntil(lambda: bool(seen), timeout=3000)
     words, progress_shown, counting = seen[0]
     assert words.startswith("Finding conflicts among") and progress_shown
@@ -153,6 +159,75 @@ def test_a_big_graph_is_searched_on_a_worker_thread(window, qtbot):
     qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
     assert panel.model.rows == window.kg.conflicts()
     assert not panel.progress.isVisibleTo(panel)
+    # Told step by step: the odd facts, then each marked predicate.
+    total = len(window.kg.single_valued_predicates()) + 2
+    assert [s[:2] for s in steps] == [(done, total) for done in range(total)]
+    assert [s[2] for s in steps] == list(range(total))  # the bar shows each
+
+    # The suggestions follow, from a second read: works_at is no longer offered. (A new
+    # line is shown by a queued event.)
+    def offered() -> set[str]:
+        labels = panel.suggestions.findChildren(QLabel)
+        return {label.text() for label in labels if label.isVisibleTo(panel.suggestions)}
+
+    wanted = {s["text"] for s in window.kg.single_valued_suggestions() if not s["marked"]}
+    qtbot.waitUntil(lambda: bool(wanted) and wanted <= offered(), timeout=3000)
+    assert not any(text.startswith("works_at:") for text in offered())
+
+
+def test_counting_on_the_worker_can_be_cancelled_and_started_again(window, qtbot, monkeypatch):
+    panel = window.panels.conflicts
+    finder = panel.finder
+    finder.thread_above = 0
+    gate = threading.Event()
+    counting = KnowledgeGraph.conflicts
+
+    def held_conflicts(kg, entity=None, progress=None):
+        def held(done, total):
+            gate.wait(10)  # until the test has pressed Cancel
+            return progress(done, total)
+
+        return counting(kg, entity, held)
+
+    monkeypatch.setattr(KnowledgeGraph, "conflicts", held_conflicts)
+    shown = list(panel.model.rows)
+    finder.refresh_now()
+    assert panel.cancel_button.isVisibleTo(panel) and finder.busy
+    panel.cancel_button.click()
+    assert panel.summary.text() == "Cancelling…" and not panel.cancel_button.isEnabled()
+    gate.set()
+    qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
+    assert panel.summary.text() == "Conflicts not counted: cancelled"
+    assert count_text(window) == "Conflicts: not counted"
+    assert not panel.cancel_button.isVisibleTo(panel) and not panel.progress.isVisibleTo(panel)
+    assert panel.model.rows == shown  # the last answer stays listed
+
+    monkeypatch.setattr(KnowledgeGraph, "conflicts", counting)
+    assert panel.recount_button.isVisibleTo(panel)
+    panel.recount_button.click()
+    qtbot.waitUntil(lambda: not finder.busy, timeout=10000)
+    assert panel.model.rows == window.kg.conflicts() and panel.model.rows
+    assert count_text(window) == f"⚠ {len(panel.model.rows)} conflicts"
+    assert not panel.recount_button.isVisibleTo(panel)
+
+
+def test_a_bug_in_the_worker_reaches_the_error_handler(window, qtbot, monkeypatch, app_errors):
+    panel = window.panels.conflicts
+    finder = panel.finder
+    finder.thread_above = 0
+
+    def broken_conflicts(kg, entity=None, progress=None):
+        raise KeyError("a bug in the worker")
+
+    monkeypatch.setattr(KnowledgeGraph, "conflicts", broken_conflicts)
+    finder.refresh_now()
+    qtbot.waitUntil(lambda: bool(app_errors.reports), timeout=10000)
+    [report] = app_errors.reports
+    assert type(report.exception) is KeyError
+    assert "broken_conflicts" in report.traceback  # the worker's own frames
+    assert not finder.busy
+    assert count_text(window) == "Conflicts: not counted"  # not left counting
+    assert panel.recount_button.isVisibleTo(panel) and not panel.progress.isVisibleTo(panel)
 
 
 def test_the_status_bar_count_shows_the_panel(window):

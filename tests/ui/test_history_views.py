@@ -63,6 +63,25 @@ def test_changes_between_two_instants_for_the_entity_and_the_graph(window, qtmod
     qtmodeltester.check(view.model())
 
 
+def test_a_big_graphs_changes_are_read_on_a_worker_thread(window, qtbot):
+    panel = window.panels.changes
+    panel.thread_above = 0  # every graph is big now
+    panel.whole_graph.setChecked(True)
+    panel.set_instants("2025-01-01", "2026-06-01")
+    assert panel.busy and panel.summary.text() == "Reading the whole graph's changes…"
+    panel.set_instants("2024-01-01", "2026-06-01")  # asked again while it reads: the newest wins
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10000)
+    everything = window.kg.changes_between("2024-01-01", "2026-06-01")
+    rows = fact_rows(view_named(window, "changesPanel").model())
+    assert {i.data(FACT_ID_ROLE) for i, _ in rows} == {
+        f["id"] for f in everything["started"] + everything["ended"]
+    }
+    started, ended = len(everything["started"]), len(everything["ended"])
+    assert f"{started} started, {ended} ended" in panel.summary.text()
+    panel.whole_graph.setChecked(False)  # one entity's: read where it is asked
+    assert not panel.busy
+
+
 def test_the_diff_is_drawn_on_the_chart_and_a_row_selects_its_fact(window):
     window.select_entity("Kai Moreno")
     window.panels.changes_dock.show()

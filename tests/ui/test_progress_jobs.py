@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.core.transfer.progress import report
+from factlines.core.progress import report
 from factlines.ui.progress import Job, ProgressDialog
 from ui_fixtures import *  # noqa: F403
 

@@ -41,64 +41,60 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     and ``duplicate_open`` pairs of the same object.
 
     ``rows`` are ``(subject, predicate, object, id, valid_from, valid_to)``. Returns conflict
-    tuples (see :func:`as_rows`), in their order but for the ties: ``a`` is the fact that
-    starts first (on a tie, the smaller id), ``b`` the other; ``start`` and ``end`` are the
+    tuples (see :func:`as_rows`, which puts them in order): ``a`` is the fact that starts
+    first (on a tie, the smaller id), ``b`` the other; ``start`` and ``end`` are the
     overlap's keys. Facts valid nowhere are left out.
     """
-    by_subject: dict[tuple[str, str], list[tuple]] = {}
-    for row in rows:
-        key = (row[0], row[1])
-        group = by_subject.get(key)
-        if group is None:
-            by_subject[key] = [row]
-        else:
-            group.append(row)
+    # One pass builds the keys and groups by (subject, predicate): sorting each small group
+    # costs far less than sorting every fact by its group. A fact is (start, id, end,
+    # object, valid_to), "" for an unknown start and "~" for an open end.
     groups: dict[tuple[str, str], list[tuple]] = {}
-    for key, facts in by_subject.items():
-        if len(facts) < 2:
-            continue
-        # (start, id, end, object, valid_to): "" for an unknown start, "~" for an open end.
-        group = []
-        for _s, _p, obj, tid, valid_from, valid_to in facts:
-            if not valid_from:
-                start = ""
-            elif len(valid_from) == 10 and valid_from[4] == "-" and valid_from[7] == "-":
-                start = valid_from + DAY_START_SUFFIX
+    for subject, predicate, obj, tid, valid_from, valid_to in rows:
+        if not valid_from:
+            start = ""
+        elif len(valid_from) == 10 and valid_from[4] == "-" and valid_from[7] == "-":
+            start = valid_from + DAY_START_SUFFIX
+        else:
+            start = valid_from
+        if valid_to is None:
+            end = _OPEN
+        elif len(valid_to) == 10 and valid_to[4] == "-" and valid_to[7] == "-":
+            end = valid_to + DAY_END_SUFFIX
+        else:
+            end = valid_to
+        if start < end:
+            key = (subject, predicate)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [(start, tid, end, obj, valid_to)]
             else:
-                start = valid_from
-            if valid_to is None:
-                end = _OPEN
-            elif len(valid_to) == 10 and valid_to[4] == "-" and valid_to[7] == "-":
-                end = valid_to + DAY_END_SUFFIX
-            else:
-                end = valid_to
-            if start < end:
                 group.append((start, tid, end, obj, valid_to))
-        if len(group) > 1:
-            groups[key] = group
     found: list[tuple] = []
     add = found.append
+    # In order of (subject, predicate): the pairs come out nearly sorted, which makes
+    # :func:`as_rows`'s sort of them cheap.
     for subject, predicate in sorted(groups):
+        group = groups[subject, predicate]
+        if len(group) < 2:
+            continue
         # Sorted by start, each fact meets the facts still running at its start: those are
         # exactly the ones it overlaps, so the work is the size of the answer.
-        group = groups[subject, predicate]
         group.sort()
-        running: list[tuple] = []
-        for fact in group:
+        running = [group[0]]
+        for fact in group[1:]:
             start, tid, end, obj = fact[0], fact[1], fact[2], fact[3]
-            if running:
-                running = [r for r in running if r[2] > start]
-                for other in running:
-                    if other[3] == obj:
-                        if end != _OPEN or other[2] != _OPEN:
-                            continue
-                        kind = _DUPLICATE
-                    elif other[4] is not None and len(other[4]) == 10 and is_handover(other, fact):
-                        kind = _HANDOVER
-                    else:
-                        kind = _OVERLAP
-                    last = other[2] if other[2] < end else end
-                    add((subject, predicate, start, kind, other[1], tid, last))
+            running = [r for r in running if r[2] > start]
+            for other in running:
+                if other[3] == obj:
+                    if end != _OPEN or other[2] != _OPEN:
+                        continue
+                    kind = _DUPLICATE
+                elif other[4] is not None and len(other[4]) == 10 and is_handover(other, fact):
+                    kind = _HANDOVER
+                else:
+                    kind = _OVERLAP
+                last = other[2] if other[2] < end else end
+                add((subject, predicate, start, kind, other[1], tid, last))
             running.append(fact)
     return found
 

@@ -1,7 +1,7 @@
 """Long work off the UI thread, with progress and Cancel: export, import, copying a graph.
 
 A :class:`Job` runs ``work(progress)`` on a worker thread while the window goes on answering.
-``progress(done, total)`` is the core's convention (``factlines.core.transfer.progress``): call
+``progress(done, total)`` is the core's convention (``factlines.core.progress``): call
 it every batch; it returns ``False`` once Cancel was asked, and the core then raises
 ``Cancelled`` (work of your own may raise it, or check :attr:`Job.cancel_requested`). Every
 signal reaches the job's own (UI) thread, queued, in this order::
@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.core.transfer.progress import Cancelled
+from factlines.core.progress import Cancelled
 from factlines.ui.errors import in_words
 
 Work = Callable[[Callable[[int, int], bool]], object]

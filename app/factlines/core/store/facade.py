@@ -26,8 +26,8 @@ from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
-from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.neighbourhood import GraphNeighbourhood
+from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS

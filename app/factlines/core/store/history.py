@@ -18,6 +18,7 @@ from factlines.core.analysis import (
     suggest_single_valued,
 )
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress, report
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
 
@@ -34,7 +35,7 @@ class GraphHistory:
 
     # ── Contradictions (contract section 6) ───────────────────────────────
 
-    def conflicts(self, entity: str | None = None) -> list[dict]:
+    def conflicts(self, entity: str | None = None, progress: Progress | None = None) -> list[dict]:
         """Every conflict in the graph, or among the facts ``entity`` is the subject of.
 
         Rows ``{kind, subject, predicate, a, b, start, end}``; ``subject`` is an entity id,
@@ -54,14 +55,22 @@ class GraphHistory:
           predicate; ``start``/``end`` its own keys (``start`` None when unknown).
 
         Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
+
+        ``progress(done, total)`` (:mod:`factlines.core.progress`) is told between the steps
+        (the odd facts, each marked predicate's overlaps, the ordering); it cancels by
+        returning False or raising :class:`~factlines.core.progress.Cancelled`.
         """
         eid = self._resolve_id(entity) if entity is not None else None
         history = self._store.history
         marked = self.single_valued_predicates()
+        steps = len(marked) + 2
+        report(progress, 0, steps)
         # The sweep over the marked predicates finds their duplicates too.
         found = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
-        if marked:
-            found += overlapping_pairs(history.interval_rows(marked, eid))
+        report(progress, 1, steps)
+        for done, predicate in enumerate(marked, 2):
+            found += overlapping_pairs(history.interval_rows([predicate], eid))
+            report(progress, done, steps)
         return as_rows(found)
 
     def conflicts_touching(self, entity: str) -> list[dict]:

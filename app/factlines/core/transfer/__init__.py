@@ -2,6 +2,7 @@
 MemPalace's entity_facts seed) and a whole graph copied to another place, streamed, cancellable
 through a ``progress(done, total)`` callback, pure Python (no Qt)."""
 
+from factlines.core.progress import Cancelled, Progress
 from factlines.core.transfer.copying import CopySummary, copy_graph
 from factlines.core.transfer.export import (
     CSV_HEADER,
@@ -13,7 +14,6 @@ from factlines.core.transfer.export import (
     format_of,
 )
 from factlines.core.transfer.importing import ImportReport, import_file
-from factlines.core.transfer.progress import Cancelled, Progress
 from factlines.core.transfer.readers import Problem
 
 __all__ = [

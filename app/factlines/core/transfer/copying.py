@@ -21,9 +21,9 @@ import os
 from dataclasses import dataclass
 
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
 from factlines.core.store.replication import REPLICATED
-from factlines.core.transfer.progress import Progress, RowCounter, report
 
 BATCH = 2000
 _LOG_PAGE = 1000

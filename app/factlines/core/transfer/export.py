@@ -34,9 +34,9 @@ from pathlib import Path
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.graphml import write_graphml
-from factlines.core.transfer.progress import Progress, RowCounter, report
 from factlines.core.transfer.values import blob_tag
 
 FORMAT = "factlines-graph"

@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.csv_rows import plan_csv
 from factlines.core.transfer.plan import ImportReport, Steps, describe, first_seen, insert
-from factlines.core.transfer.progress import Progress
 from factlines.core.transfer.readers import ImportFile, Problem, read_file
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag

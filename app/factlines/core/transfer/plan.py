@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from factlines.core.transfer.progress import Progress, report
+from factlines.core.progress import Progress, report
 from factlines.core.transfer.readers import Problem
 
 CHUNK = 5000

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress, report
 from factlines.core.transfer.export import CSV_HEADER, FORMAT, VERSION
-from factlines.core.transfer.progress import Progress, report
 
 CSV_REQUIRED = ("subject", "predicate", "object")
 _DECODER = json.JSONDecoder()

@@ -146,6 +146,7 @@ class HistoryPanels(QObject):
         menu.addAction(self.histogram_bar.toggleViewAction())
 
     def shutdown(self) -> None:
-        """Before the store closes: let a run on its own connection finish."""
+        """Before the store closes: let the reads on connections of their own finish."""
         self.conflicts.finder.wait()
+        self.changes.wait()
         self.predicates.query.wait()

@@ -2,7 +2,9 @@
 for the selected entity or the whole graph, grouped by entity and predicate.
 
 By default A is as_of and B is now ("since as_of"); both fields take any as_of value. The
-chart can show the diff (:mod:`.chart_diff`). Choosing a fact selects it.
+chart can show the diff (:mod:`.chart_diff`). Choosing a fact selects it. The whole graph's
+changes on a big graph are read on a worker thread (:mod:`.background`): the window stays
+usable while a span of years is read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
+from factlines.ui.panels.background import THREAD_ABOVE, BackgroundRead
 from factlines.ui.panels.changes_model import ChangesModel
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.state import AppState
@@ -114,6 +117,11 @@ class ChangesPanel(QWidget):
         state.asOfChanged.connect(self._as_of_changed)
         self._visible = True
         self._span: tuple[float, float] | None = None
+        self.thread_above = THREAD_ABOVE
+        self._asked: tuple[str, str] = ("", "")  # the instants the worker reads
+        self._reader = BackgroundRead("factlines-changes", self)
+        self._reader.answered.connect(lambda changes: self._show(changes, None, *self._asked))
+        self._reader.failed.connect(self._read_failed)
         self.refresh()
 
     # ── The two instants ──────────────────────────────────────────────────
@@ -143,8 +151,14 @@ class ChangesPanel(QWidget):
 
     # ── Reading ───────────────────────────────────────────────────────────
 
+    @property
+    def busy(self) -> bool:
+        """The whole graph's changes are being read on the worker thread."""
+        return self._reader.busy
+
     def refresh(self) -> None:
         self._timer.stop()
+        self._reader.forget()  # a read still running answers an older question
         state, kg = self._state, self._state.kg
         entity = None if self.whole_graph.isChecked() else state.entity
         first, last = self.instants()
@@ -158,9 +172,31 @@ class ChangesPanel(QWidget):
         changes = None
         if problem is None:
             try:
+                if entity is None and (self._reader.busy or self._big(kg)):
+                    self._asked = (first, last)
+                    self.summary.setText("Reading the whole graph's changes…")
+                    self._reader.start(
+                        str(kg.db_path), lambda graph, _progress: graph.changes_between(first, last)
+                    )
+                    return
                 changes = kg.changes_between(first, last, entity)
             except (Refused, Unavailable) as exc:
                 problem = f"Not shown: {in_words(exc)}"
+        self._show(changes, problem, first, last)
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the worker (if any) is done (for closing and for tests)."""
+        self._reader.wait(timeout)
+
+    def _big(self, kg) -> bool:
+        return kg.stats()["triples"] >= self.thread_above
+
+    def _read_failed(self, error: Exception) -> None:
+        words = in_words(error) if isinstance(error, (Refused, Unavailable)) else "a bug"
+        self._show(None, f"Not shown: {words}", *self._asked)
+
+    def _show(self, changes: dict | None, problem: str | None, first: str, last: str) -> None:
+        entity = None if self.whole_graph.isChecked() else self._state.entity
         self.model.set_changes(changes)
         if problem is not None:
             self.summary.setText(problem)

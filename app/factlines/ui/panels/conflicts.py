@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
 from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.conflict_finder import ConflictFinder
 from factlines.ui.panels.conflicts_model import (
     KIND_PLURALS,
     KIND_WORDS,
@@ -38,7 +39,6 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
-from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -77,23 +77,24 @@ class ConflictsPanel(QWidget):
         self._state = state
         self._actions = actions
         self.model = ConflictsModel(state, self)
-        self.finder = GraphQuery(
-            state,
-            lambda kg: (kg.conflicts(), kg.single_valued_suggestions()),
-            ([], []),
-            "conflicts",
-            self,
-        )
+        self.finder = ConflictFinder(state, self)
 
         self.summary = QLabel(self)
         self.summary.setObjectName("conflictsSummary")
         self.summary.setWordWrap(True)
         self.progress = QProgressBar(self)
         self.progress.setObjectName("conflictsProgress")
-        self.progress.setRange(0, 0)  # the store counts no steps: a busy bar
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)
         self.progress.hide()
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("conflictsCancel")
+        self.cancel_button.setToolTip("Stop counting the conflicts")
+        self.cancel_button.hide()
+        self.recount_button = QPushButton("Count again", self)
+        self.recount_button.setObjectName("conflictsRecount")
+        self.recount_button.setToolTip("Find every conflict in the whole graph")
+        self.recount_button.hide()
         self.count_label = CountLabel(self)
         self.count_label.setObjectName("conflictCountLabel")
         self.count_label.setToolTip("Conflicts in the whole graph: click to list them")
@@ -123,6 +124,8 @@ class ConflictsPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.progress)
+        top.addWidget(self.cancel_button)
+        top.addWidget(self.recount_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
@@ -142,8 +145,12 @@ class ConflictsPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_fixes())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
+        self.cancel_button.clicked.connect(self.cancel)
+        self.recount_button.clicked.connect(self.finder.refresh_now)
         self.finder.running.connect(self._running)
-        self.finder.found.connect(lambda answer: self._found(*answer))
+        self.finder.progressed.connect(self._progressed)
+        self.finder.suggested.connect(self._show_suggestions)
+        self.finder.found.connect(self._found)
         self.finder.failed.connect(self._failed)
         state.dataChanged.connect(self._written)
         self.finder.refresh_now()
@@ -151,12 +158,30 @@ class ConflictsPanel(QWidget):
     # ── The answer ────────────────────────────────────────────────────────
 
     def _running(self, words: str) -> None:
+        self.progress.setRange(0, 0)  # busy until the first step is told
         self.progress.show()
+        self._show_buttons(running=True)
         self.summary.setText(words)
         self.count_label.setText("Counting conflicts…")
 
+    def _progressed(self, done: int, total: int) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+
+    def cancel(self) -> None:
+        """Stop counting (the answer of a run going on is dropped)."""
+        self.finder.cancel()
+        self.cancel_button.setEnabled(False)
+        self.summary.setText("Cancelling…")
+
+    def _show_buttons(self, running: bool = False, stopped: bool = False) -> None:
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setVisible(running)
+        self.recount_button.setVisible(stopped)
+
     def _found(self, conflicts: list, suggestions: list) -> None:
         self.progress.hide()
+        self._show_buttons()
         current = self.model.row_at(self.view.currentIndex().row())
         self.model.set_rows(conflicts)
         words = count_words(conflicts)
@@ -174,6 +199,7 @@ class ConflictsPanel(QWidget):
 
     def _failed(self, words: str) -> None:
         self.progress.hide()
+        self._show_buttons(stopped=True)
         self.summary.setText(words)
         self.count_label.setText("Conflicts: not counted")
         self._state.message.emit(words)

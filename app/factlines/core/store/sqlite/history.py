@@ -64,10 +64,12 @@ class SQLiteHistory:
     def __init__(self, db: Connection):
         self._db = db
         # How many dated events each year holds, counted once per version of the file:
-        # (data_version, [year prefix], [cumulative count], whether every year is counted).
-        self._years: tuple[int, list[str], list[int], bool] | None = None
-        # The undated events in order, kept the same way: (data_version, events).
-        self._undated_events: tuple[int, list[tuple]] | None = None
+        # (data_version, [year prefix], [cumulative count], [cumulative count of starts],
+        # whether every year is counted).
+        self._years: tuple[int, list[str], list[int], list[int], bool] | None = None
+        # The undated events in order, kept the same way, each kind read when a page needs
+        # it: (data_version, {kind: events}).
+        self._undated_events: tuple[int, dict[str, list[tuple]]] | None = None
         # Without an index on valid_to: the dated ends in text order, (data_version, values).
         self._ends: tuple[int, list[str]] | None = None
         db.listeners.append(self._forget)
@@ -238,7 +240,7 @@ class SQLiteHistory:
                 if value is None:
                     break
                 day = value[:10]
-                total += _count_dated(conn, day, ends)
+                total += sum(_count_dated(conn, day, ends))
                 cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
@@ -275,7 +277,7 @@ class SQLiteHistory:
             while True:
                 value = _next_dated(conn, cursor, hi, len(lo), ends)
                 prefix = value[:width]  # the bucket holds event number offset: never None
-                n = _count_dated(conn, prefix, ends)
+                n = sum(_count_dated(conn, prefix, ends))
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
                     break
@@ -286,19 +288,20 @@ class SQLiteHistory:
     def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._years is None or self._years[0] != version:
-            self._years = (version, [], [], False)
-        _, prefixes, counted, complete = self._years
+            self._years = (version, [], [], [], False)
+        _, prefixes, counted, started, complete = self._years
         i = bisect_right(counted, offset)
         while i == len(counted) and not complete:  # count more years
             cursor = prefixes[-1] + _TOP if prefixes else ""
             value = _next_dated(conn, cursor, _END, 0, ends)
             if value is None:
                 complete = True
-                self._years = (version, prefixes, counted, True)
+                self._years = (version, prefixes, counted, started, True)
                 break
             prefixes.append(value[: _LEVELS[0]])
-            n = _count_dated(conn, prefixes[-1], ends)
-            counted.append((counted[-1] if counted else 0) + n)
+            starts, n = _count_dated(conn, prefixes[-1], ends)
+            counted.append((counted[-1] if counted else 0) + starts + n)
+            started.append((started[-1] if started else 0) + starts)
             i = bisect_right(counted, offset)
         if i == len(counted):
             return None, counted[-1] if counted else 0
@@ -322,12 +325,27 @@ class SQLiteHistory:
         return self._ends[1]
 
     def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
-        """Undated events: unknown starts by id, then undated ends by id (kept until the
-        file changes: every page of them needs all of them in order)."""
+        """Undated events: unknown starts by id, then undated ends by id (each kept until
+        the file changes: every page of them needs all of them in order). A page of ends
+        reads no start when the years are all counted: the facts less their dated starts
+        are the undated starts."""
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._undated_events is None or self._undated_events[0] != version:
-            self._undated_events = (version, _all_undated(conn))
-        return self._undated_events[1][offset : offset + limit]
+            self._undated_events = (version, {})
+        kept = self._undated_events[1]
+        years = self._years
+        if "start" not in kept and years is not None and years[0] == version and years[4]:
+            facts = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+            starts = facts - (years[3][-1] if years[3] else 0)
+        else:
+            starts = len(_undated_of(conn, kept, "start"))
+        page = []
+        if offset < starts:
+            page = _undated_of(conn, kept, "start")[offset : offset + limit]
+        if len(page) < limit:
+            skip = max(0, offset - starts)
+            page += _undated_of(conn, kept, "end")[skip : skip + limit - len(page)]
+        return page
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
@@ -398,26 +416,27 @@ def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> s
     return min(found) if found else None
 
 
-def _count_dated(conn, prefix: str, ends: list[str] | None) -> int:
-    """How many dated start and end values begin with ``prefix`` (a bucket's)."""
+def _count_dated(conn, prefix: str, ends: list[str] | None) -> tuple[int, int]:
+    """How many dated start values and end values begin with ``prefix`` (a bucket's)."""
     columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
-    n = sum(
+    counts = [
         conn.execute(
             f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
             f"AND {_dated(column, len(prefix))}",
             (prefix, prefix + _TOP),
         ).fetchone()[0]
         for column in columns
-    )
+    ]
     if ends is not None:
-        n += bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix)
-    return n
+        counts.append(bisect_left(ends, prefix + _TOP) - bisect_left(ends, prefix))
+    return counts[0], counts[1]
 
 
-def _all_undated(conn) -> list[tuple]:
-    """(id, kind, at) of every undated event: unknown starts by id, then undated ends by id."""
-    events = []
-    for column, kind in _STREAMS:
+def _undated_of(conn, kept: dict[str, list[tuple]], kind: str) -> list[tuple]:
+    """(id, kind, at) of every undated start (unknown or not dated) or end, by id; read once
+    into ``kept``."""
+    if kind not in kept:
+        column = {k: c for c, k in _STREAMS}[kind]
         # Values that are not dated are found on the index alone; NULL starts by its range.
         rows = conn.execute(
             f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
@@ -426,8 +445,8 @@ def _all_undated(conn) -> list[tuple]:
         if kind == "start":
             rows += conn.execute("SELECT id, NULL FROM triples WHERE valid_from IS NULL").fetchall()
         rows.sort()
-        events += [(tid, kind, value) for tid, value in rows]
-    return events
+        kept[kind] = [(tid, kind, value) for tid, value in rows]
+    return kept[kind]
 
 
 def _counts_at(conn, column: str, keys: list[str]) -> list[int]:

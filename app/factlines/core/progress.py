@@ -1,10 +1,12 @@
-"""Progress and cancelling, for a progress dialog driving an export or an import.
+"""Progress and cancelling, for a progress bar driving long work: an export or an import,
+every conflict of a big graph.
 
 A caller passes ``progress(done, total)``: it is called from time to time (every batch of a
-thousand or so rows, never per row) on the caller's thread. ``total`` is 0 while it is not
-known yet (a file still being read). Returning ``False`` cancels, and so does raising
-:class:`Cancelled`; anything else carries on. A cancelled export leaves no file behind, a
-cancelled import writes nothing.
+thousand or so rows, or between the steps of a long read; never per row) on the caller's
+thread. ``total`` is 0 while it is not known yet (a file still being read). Returning
+``False`` cancels, and so does raising :class:`Cancelled`; anything else carries on. A
+cancelled export leaves no file behind, a cancelled import writes nothing, a cancelled read
+returns nothing.
 """
 
 from __future__ import annotations
