@@ -41,7 +41,10 @@ CREATE TABLE triples (
 
 
 def dump(path, tables=MEMPALACE_TABLES) -> dict:
-    """Every row of ``tables`` (with rowid, every column by name), read by a fresh connection."""
+    """Every row of ``tables`` (with rowid, every column by name), read by a fresh connection;
+    of a PostgreSQL graph (``path`` its URL) in id order, the id standing for the rowid."""
+    if str(path).startswith("postgresql://"):
+        return _dump_postgres(str(path), tables)
     conn = sqlite3.connect(str(path))
     try:
         out = {}
@@ -52,6 +55,21 @@ def dump(path, tables=MEMPALACE_TABLES) -> dict:
         return out
     finally:
         conn.close()
+
+
+def _dump_postgres(url: str, tables) -> dict:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        out = {}
+        for table in tables:
+            key = "key" if table == "fl_meta" else "id"
+            cursor = conn.execute(
+                f'SELECT {key} AS _rowid, * FROM {table} ORDER BY {key} COLLATE "C"'
+            )
+            names = [d.name for d in cursor.description]
+            out[table] = [dict(zip(names, row)) for row in cursor.fetchall()]
+        return out
 
 
 def without_ids(rows: list[dict]) -> list[dict]:

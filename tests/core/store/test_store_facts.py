@@ -264,6 +264,7 @@ def test_time_span_of_an_undated_graph(kg):
     assert kg.time_span() == ("2020-02-02T02:02:02Z", "2020-02-02T02:02:02Z")
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_a_fact_whose_entity_row_is_gone_is_still_read_by_id(kg):
     fact = kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
     with sqlite3.connect(kg.db_path) as other:

@@ -122,6 +122,7 @@ CONCURRENT = {
 }
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 @pytest.mark.parametrize("meddle", list(CONCURRENT.values()), ids=list(CONCURRENT))
 def test_revert_refuses_rows_changed_since(graph, meddle):
     with graph.recording() as change:

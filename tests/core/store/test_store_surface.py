@@ -338,11 +338,13 @@ def _expected_order(kg, entity=None):
     return [tid for tid, vf in sorted(rows, key=lambda r: (r[1] is None, r[1] or "", r[0]))]
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 @pytest.mark.parametrize("entity", [None, "e0", "e1"])
 def test_timeline_order(dated, entity):
     assert [r["id"] for r in dated.timeline(entity)] == _expected_order(dated, entity)
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 @pytest.mark.parametrize("entity", [None, "e0"])
 @pytest.mark.parametrize("limit", [1, 2, 3, 5])
 def test_timeline_paging_crosses_the_undated_boundary(dated, limit, entity):
@@ -359,6 +361,7 @@ def test_timeline_keys(dated):
     assert all(list(r) == RELATIONSHIP_KEYS for r in dated.timeline())
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_timeline_skips_facts_of_missing_entities_without_shifting_pages(dated):
     # MemPalace joins the entities, so a fact whose entity row is gone is not listed; paging
     # must not count it either (a file written by other tools may hold such rows).
@@ -378,6 +381,7 @@ def test_timeline_skips_facts_of_missing_entities_without_shifting_pages(dated):
     assert dated.timeline("ghost") == []
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_timeline_total(dated):
     assert dated.timeline_total() == len(TIMELINE_VALUES)
     assert dated.timeline_total("e0") == len(_expected_order(dated, "e0"))
@@ -445,6 +449,7 @@ def test_seed_from_entity_facts(kg):
     assert kg.get_entity("kai")["type"] == "person"
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_timeline_of_a_hub_pages_in_order(kg):
     # Enough facts that the page is chosen from the indexes first (the path for hubs).
     values = [None, "2026-03-01", "2026-03-01T00:00:00Z", "2025-01-01T10:00:00Z", "2024-12-31"]

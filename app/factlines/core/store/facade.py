@@ -26,6 +26,7 @@ from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
+from factlines.core.store.postgres import is_url
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
@@ -56,7 +57,9 @@ class KnowledgeGraph(
         store: GraphStore | None = None,
         write_wait: float = WRITE_WAIT,
     ):
-        """Open the graph at ``db_path`` (MemPalace's default path when None).
+        """Open the graph at ``db_path`` (MemPalace's default path when None), a SQLite file,
+        or a PostgreSQL database named by its URL (``postgresql://…``; one graph per database,
+        made in an empty one; needs ``factlines[postgres]``).
 
         A missing file is created (not when ``read_only``); an existing empty file is made a
         graph only with ``initialize_empty`` (it may be a file picked by mistake).
@@ -64,6 +67,10 @@ class KnowledgeGraph(
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
         """
+        if store is None and is_url(db_path):
+            from factlines.core.store.postgres import PostgresStore
+
+            store = PostgresStore(str(db_path), read_only=read_only, write_wait=write_wait)
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
@@ -300,7 +307,8 @@ def open_graph(
     read_only: bool = False,
     initialize_empty: bool = False,
 ) -> KnowledgeGraph:
-    """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
+    """Open the knowledge graph at ``location`` (a file path, or a ``postgresql://`` URL)
+    behind the store's façade.
 
     With ``create=False`` (and always with ``read_only``) a location where no file exists is
     refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
@@ -308,6 +316,8 @@ def open_graph(
     first. Read-only is also chosen automatically when the file may not be written; see
     ``KnowledgeGraph.read_only_reason``.
     """
+    if is_url(location):
+        return KnowledgeGraph(location, read_only=read_only)
     path = Path(location).expanduser()
     if (not create or read_only) and not path.exists():
         raise Refused(f"{path} does not exist")

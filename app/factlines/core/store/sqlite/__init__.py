@@ -10,11 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
-from factlines.core.errors import ConflictError, Unavailable
-from factlines.core.store.changes import Change, Touched
+from factlines.core.errors import Unavailable
+from factlines.core.store.changes import Touched
+from factlines.core.store.engine_common import EngineStore
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.bulk import SQLiteBulk
@@ -27,7 +26,7 @@ from factlines.core.store.sqlite.history import SQLiteHistory
 from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
-class SQLiteStore:
+class SQLiteStore(EngineStore):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
     def __init__(
@@ -53,27 +52,12 @@ class SQLiteStore:
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
 
-    def close(self) -> None:
-        self._db.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._db.closed
-
     def mempalace_connection(self) -> MemPalaceConnection:
         """The connection as MemPalace's own code uses it (``kg._conn()``): see :mod:`.compat`."""
         with self._db.lock:
             if self._compat is None:
                 self._compat = MemPalaceConnection(self._db, self.close)
             return self._compat
-
-    @property
-    def lock(self):
-        return self._db.lock
-
-    @property
-    def read_only(self) -> bool:
-        return self._db.read_only
 
     @property
     def read_only_reason(self) -> str | None:
@@ -85,45 +69,7 @@ class SQLiteStore:
         """Read through a private copy of the file (another user's, or a locked folder)."""
         return self._db.private_copy
 
-    def refuse_writes(self) -> None:
-        self._db.refuse_writes()
-
     # ── Writes, undo and change notes ─────────────────────────────────────
-
-    @property
-    def write_wait(self) -> float:
-        return self._db.write_wait
-
-    @write_wait.setter
-    def write_wait(self, seconds: float) -> None:
-        self._db.write_wait = float(seconds)
-
-    @contextmanager
-    def transaction(self, wait: float | None = None) -> Iterator[None]:
-        with self._db.transaction(wait):
-            yield
-
-    @contextmanager
-    def recording(self) -> Iterator[Change]:
-        with self._db.recording() as change:
-            yield change
-
-    def revert(self, change: Change) -> None:
-        self._db.replay(change, to_before=True, conflict=ConflictError)
-
-    def reapply(self, change: Change) -> None:
-        self._db.replay(change, to_before=False, conflict=ConflictError)
-
-    def add_listener(self, listener: Callable[[Touched], None]) -> None:
-        """Call ``listener(touched)`` after every write this store commits."""
-        self._db.listeners.append(listener)
-
-    def remove_listener(self, listener: Callable[[Touched], None]) -> None:
-        self._db.listeners.remove(listener)
-
-    def _forget_search_index(self, touched: Touched) -> None:
-        if touched.entities or touched.everything:
-            self.entities.forget_index()
 
     def _version(self) -> tuple[int, int]:
         return self._db.epoch, self._db.data_version()

@@ -37,20 +37,31 @@ _LENGTH = (
     "length(what) + length(facts) + length(entities) + length(before) + length(after) "
     "+ COALESCE(length(reason), 0)"
 )
+LOGGED_COLUMNS = (
+    "at",
+    "what",
+    "reason",
+    "tool",
+    "facts",
+    "entities",
+    "rows_total",
+    "before",
+    "after",
+)
 _SELECT = (
     f"SELECT id, at, what, reason, tool, facts, entities, rows_total, before, after FROM {TABLE}"
 )
 
 
-def _value(value):
+def json_value(value):
     """A stored value that JSON cannot hold as it is (a blob), as a tagged object."""
     if isinstance(value, bytes):
         return {"$blob": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"cannot log a {type(value).__name__}")
 
 
-def _dumps(value) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_value)
+def dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=json_value)
 
 
 class SQLiteEditLog:
@@ -70,36 +81,14 @@ class SQLiteEditLog:
         are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
         rows are as they were."""
         with self._db.transaction() as conn:
-            changed = []
-            for (table, row_id), images in change.rows.items():
-                if table not in _LOGGED_TABLES:
-                    continue
-                before = images[0]
-                after = self._db._row_image(conn, table, row_id)
-                if before != after:
-                    changed.append((table, row_id, before, after))
-            if not changed:
+            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
+            if values is None:
                 return False
-            facts = [row_id for table, row_id, _, _ in changed if table == "triples"]
-            entities = [row_id for table, row_id, _, _ in changed if table == "entities"]
-            kept = changed[:MAX_IMAGES]
-            before = [_image(table, row_id, image) for table, row_id, image, _ in kept]
-            after = [_image(table, row_id, image) for table, row_id, _, image in kept]
             conn.execute(_CREATE)
             conn.execute(
-                f"INSERT INTO {TABLE} (at, what, reason, tool, facts, entities, rows_total, "
-                "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    entry["at"],
-                    entry["what"],
-                    entry.get("reason"),
-                    entry.get("tool") or "factlines",
-                    _dumps(facts[:MAX_IDS]),
-                    _dumps(entities[:MAX_IDS]),
-                    len(changed),
-                    _dumps(before),
-                    _dumps(after),
-                ),
+                f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(LOGGED_COLUMNS))})",
+                values,
             )
             self._prune(conn)
         return True
@@ -138,16 +127,39 @@ class SQLiteEditLog:
             else:
                 rows = conn.execute(
                     f"{_SELECT} WHERE instr(facts, ?) ORDER BY id DESC LIMIT ? OFFSET ?",
-                    (_dumps(fact_id), limit, offset),
+                    (dumps(fact_id), limit, offset),
                 ).fetchall()
-        return [_entry(row) for row in rows]
+        return [entry_dict(row) for row in rows]
 
 
-def _image(table: str, row_id: str, image) -> dict:
+def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
+    """The values of :data:`LOGGED_COLUMNS` for ``entry`` and the rows ``change`` recorded,
+    ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
+    changed = []
+    for (table, row_id), images in change.rows.items():
+        if table in _LOGGED_TABLES and images[0] != (after := row_image(table, row_id)):
+            changed.append((table, row_id, images[0], after))
+    if not changed:
+        return None
+    kept = changed[:MAX_IMAGES]
+    return (
+        entry["at"],
+        entry["what"],
+        entry.get("reason"),
+        entry.get("tool") or "factlines",
+        dumps([row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS]),
+        dumps([row_id for table, row_id, _, _ in changed if table == "entities"][:MAX_IDS]),
+        len(changed),
+        dumps([logged_image(table, row_id, image) for table, row_id, image, _ in kept]),
+        dumps([logged_image(table, row_id, image) for table, row_id, _, image in kept]),
+    )
+
+
+def logged_image(table: str, row_id: str, image) -> dict:
     return {"table": table, "id": row_id, "row": None if image is None else image.values}
 
 
-def _entry(row: tuple) -> dict:
+def entry_dict(row: tuple) -> dict:
     entry_id, at, what, reason, tool, facts, entities, total, before, after = row
     return {
         "id": entry_id,

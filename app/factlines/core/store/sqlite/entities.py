@@ -6,6 +6,7 @@ import json
 
 from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
+from factlines.core.store.engine_common import EntityWrites
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite import ranking, timesql
 from factlines.core.store.sqlite.connection import Connection
@@ -32,7 +33,7 @@ def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
     return rows
 
 
-def _entries(index: EntitySearchIndex, positions) -> list:
+def index_entries(index: EntitySearchIndex, positions) -> list:
     """The entities at ``positions`` of the search index, for a page: their ids, or for a row
     with a NULL id (which no id can find again) the row as the index read it."""
     ids = index.ids
@@ -41,7 +42,7 @@ def _entries(index: EntitySearchIndex, positions) -> list:
     ]
 
 
-class SQLiteEntities:
+class SQLiteEntities(EntityWrites):
     def __init__(self, db: Connection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
@@ -101,38 +102,17 @@ class SQLiteEntities:
             ).fetchall()
         return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
 
-    # ── Writes (inside the caller's transaction) ──────────────────────────
-
-    def ensure(self, eid: str, name: str) -> None:
-        """Create the entity ``eid`` named ``name`` unless it exists."""
-        with self._db.transaction() as conn:
-            if conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone() is None:
-                self._db.touch(conn, "entities", eid)
-                conn.execute("INSERT INTO entities (id, name) VALUES (?, ?)", (eid, name))
+    # ── Writes (the others: EntityWrites) ─────────────────────────────────
 
     def put(self, eid: str, name: str, entity_type: str, properties: str) -> None:
-        """Insert or replace the whole row (MemPalace's ``add_entity``)."""
+        """Insert or replace the whole row (MemPalace's ``add_entity``, its very statement:
+        the row moves to the end of rowid order as MemPalace's does)."""
         with self._db.transaction() as conn:
             self._db.touch(conn, "entities", eid)
             conn.execute(
                 "INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
                 (eid, name, entity_type, properties),
             )
-
-    def update(self, eid: str, **values) -> None:
-        """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
-        unknown = set(values) - {"name", "type", "properties"}
-        if unknown:
-            raise TypeError(f"not entity columns: {sorted(unknown)}")
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            assignments = ", ".join(f"{column} = ?" for column in values)
-            conn.execute(f"UPDATE entities SET {assignments} WHERE id = ?", [*values.values(), eid])
-
-    def delete(self, eid: str) -> None:
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            conn.execute("DELETE FROM entities WHERE id = ?", (eid,))
 
     # ── Lists ─────────────────────────────────────────────────────────────
 
@@ -166,7 +146,7 @@ class SQLiteEntities:
                 if index is not None:
                     positions = range(len(index.ids))
                     positions = positions[::-1] if descending else positions
-                    page = _entries(index, positions[offset : offset + limit])
+                    page = index_entries(index, positions[offset : offset + limit])
                     return self._rows_with_counts(conn, page)
             if search and order == "name":
                 index = self._index(conn)
@@ -180,7 +160,9 @@ class SQLiteEntities:
                     hits = [i for i, eid in zip(hits, ids) if eid in valid]
                 if descending:
                     hits = hits[::-1]
-                return self._rows_with_counts(conn, _entries(index, hits[offset : offset + limit]))
+                return self._rows_with_counts(
+                    conn, index_entries(index, hits[offset : offset + limit])
+                )
             ids = self._search_ids(conn, search) if search else None
             where, params = self._filter(ids, entity_type, valid_at_key)
             if order in ("current", "ended"):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
+from factlines.core.store.engine_common import FactWrites
+from factlines.core.store.rows import fact_dict
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
@@ -19,8 +20,6 @@ _FACT_COLUMNS = (
 )
 _FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 _FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
-# What a write may set: every column but the id and the time MemPalace stamps on insert.
-_WRITABLE = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 _ENTITY_FACT_COUNT = (
     "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
@@ -50,7 +49,7 @@ def _well_formed(value: str | None) -> bool:
     return value is None or (len(value) in (10, 20) and temporal.is_accepted(value))
 
 
-class SQLiteFacts:
+class SQLiteFacts(FactWrites):
     def __init__(self, db: Connection):
         self._db = db
         self._kept = Kept(db)
@@ -80,38 +79,6 @@ class SQLiteFacts:
             ).fetchall()
 
     # ── Writes (inside the caller's transaction) ──────────────────────────
-
-    def insert(self, tid: str, values: dict) -> None:
-        """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""
-        self._check(values)
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            columns = ["id", *values]
-            conn.execute(
-                f"INSERT INTO triples ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                [tid, *values.values()],
-            )
-
-    def update(self, tid: str, values: dict) -> None:
-        self._check(values)
-        if not values:
-            return
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            assignments = ", ".join(f"{column} = ?" for column in values)
-            conn.execute(f"UPDATE triples SET {assignments} WHERE id = ?", [*values.values(), tid])
-
-    def delete(self, tid: str) -> None:
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            conn.execute("DELETE FROM triples WHERE id = ?", (tid,))
-
-    @staticmethod
-    def _check(values: dict) -> None:
-        unknown = set(values) - _WRITABLE
-        if unknown:
-            raise TypeError(f"not fact columns: {sorted(unknown)}")
 
     # ── An entity's facts ─────────────────────────────────────────────────
 

@@ -1,0 +1,54 @@
+"""The store's contract tests run against both engines: ``kg`` is a new empty graph on SQLite
+(id ``sqlite``) and on PostgreSQL (id ``postgres``, a fresh database per test).
+
+A test that reaches past the store to the file (it asks for ``kg_path``: raw SQLite, locks,
+WAL, footprint, backups) or is marked ``sqlite_only`` runs on SQLite alone. Without a
+PostgreSQL server the ``postgres`` tests are skipped, saying why.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import postgres_server
+from factlines import KnowledgeGraph
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: about SQLite's file, not the store's contract")
+
+
+def pytest_generate_tests(metafunc):
+    if "engine" not in metafunc.fixturenames:
+        return
+    file_bound = "kg_path" in metafunc.fixturenames or metafunc.definition.get_closest_marker(
+        "sqlite_only"
+    )
+    metafunc.parametrize("engine", ["sqlite"] if file_bound else ["sqlite", "postgres"])
+
+
+@pytest.fixture(scope="session")
+def postgres_admin():
+    """The URL of a server's database that may create databases (the session's server)."""
+    reason = postgres_server.why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres_server.server() as url:
+        yield url
+
+
+@pytest.fixture
+def graph_url(engine, request, tmp_path):
+    """Where a new empty graph of ``engine`` is: a file path, or a PostgreSQL URL."""
+    if engine == "sqlite":
+        yield str(tmp_path / "knowledge_graph.sqlite3")
+        return
+    with postgres_server.fresh_database(request.getfixturevalue("postgres_admin")) as url:
+        yield url
+
+
+@pytest.fixture
+def kg(graph_url):
+    graph = KnowledgeGraph(graph_url)
+    yield graph
+    graph.close()
