@@ -9,8 +9,22 @@ from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
 from factlines.core.store.changes import Change, Touched
-from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 
+# A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
+# one, but files get edited) is still readable by id: its names fall back to the ids.
+FACT_COLUMNS = (
+    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
+    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
+    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
+    "t.extracted_at"
+)
+FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
+FACT_LEFT_JOIN = FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
+TIMELINE_SELECT = (
+    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
+    "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+)
 # What a fact write may set: every column but the id and the time MemPalace stamps on insert.
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
@@ -79,10 +93,106 @@ def _marks(db, n: int) -> str:
     return ", ".join([db.MARK] * n)
 
 
-class FactWrites:
-    """Rows of ``triples`` written in the caller's transaction."""
+class FactRows:
+    """Rows of ``triples``: one by id, an entity's, a predicate's (the engine's ``_timesql``
+    writes the time rules), and plain writes in the caller's transaction."""
 
     _db: object
+    _timesql: object  # the engine's timesql module
+
+    def get(self, tid: str) -> dict | None:
+        """One fact with every column, the entities' display names and POSIX start/end."""
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id = {mark}", (tid,)
+            ).fetchone()
+        return fact_dict(row) if row is not None else None
+
+    def exists(self, tid: str) -> bool:
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return (
+                conn.execute(f"SELECT 1 FROM triples WHERE id = {mark}", (tid,)).fetchone()
+                is not None
+            )
+
+    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
+        """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
+        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
+        where, params = "", []
+        if start_key is not None or end_key is not None:
+            where = " AND " + self._timesql.overlaps("t")
+            params = [end_key, end_key, start_key, start_key]
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {FACT_COLUMNS} {FACT_JOIN} WHERE t.subject = {mark}{where} "
+                f"UNION ALL SELECT {FACT_COLUMNS} {FACT_JOIN} "
+                f"WHERE t.object = {mark} AND t.subject != {mark}{where}",
+                [eid, *params, eid, eid, *params],
+            ).fetchall()
+        facts = [fact_dict(row) for row in rows]
+        for fact in facts:
+            outgoing = fact["subject"] == eid
+            fact["direction"] = "outgoing" if outgoing else "incoming"
+            fact["other"] = fact["object"] if outgoing else fact["subject"]
+            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
+        return facts
+
+    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
+        """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
+        ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
+        where, params = "", []
+        if as_of_key is not None:
+            where, params = (
+                " AND " + self._timesql.valid_at("t"),
+                self._timesql.valid_at_params(as_of_key),
+            )
+        this, other = ("object", "subject") if incoming else ("subject", "object")
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
+                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
+                f"WHERE t.{this} = {mark}" + where,
+                [eid, *params],
+            ).fetchall()
+
+    def touching(self, eid: str) -> list[tuple]:
+        """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
+                f"WHERE subject = {mark} OR object = {mark}",
+                (eid, eid),
+            ).fetchall()
+
+    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
+        """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
+        mark = self._db.MARK
+        sql = (
+            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
+            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+            f"WHERE t.predicate = {mark}"
+        )
+        params = [predicate]
+        if as_of_key is not None:
+            sql += " AND " + self._timesql.valid_at("t")
+            params += self._timesql.valid_at_params(as_of_key)
+        with self._db.read() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def count(self, eid: str | None = None) -> int:
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            if eid is not None:
+                return conn.execute(
+                    f"SELECT COUNT(*) FROM triples WHERE subject = {mark} OR object = {mark}",
+                    (eid, eid),
+                ).fetchone()[0]
+            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
     def insert(self, tid: str, values: dict) -> None:
         """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""

@@ -4,42 +4,29 @@ the SQLite engine's answers (its SQL where it is the same, :mod:`.timesql` where
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.store.engine_common import FactWrites
+from factlines.core.store.engine_common import (
+    FACT_COLUMNS,
+    FACT_LEFT_JOIN,
+    TIMELINE_SELECT,
+    FactRows,
+)
 from factlines.core.store.postgres import timesql
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C
-from factlines.core.store.rows import fact_dict
 from factlines.core.store.sqlite.fact_search import SEARCHED, like_pattern
-from factlines.core.store.sqlite.facts import (
-    _FACT_COLUMNS,
-    _FACT_JOIN,
-    _FACT_LEFT_JOIN,
-    _TIMELINE_SELECT,
-)
 
 # How many candidates of an extreme are read at a time to find a well-formed one.
 _EXTREME_BATCH = 64
 
 
-class PGFacts(FactWrites):
+class PGFacts(FactRows):
+    _timesql = timesql
+
     def __init__(self, db: PGConnection):
         self._db = db
         self._kept: dict[str, tuple[int, object]] = {}
 
     # ── One fact ──────────────────────────────────────────────────────────
-
-    def get(self, tid: str) -> dict | None:
-        with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = %s", (tid,)
-            ).fetchone()
-        return fact_dict(row) if row is not None else None
-
-    def exists(self, tid: str) -> bool:
-        with self._db.read() as conn:
-            return (
-                conn.execute("SELECT 1 FROM triples WHERE id = %s", (tid,)).fetchone() is not None
-            )
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         with self._db.read() as conn:
@@ -49,65 +36,9 @@ class PGFacts(FactWrites):
                 (sid, pred, oid),
             ).fetchall()
 
-    # ── Writes (inside the caller's transaction) ──────────────────────────
-
     # ── An entity's facts ─────────────────────────────────────────────────
 
-    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
-        where, params = "", []
-        if start_key is not None or end_key is not None:
-            where = " AND " + timesql.overlaps("t")
-            params = [end_key, end_key, start_key, start_key]
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_JOIN} WHERE t.subject = %s{where} "
-                f"UNION ALL SELECT {_FACT_COLUMNS} {_FACT_JOIN} "
-                f"WHERE t.object = %s AND t.subject != %s{where}",
-                [eid, *params, eid, eid, *params],
-            ).fetchall()
-        facts = [fact_dict(row) for row in rows]
-        for fact in facts:
-            outgoing = fact["subject"] == eid
-            fact["direction"] = "outgoing" if outgoing else "incoming"
-            fact["other"] = fact["object"] if outgoing else fact["subject"]
-            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
-        return facts
-
-    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
-        where, params = "", []
-        if as_of_key is not None:
-            where, params = " AND " + timesql.valid_at("t"), timesql.valid_at_params(as_of_key)
-        this, other = ("object", "subject") if incoming else ("subject", "object")
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
-                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
-                f"WHERE t.{this} = %s" + where,
-                [eid, *params],
-            ).fetchall()
-
-    def touching(self, eid: str) -> list[tuple]:
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
-                "WHERE subject = %s OR object = %s",
-                (eid, eid),
-            ).fetchall()
-
     # ── Across the graph ──────────────────────────────────────────────────
-
-    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
-        sql = (
-            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
-            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
-            "WHERE t.predicate = %s"
-        )
-        params = [predicate]
-        if as_of_key is not None:
-            sql += " AND " + timesql.valid_at("t")
-            params += timesql.valid_at_params(as_of_key)
-        with self._db.read() as conn:
-            return conn.execute(sql, params).fetchall()
 
     def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """By valid_from ascending, unknown starts last, then id; both entities must exist."""
@@ -116,7 +47,7 @@ class PGFacts(FactWrites):
             where, params = "WHERE t.subject = %s OR t.object = %s ", [eid, eid]
         with self._db.read() as conn:
             return conn.execute(
-                _TIMELINE_SELECT + where + f"ORDER BY t.valid_from {C} ASC NULLS LAST, "
+                TIMELINE_SELECT + where + f"ORDER BY t.valid_from {C} ASC NULLS LAST, "
                 f"t.id {C} LIMIT %s OFFSET %s",
                 [*params, limit, offset],
             ).fetchall()
@@ -147,7 +78,7 @@ class PGFacts(FactWrites):
         clause, params = self._search_where(text, predicate, as_of_key)
         with self._db.read() as conn:
             return conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN}{clause} "
+                f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN}{clause} "
                 f"ORDER BY t.id {C} LIMIT %s OFFSET %s",
                 [*params, limit, offset],
             ).fetchall()
@@ -155,24 +86,16 @@ class PGFacts(FactWrites):
     def search_count(self, text: str, predicate: str | None, as_of_key: str | None) -> int:
         clause, params = self._search_where(text, predicate, as_of_key)
         with self._db.read() as conn:
-            return conn.execute(f"SELECT COUNT(*) {_FACT_LEFT_JOIN}{clause}", params).fetchone()[0]
+            return conn.execute(f"SELECT COUNT(*) {FACT_LEFT_JOIN}{clause}", params).fetchone()[0]
 
     def open_with_drawer(self) -> list[tuple[str, str, str]]:
         with self._db.read() as conn:
             return conn.execute(
                 "SELECT COALESCE(s.name, t.subject), COALESCE(o.name, t.object), "
-                f"t.source_drawer_id {_FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
+                f"t.source_drawer_id {FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
                 "AND t.source_drawer_id IS NOT NULL AND t.source_drawer_id != '' "
                 f"ORDER BY t.id {C}"
             ).fetchall()
-
-    def count(self, eid: str | None = None) -> int:
-        with self._db.read() as conn:
-            if eid is not None:
-                return conn.execute(
-                    "SELECT COUNT(*) FROM triples WHERE subject = %s OR object = %s", (eid, eid)
-                ).fetchone()[0]
-            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
     # ── Graph-wide figures, kept until this client learns of a change ─────
 

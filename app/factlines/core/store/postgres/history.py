@@ -6,9 +6,9 @@ the SQLite engine finds by walking its indexes."""
 from __future__ import annotations
 
 from factlines.core import temporal
+from factlines.core.store.engine_common import FACT_COLUMNS, FACT_LEFT_JOIN
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, end_key, start_key
-from factlines.core.store.sqlite.facts import _FACT_COLUMNS, _FACT_LEFT_JOIN
 from factlines.core.store.sqlite.history import _day_of
 
 _SK = start_key("valid_from")
@@ -108,11 +108,11 @@ class PGHistory:
         out = []
         with self._db.snapshot() as conn:
             for where, key in ((started, temporal.start_key), (ended, temporal.end_key)):
-                sql = f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE {where}"
+                sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
                 if eid is not None:
                     sql = (
-                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.subject = %(x)s "
-                        f"AND {where} UNION ALL SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
+                        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.subject = %(x)s "
+                        f"AND {where} UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
                         f"WHERE t.object = %(x)s AND t.subject != %(x)s AND {where}"
                     )
                 rows = conn.execute(sql, params).fetchall()
@@ -141,7 +141,7 @@ class PGHistory:
             facts = {
                 row[0]: row
                 for row in conn.execute(
-                    f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = ANY(%s)", (ids,)
+                    f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id = ANY(%s)", (ids,)
                 )
             }
         return [(at, kind, facts[tid]) for tid, kind, at in page]

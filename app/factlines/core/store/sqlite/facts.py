@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.store.engine_common import FactWrites
-from factlines.core.store.rows import fact_dict
+from factlines.core.store.engine_common import (
+    FACT_COLUMNS,
+    FACT_LEFT_JOIN,
+    TIMELINE_SELECT,
+    FactRows,
+)
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
 from factlines.core.store.sqlite.kept import Kept
 
-# A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
-# still readable by id: its names fall back to the ids.
-_FACT_COLUMNS = (
-    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
-    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
-    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
-    "t.extracted_at"
-)
-_FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
-_FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
-
-_ENTITY_FACT_COUNT = (
+_ENTITYFACT_COUNT = (
     "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
     "(SELECT COUNT(*) FROM triples WHERE object = ?1)"
-)
-_TIMELINE_SELECT = (
-    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
-    "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
 )
 # For a hub, the page is chosen from the per-entity indexes and only its rows are read.
 _ENTITY_TIMELINE = (
@@ -49,25 +38,15 @@ def _well_formed(value: str | None) -> bool:
     return value is None or (len(value) in (10, 20) and temporal.is_accepted(value))
 
 
-class SQLiteFacts(FactWrites):
+class SQLiteFacts(FactRows):
+    _timesql = timesql
+
     def __init__(self, db: Connection):
         self._db = db
         self._kept = Kept(db)
-        self._search = SQLiteFactSearch(db, _FACT_COLUMNS)
+        self._search = SQLiteFactSearch(db, FACT_COLUMNS)
 
     # ── One fact ──────────────────────────────────────────────────────────
-
-    def get(self, tid: str) -> dict | None:
-        """One fact with every column, the entities' display names and POSIX start/end."""
-        with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = ?", (tid,)
-            ).fetchone()
-        return fact_dict(row) if row is not None else None
-
-    def exists(self, tid: str) -> bool:
-        with self._db.read() as conn:
-            return conn.execute("SELECT 1 FROM triples WHERE id = ?", (tid,)).fetchone() is not None
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         """(id, valid_from) of the open facts (subject, predicate, object)."""
@@ -78,88 +57,26 @@ class SQLiteFacts(FactWrites):
                 (sid, pred, oid),
             ).fetchall()
 
-    # ── Writes (inside the caller's transaction) ──────────────────────────
-
     # ── An entity's facts ─────────────────────────────────────────────────
 
-    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
-        """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
-        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
-        where, params = "", []
-        if start_key is not None or end_key is not None:
-            where = " AND " + timesql.overlaps("t")
-            params = [end_key, end_key, start_key, start_key]
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_JOIN} WHERE t.subject = ?{where} "
-                f"UNION ALL SELECT {_FACT_COLUMNS} {_FACT_JOIN} "
-                f"WHERE t.object = ? AND t.subject != ?{where}",
-                [eid, *params, eid, eid, *params],
-            ).fetchall()
-        facts = [fact_dict(row) for row in rows]
-        for fact in facts:
-            outgoing = fact["subject"] == eid
-            fact["direction"] = "outgoing" if outgoing else "incoming"
-            fact["other"] = fact["object"] if outgoing else fact["subject"]
-            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
-        return facts
-
-    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
-        """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
-        ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
-        where, params = "", []
-        if as_of_key is not None:
-            where, params = " AND " + timesql.valid_at("t"), timesql.valid_at_params(as_of_key)
-        this, other = ("object", "subject") if incoming else ("subject", "object")
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
-                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
-                f"WHERE t.{this} = ?" + where,
-                [eid, *params],
-            ).fetchall()
-
-    def touching(self, eid: str) -> list[tuple]:
-        """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
-                "WHERE subject = ? OR object = ?",
-                (eid, eid),
-            ).fetchall()
-
     # ── Across the graph ──────────────────────────────────────────────────
-
-    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
-        """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
-        sql = (
-            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
-            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
-            "WHERE t.predicate = ?"
-        )
-        params = [predicate]
-        if as_of_key is not None:
-            sql += " AND " + timesql.valid_at("t")
-            params += timesql.valid_at_params(as_of_key)
-        with self._db.read() as conn:
-            return conn.execute(sql, params).fetchall()
 
     def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """(id, subject name, predicate, object name, valid_from, valid_to) by valid_from
         ascending, unknown starts last, then id; a fact is listed when both entities exist."""
         with self._db.snapshot() as conn:
             if eid is not None:
-                facts = conn.execute(_ENTITY_FACT_COUNT, (eid,)).fetchone()[0]
+                facts = conn.execute(_ENTITYFACT_COUNT, (eid,)).fetchone()[0]
                 if facts > 4 * (limit + offset):
                     return conn.execute(_ENTITY_TIMELINE, (eid, limit, offset)).fetchall()
                 return conn.execute(
-                    _TIMELINE_SELECT + "WHERE t.subject = ? OR t.object = ? "
+                    TIMELINE_SELECT + "WHERE t.subject = ? OR t.object = ? "
                     "ORDER BY t.valid_from ASC NULLS LAST, t.id ASC LIMIT ? OFFSET ?",
                     (eid, eid, limit, offset),
                 ).fetchall()
             # Dated facts walk the (valid_from, id) index; undated ones follow them.
             rows = conn.execute(
-                _TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
+                TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
                 "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
@@ -173,7 +90,7 @@ class SQLiteFacts(FactWrites):
                     ).fetchone()[0]
                     undated_offset = max(0, offset - dated)
                 rows += conn.execute(
-                    _TIMELINE_SELECT + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
+                    TIMELINE_SELECT + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
                     (limit - len(rows), undated_offset),
                 ).fetchall()
             return rows
@@ -192,17 +109,9 @@ class SQLiteFacts(FactWrites):
         with self._db.read() as conn:
             return conn.execute(
                 "SELECT COALESCE(s.name, t.subject), COALESCE(o.name, t.object), "
-                f"t.source_drawer_id {_FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
+                f"t.source_drawer_id {FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
                 "AND t.source_drawer_id IS NOT NULL AND t.source_drawer_id != '' ORDER BY t.rowid"
             ).fetchall()
-
-    def count(self, eid: str | None = None) -> int:
-        with self._db.read() as conn:
-            if eid is not None:
-                return conn.execute(
-                    "SELECT COUNT(*) FROM triples WHERE subject = ? OR object = ?", (eid, eid)
-                ).fetchone()[0]
-            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
     # ── Graph-wide figures, kept until the file changes (see .kept) ───────
 
