@@ -16,6 +16,8 @@ if str(APP) not in sys.path:
 
 import pytest  # noqa: E402
 
+import postgres_server  # noqa: E402
+
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core.demo import create_demo  # noqa: E402
 
@@ -38,3 +40,25 @@ def demo(tmp_path):
     kg = create_demo(str(tmp_path))
     yield kg
     kg.close()
+
+
+# ── PostgreSQL (tests/postgres_server.py): skipped saying why without a server, but in CI ──
+
+
+@pytest.fixture(scope="session")
+def postgres_admin():
+    """The URL of a server's database that may create databases (the session's server)."""
+    reason = postgres_server.why_not()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
+        pytest.skip(reason)
+    with postgres_server.server() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_admin):
+    """A fresh empty PostgreSQL database (for tests of PostgreSQL alone)."""
+    with postgres_server.fresh_database(postgres_admin) as url:
+        yield url

@@ -8,8 +8,6 @@ PostgreSQL server the ``postgres`` tests are skipped, saying why.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 import postgres_server
@@ -29,18 +27,6 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("engine", ["sqlite"] if file_bound else ["sqlite", "postgres"])
 
 
-@pytest.fixture(scope="session")
-def postgres_admin():
-    """The URL of a server's database that may create databases (the session's server)."""
-    reason = postgres_server.why_not()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
-        pytest.skip(reason)
-    with postgres_server.server() as url:
-        yield url
-
-
 @pytest.fixture
 def graph_url(engine, request, tmp_path):
     """Where a new empty graph of ``engine`` is: a file path, or a PostgreSQL URL."""
@@ -48,13 +34,6 @@ def graph_url(engine, request, tmp_path):
         yield str(tmp_path / "knowledge_graph.sqlite3")
         return
     with postgres_server.fresh_database(request.getfixturevalue("postgres_admin")) as url:
-        yield url
-
-
-@pytest.fixture
-def postgres_url(postgres_admin):
-    """A fresh empty PostgreSQL database (for tests of PostgreSQL alone)."""
-    with postgres_server.fresh_database(postgres_admin) as url:
         yield url
 
 

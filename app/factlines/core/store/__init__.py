@@ -15,6 +15,7 @@ from factlines.core.store.facade import (
     MEMPALACE_COLUMNS,
     KnowledgeGraph,
     engine_version,
+    is_database_url,
     open_graph,
 )
 from factlines.core.store.mempalace import DIRECTIONS
@@ -37,5 +38,6 @@ __all__ = [
     "Touched",
     "describe",
     "engine_version",
+    "is_database_url",
     "open_graph",
 ]

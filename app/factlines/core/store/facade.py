@@ -26,11 +26,12 @@ from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.history import GraphHistory
 from factlines.core.store.mempalace import MemPalaceSurface
-from factlines.core.store.postgres import is_url
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
+# What names a graph on a PostgreSQL server rather than a file.
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 # MemPalace 3.11's tables, column for column (contract §1.2).
 MEMPALACE_COLUMNS = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
@@ -67,7 +68,7 @@ class KnowledgeGraph(
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
         """
-        if store is None and is_url(db_path):
+        if store is None and is_database_url(db_path):
             from factlines.core.store.postgres import PostgresStore
 
             store = PostgresStore(str(db_path), read_only=read_only, write_wait=write_wait)
@@ -85,6 +86,12 @@ class KnowledgeGraph(
             )
         self._store = store
         self.db_path = store.location
+
+    @property
+    def on_server(self) -> bool:
+        """The graph is a database on a PostgreSQL server, not a file (``db_path`` is then its
+        URL without the password): no file to back up, watch or resolve."""
+        return is_database_url(self.db_path)
 
     @property
     def write_wait(self) -> float:
@@ -293,6 +300,11 @@ for _name in WRITE_METHODS:
         setattr(KnowledgeGraph, _name, _refused_when_read_only(getattr(KnowledgeGraph, _name)))
 
 
+def is_database_url(location: object) -> bool:
+    """Whether ``location`` is a PostgreSQL URL (``postgresql://…``) rather than a file path."""
+    return isinstance(location, str) and location.startswith(DATABASE_URL_SCHEMES)
+
+
 def engine_version() -> str:
     """The storage engine's library and version, e.g. ``SQLite 3.40.1``."""
     from factlines.core.store.sqlite import engine_version as sqlite_version
@@ -316,7 +328,7 @@ def open_graph(
     first. Read-only is also chosen automatically when the file may not be written; see
     ``KnowledgeGraph.read_only_reason``.
     """
-    if is_url(location):
+    if is_database_url(location):
         return KnowledgeGraph(location, read_only=read_only)
     path = Path(location).expanduser()
     if (not create or read_only) and not path.exists():

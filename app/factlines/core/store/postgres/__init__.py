@@ -24,13 +24,6 @@ from factlines.core.store.postgres.timesql import C
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import _replicable
 
-URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_url(location: object) -> bool:
-    """Whether ``location`` names a PostgreSQL database rather than a file."""
-    return isinstance(location, str) and location.startswith(URL_SCHEMES)
-
 
 class PostgresStore(EngineStore):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one PostgreSQL database."""
@@ -181,4 +174,4 @@ def engine_version() -> str:
     return f"PostgreSQL (psycopg {driver().__version__})"
 
 
-__all__ = ["PostgresStore", "engine_version", "is_url"]
+__all__ = ["PostgresStore", "engine_version"]

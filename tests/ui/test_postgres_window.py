@@ -1,0 +1,49 @@
+"""The window on a PostgreSQL graph: the title names the database, no backup file is made,
+and another client's edit reaches the open window within a second, selection and as_of kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from factlines import KnowledgeGraph
+from ui_fixtures import *  # noqa: F403
+from ui_fixtures import triple_rows
+
+
+@pytest.fixture
+def pg_window(qtbot, postgres_url, isolated_settings):
+    from factlines.ui import MainWindow
+
+    kg = KnowledgeGraph(postgres_url)
+    kg.add_triple("Kai Moreno", "works_on", "Orion", valid_from="2025-01-01")
+    kg.add_triple("Kai Moreno", "lives_in", "Lisbon", valid_from="2023-06-01")
+    win = MainWindow(kg, settings=str(isolated_settings))
+    qtbot.addWidget(win)
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+    kg.close()
+
+
+def test_postgres_the_title_names_the_database_and_no_backup_is_made(pg_window, postgres_url):
+    database = postgres_url.rsplit("/", 1)[1].split("?")[0]
+    assert pg_window.windowTitle().startswith(f"{database} — ")
+    assert "127.0.0.1" in pg_window.windowTitle()
+    assert pg_window.document.kg.on_server and not pg_window.backups.needed()
+
+
+def test_postgres_another_client_s_edit_reaches_the_window_keeping_selection_and_as_of(
+    pg_window, postgres_url, qtbot
+):
+    pg_window.select_entity("Kai Moreno")
+    pg_window.state.set_as_of("2026-01-01")
+    shown = len(triple_rows(pg_window))
+    with KnowledgeGraph(postgres_url) as colleague:
+        colleague.add_triple("Kai Moreno", "uses", "Emacs", valid_from="2024-01-01")
+    # No call of ours: the window's watch hears the change feed by itself.
+    qtbot.waitUntil(lambda: len(triple_rows(pg_window)) == shown + 1, timeout=1500)
+    assert pg_window.state.entity == "kai_moreno"
+    assert pg_window.state.as_of == "2026-01-01"
+    assert any("another client" in m for m in pg_window.statusBar().currentMessage().split("\n"))
