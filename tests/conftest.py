@@ -17,7 +17,6 @@ if str(APP) not in sys.path:
 import pytest  # noqa: E402
 
 import postgres_server  # noqa: E402
-
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core.demo import create_demo  # noqa: E402
 

@@ -70,16 +70,21 @@ def app_errors(monkeypatch):
     return handler
 
 
-@pytest.fixture
-def window(qtbot, demo, isolated_settings):
+def shown_window(qtbot, kg, settings, size=(1500, 950)):
+    """The main window on ``kg``, shown and exposed."""
     from factlines.ui import MainWindow
 
-    win = MainWindow(demo, settings=str(isolated_settings))
+    win = MainWindow(kg, settings=str(settings))
     qtbot.addWidget(win)
-    win.resize(1500, 950)
+    win.resize(*size)
     win.show()
     qtbot.waitExposed(win)
     return win
+
+
+@pytest.fixture
+def window(qtbot, demo, isolated_settings):
+    return shown_window(qtbot, demo, isolated_settings)
 
 
 def dump(path) -> dict:

@@ -7,21 +7,15 @@ import pytest
 
 from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import triple_rows
+from ui_fixtures import shown_window, triple_rows
 
 
 @pytest.fixture
 def pg_window(qtbot, postgres_url, isolated_settings):
-    from factlines.ui import MainWindow
-
     kg = KnowledgeGraph(postgres_url)
     kg.add_triple("Kai Moreno", "works_on", "Orion", valid_from="2025-01-01")
     kg.add_triple("Kai Moreno", "lives_in", "Lisbon", valid_from="2023-06-01")
-    win = MainWindow(kg, settings=str(isolated_settings))
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
+    win = shown_window(qtbot, kg, isolated_settings, (1024, 700))
     yield win
     win.close()
     kg.close()
