@@ -27,6 +27,7 @@ class PGEntities(EntityWrites):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
         self._search_index_generation = -1
+        self._rankings: dict[tuple[str, bool], tuple[int, list]] = {}
 
     # ── One row ───────────────────────────────────────────────────────────
 
@@ -117,16 +118,10 @@ class PGEntities(EntityWrites):
                     page = index_entries(index, hits[offset : offset + limit])
                     return self._rows_with_counts(conn, page)
                 ids = [index.ids[i] for i in hits]
-            where, params = _filter(ids, entity_type, valid_at_key)
             if order_by in ("current", "ended"):
-                rows = conn.execute(
-                    "SELECT e.id, e.name, e.type, COALESCE(c.current, 0), COALESCE(c.ended, 0) "
-                    f"FROM entities e LEFT JOIN {_ALL_COUNTS} c ON c.e = e.id {where} "
-                    f"ORDER BY {order('COALESCE(c.' + order_by + ', 0)', descending)}, "
-                    f"{order(nocase('e.name'))}, {order('e.id ' + C)} LIMIT %s OFFSET %s",
-                    [*params, limit, offset],
-                ).fetchall()
-                return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
+                rows = self._ranked(conn, order_by, descending, ids, entity_type, valid_at_key)
+                return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows[offset : offset + limit]]
+            where, params = _filter(ids, entity_type, valid_at_key)
             if order_by == "type":
                 sort = (
                     f"{order(nocase('e.type'), descending)}, {order(nocase('e.name'))}, "
@@ -140,6 +135,26 @@ class PGEntities(EntityWrites):
                 [*params, limit, offset],
             ).fetchall()
             return self._rows_with_counts(conn, rows)
+
+    def _ranked(self, conn, order_by, descending, ids, entity_type, valid_at_key) -> list:
+        """Every matching entity as (id, name, type, current, ended), ranked by ``order_by``
+        (a count), then name and id as SQLite orders them. Without a time filter the whole
+        ranking is kept until this client learns of a change (paging it costs no query)."""
+        if valid_at_key is not None or self._db.writing:
+            where, params = _filter(ids, entity_type, valid_at_key)
+            return _ranking(conn, order_by, descending, where, params)
+        self._db.poll()
+        kept = self._rankings.get((order_by, descending))
+        if kept is None or kept[0] != self._db.generation:
+            kept = (self._db.generation, _ranking(conn, order_by, descending, "", []))
+            self._rankings[(order_by, descending)] = kept
+        rows = kept[1]
+        if ids is not None:
+            allowed = set(ids)
+            rows = [row for row in rows if row[0] in allowed]
+        if entity_type is not None:
+            rows = [row for row in rows if row[2] == entity_type]
+        return rows
 
     @staticmethod
     def _valid_ids(conn, ids: list, valid_at_key: str) -> set:
@@ -213,6 +228,16 @@ class PGEntities(EntityWrites):
         with self._db.read() as conn:
             rows = conn.execute(f"SELECT name FROM entities ORDER BY {order(nocase('name'))}")
             return [r[0] for r in rows]
+
+
+def _ranking(conn, order_by: str, descending: bool, where: str, params: list) -> list:
+    return conn.execute(
+        "SELECT e.id, e.name, e.type, COALESCE(c.current, 0), COALESCE(c.ended, 0) "
+        f"FROM entities e LEFT JOIN {_ALL_COUNTS} c ON c.e = e.id {where} "
+        f"ORDER BY {order('COALESCE(c.' + order_by + ', 0)', descending)}, "
+        f"{order(nocase('e.name'))}, {order('e.id ' + C)}",
+        params,
+    ).fetchall()
 
 
 def _filter(ids: list | None, entity_type: str | None, valid_at_key: str | None):

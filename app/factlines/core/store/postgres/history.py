@@ -5,6 +5,8 @@ the SQLite engine finds by walking its indexes."""
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 from factlines.core import temporal
 from factlines.core.store.engine_common import FACT_COLUMNS, FACT_LEFT_JOIN
 from factlines.core.store.postgres.connection import PGConnection
@@ -45,6 +47,7 @@ def _events_sql(where: str) -> str:
 class PGHistory:
     def __init__(self, db: PGConnection):
         self._db = db
+        self._counted: tuple[tuple, tuple] | None = None
 
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
@@ -149,19 +152,13 @@ class PGHistory:
     def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]:
         """See the SQLite engine's: starts and ends at or before each key, unknown starts,
         and the facts valid nowhere."""
+        self._db.poll()
+        asked = (self._db.generation, tuple(keys))
+        if self._counted is not None and self._counted[0] == asked and not self._db.writing:
+            return self._counted[1]
         with self._db.snapshot() as conn:
-            starts = [
-                conn.execute(
-                    f"SELECT COUNT(*) FROM triples WHERE valid_from {C} <= %s", (key,)
-                ).fetchone()[0]
-                for key in keys
-            ]
-            ends = [
-                conn.execute(f"SELECT COUNT(*) FROM triples WHERE {_EK} <= %s", (key,)).fetchone()[
-                    0
-                ]
-                for key in keys
-            ]
+            starts = _at_or_before(conn, "valid_from", keys)
+            ends = _at_or_before(conn, _EK, keys)
             unknown = conn.execute(
                 "SELECT COUNT(*) FROM triples WHERE valid_from IS NULL"
             ).fetchone()[0]
@@ -169,4 +166,21 @@ class PGHistory:
                 f"SELECT {_SK}, {_EK} FROM triples WHERE valid_from IS NOT NULL "
                 f"AND valid_to {C} < valid_from || 'T00:00:00Z' AND {_EK} < {_SK}"
             ).fetchall()
-        return starts, ends, unknown, nowhere
+        counted = (starts, ends, unknown, nowhere)
+        if not self._db.writing:  # the views ask twice on a change: once is enough
+            self._counted = (asked, counted)
+        return counted
+
+
+def _at_or_before(conn, value: str, keys: list[str]) -> list[int]:
+    """How many facts' ``value`` (a column, or a key's SQL) is at or before each key, in one
+    pass: each value falls in the bucket of the keys it is not after (``v <= k`` is
+    ``v < k + chr(1)``: no text lies between), and the buckets add up."""
+    buckets = [0] * (len(keys) + 1)
+    for bucket, count in conn.execute(
+        f"SELECT width_bucket(({value}) {C}, %s::text[]), COUNT(*) FROM triples "
+        f"WHERE {value} IS NOT NULL GROUP BY 1",
+        ([key + "\x01" for key in keys],),
+    ):
+        buckets[bucket] = count
+    return list(accumulate(buckets))[: len(keys)]
