@@ -262,3 +262,36 @@ class EntityWrites:
         with self._db.transaction() as conn:
             self._db.touch(conn, "entities", eid)
             conn.execute(f"DELETE FROM entities WHERE id = {self._db.MARK}", (eid,))
+
+
+def bulk_columns(table: str, columns: tuple[str, ...]) -> str:
+    """``columns`` of ``table`` as SQL, once they are known to be plain names of MemPalace's
+    two tables (the only ones read and written in bulk)."""
+    if table not in ("entities", "triples") or not columns:
+        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
+    if not all(c.isidentifier() for c in columns):
+        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
+    return ", ".join(columns)
+
+
+class RowInserts:
+    """Rows inserted as given, for import (``entities`` and ``triples``)."""
+
+    _db: object
+
+    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
+        a column left out takes its default. Each row is noted for recordings and listeners."""
+        names = bulk_columns(table, columns)
+        if columns[0] != "id":
+            raise ValueError("the first column of inserted rows must be id")
+        with self._db.transaction() as conn:
+            for row in rows:
+                self._db.touch(conn, table, row[0])
+            cursor = conn.cursor()
+            try:
+                cursor.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES ({_marks(self._db, len(columns))})", rows
+                )
+            finally:
+                cursor.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from factlines.core.errors import Refused
 from factlines.core.store.changes import Touched
-from factlines.core.store.engine_common import EngineStore
+from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.postgres import schema
 from factlines.core.store.postgres.bulk import PGBulk
 from factlines.core.store.postgres.connection import PGConnection, driver
@@ -22,7 +22,6 @@ from factlines.core.store.postgres.facts import PGFacts
 from factlines.core.store.postgres.history import PGHistory
 from factlines.core.store.postgres.timesql import C
 from factlines.core.store.protocol import WRITE_WAIT
-from factlines.core.store.sqlite import _replicable
 
 
 class PostgresStore(EngineStore):
@@ -67,7 +66,7 @@ class PostgresStore(EngineStore):
     ) -> list[tuple[str, tuple]]:
         """(id, values of ``columns``) of ``table``'s rows after id ``after`` (0: from the
         start), in id order: PostgreSQL keeps no row order, so the id is the position."""
-        names = _replicable(table, columns)
+        names = bulk_columns(table, columns)
         where, params = ("", []) if after in (0, "0", None) else (f" WHERE id {C} > %s", [after])
         with self._db.read() as conn:
             rows = conn.execute(
@@ -77,7 +76,7 @@ class PostgresStore(EngineStore):
         return [(row[0], row[1:]) for row in rows]
 
     def replace_row(self, table: str, values: dict) -> None:
-        names = _replicable(table, tuple(values))
+        names = bulk_columns(table, tuple(values))
         with self._db.transaction() as conn:
             self._db.touch(conn, table, values["id"])
             conn.execute(f"DELETE FROM {table} WHERE id = %s", (values["id"],))

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from factlines.core.store.engine_common import RowInserts, bulk_columns
 from factlines.core.store.postgres import timesql
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
-from factlines.core.store.sqlite.bulk import _columns
 
 
 class PGSelection:
@@ -59,7 +59,7 @@ class PGSelection:
                 yield rows
 
 
-class PGBulk:
+class PGBulk(RowInserts):
     def __init__(self, db: PGConnection):
         self._db = db
 
@@ -69,7 +69,7 @@ class PGBulk:
             yield PGSelection(conn, as_of_key, eid)
 
     def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
-        names = _columns(table, columns)
+        names = bulk_columns(table, columns)
         with self._db.read() as conn:
             return conn.execute(
                 f"SELECT {names} FROM {table} WHERE id = ANY(%s)", (list(ids),)
@@ -93,19 +93,6 @@ class PGBulk:
     @contextmanager
     def loading(self, table: str, rows: int) -> Iterator[None]:
         """PostgreSQL keeps its indexes in step with a load well enough: nothing to defer."""
-        _columns(table, ("id",))
+        bulk_columns(table, ("id",))
         with self._db.transaction():
             yield
-
-    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
-        names = _columns(table, columns)
-        if columns[0] != "id":
-            raise ValueError("the first column of inserted rows must be id")
-        with self._db.transaction() as conn:
-            for row in rows:
-                self._db.touch(conn, table, row[0])
-            with conn.cursor() as cursor:
-                cursor.executemany(
-                    f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))})",
-                    rows,
-                )

@@ -5,15 +5,13 @@ plus ``who``: the PostgreSQL role that made the edit, so a team sees who ended a
 
 from __future__ import annotations
 
-from factlines.core.store.changes import Change
-from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.sqlite.editlog import (
     LOGGED_COLUMNS,
     SHARE,
     TABLE,
+    EditLogWrites,
     dumps,
     entry_dict,
-    logged_values,
 )
 
 _CREATE = (
@@ -30,41 +28,20 @@ _LENGTH = (
 _SELECT = f"SELECT id, {', '.join(LOGGED_COLUMNS)}, who FROM {TABLE}"
 
 
-class PGEditLog:
-    def __init__(self, db: PGConnection):
-        self._db = db
+class PGEditLog(EditLogWrites):
+    CREATE = _CREATE
+    INSERT = (
+        f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}, who) "
+        f"VALUES ({', '.join(['%s'] * len(LOGGED_COLUMNS))}, current_user)"
+    )
+    LENGTH = _LENGTH
 
-    def write(self, entry: dict, change: Change) -> bool:
-        """Log the rows ``change`` recorded in the open write, and the role writing them."""
-        with self._db.transaction() as conn:
-            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
-            if values is None:
-                return False
-            conn.execute(_CREATE)
-            conn.execute(
-                f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}, who) "
-                f"VALUES ({', '.join(['%s'] * len(LOGGED_COLUMNS))}, current_user)",
-                values,
-            )
-            self._prune(conn)
-        return True
-
-    def _prune(self, conn) -> None:
-        """Drop the oldest entries while the log holds more than its share of the graph."""
+    def _size_and_budget(self, conn) -> tuple[int, int]:
         graph, size = conn.execute(
             "SELECT pg_total_relation_size('triples') + pg_total_relation_size('entities'), "
             f"(SELECT COALESCE(SUM({_LENGTH}), 0) FROM {TABLE})"
         ).fetchone()
-        budget = int(SHARE * graph)
-        if size <= budget:
-            return
-        kept, running = None, 0
-        for entry_id, length in conn.execute(f"SELECT id, {_LENGTH} FROM {TABLE} ORDER BY id DESC"):
-            running += length
-            if running > budget and kept is not None:
-                break
-            kept = entry_id
-        conn.execute(f"DELETE FROM {TABLE} WHERE id < %s", (kept,))
+        return size, int(SHARE * graph)
 
     def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
         with self._db.read() as conn:

@@ -13,7 +13,7 @@ import sqlite3
 
 from factlines.core.errors import Unavailable
 from factlines.core.store.changes import Touched
-from factlines.core.store.engine_common import EngineStore
+from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.bulk import SQLiteBulk
@@ -93,7 +93,7 @@ class SQLiteStore(EngineStore):
     ) -> list[tuple[int, tuple]]:
         """(rowid, values of ``columns``) of ``table``'s rows after rowid ``after``, in rowid
         order: the rowid is this engine's position (MemPalace's replication pages by it)."""
-        names = _replicable(table, columns)
+        names = bulk_columns(table, columns)
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT rowid, {names} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
@@ -103,7 +103,7 @@ class SQLiteStore(EngineStore):
 
     def replace_row(self, table: str, values: dict) -> None:
         """Insert the row, or replace the row with its id (it moves to the end of rowid order)."""
-        names = _replicable(table, tuple(values))
+        names = bulk_columns(table, tuple(values))
         with self._db.transaction() as conn:
             self._db.touch(conn, table, values["id"])
             conn.execute(
@@ -209,13 +209,6 @@ class SQLiteStore(EngineStore):
         with self._db.read() as conn:
             rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
         return [name for (name,) in rows]
-
-
-def _replicable(table: str, columns: tuple[str, ...]) -> str:
-    """``columns`` as SQL, once they are known to be plain names of MemPalace's two tables."""
-    if table not in ("entities", "triples") or not all(c.isidentifier() for c in columns):
-        raise ValueError(f"cannot replicate {table!r} ({', '.join(columns)})")
-    return ", ".join(columns)
 
 
 def engine_version() -> str:

@@ -18,7 +18,6 @@ import base64
 import json
 
 from factlines.core.store.changes import Change
-from factlines.core.store.sqlite.connection import Connection
 
 TABLE = "fl_edit_log"
 MAX_IMAGES = 200
@@ -64,17 +63,17 @@ def dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=json_value)
 
 
-class SQLiteEditLog:
-    def __init__(self, db: Connection):
-        self._db = db
+class EditLogWrites:
+    """Writing the log, whatever the engine: ``CREATE`` and ``INSERT`` (of
+    :data:`LOGGED_COLUMNS`) are its SQL, ``LENGTH`` an entry's bytes, and
+    ``_size_and_budget(conn)`` the log's bytes and the most it may hold."""
 
-    def _exists(self, conn) -> bool:
-        return (
-            conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)
-            ).fetchone()
-            is not None
-        )
+    CREATE: str
+    INSERT: str
+    LENGTH: str
+
+    def __init__(self, db):
+        self._db = db
 
     def write(self, entry: dict, change: Change) -> bool:
         """Log the rows ``change`` recorded in the open write (their images before, and as they
@@ -84,35 +83,51 @@ class SQLiteEditLog:
             values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
             if values is None:
                 return False
-            conn.execute(_CREATE)
-            conn.execute(
-                f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(LOGGED_COLUMNS))})",
-                values,
-            )
+            conn.execute(self.CREATE)
+            conn.execute(self.INSERT, values)
             self._prune(conn)
         return True
 
     def _prune(self, conn) -> None:
-        """Drop the oldest entries while the log holds more than its share of the file."""
+        """Drop the oldest entries while the log holds more than its share of the graph."""
+        size, budget = self._size_and_budget(conn)
+        if size <= budget:
+            return
+        # The newest first, until the budget is spent; the newest entry always stays.
+        kept, running = None, 0
+        lengths = conn.execute(f"SELECT id, {self.LENGTH} FROM {TABLE} ORDER BY id DESC")
+        for entry_id, length in lengths.fetchall():
+            running += length
+            if running > budget and kept is not None:
+                break
+            kept = entry_id
+        conn.execute(f"DELETE FROM {TABLE} WHERE id < {self._db.MARK}", (kept,))
+
+
+class SQLiteEditLog(EditLogWrites):
+    CREATE = _CREATE
+    INSERT = (
+        f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(LOGGED_COLUMNS))})"
+    )
+    LENGTH = _LENGTH
+
+    def _exists(self, conn) -> bool:
+        return (
+            conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)
+            ).fetchone()
+            is not None
+        )
+
+    def _size_and_budget(self, conn) -> tuple[int, int]:
         pages, page_size = (
             conn.execute("PRAGMA page_count").fetchone()[0],
             conn.execute("PRAGMA page_size").fetchone()[0],
         )
         size = conn.execute(f"SELECT COALESCE(SUM({_LENGTH}), 0) FROM {TABLE}").fetchone()[0]
         # A share of the rest of the file: the log's own pages must not raise its budget.
-        budget = int(SHARE * max(0, pages * page_size - size))
-        if size <= budget:
-            return
-        # The newest first, until the budget is spent; the newest entry always stays.
-        kept, running = None, 0
-        lengths = conn.execute(f"SELECT id, {_LENGTH} FROM {TABLE} ORDER BY id DESC").fetchall()
-        for entry_id, length in lengths:
-            running += length
-            if running > budget and kept is not None:
-                break
-            kept = entry_id
-        conn.execute(f"DELETE FROM {TABLE} WHERE id < ?", (kept,))
+        return size, int(SHARE * max(0, pages * page_size - size))
 
     def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
         """Entries newest first (of one fact's when ``fact_id`` is given); none when the file
