@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from factlines.core.errors import ConflictError
+from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
-from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
 
 # A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
 # one, but files get edited) is still readable by id: its names fall back to the ids.
@@ -25,6 +26,15 @@ TIMELINE_SELECT = (
     "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
     "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
 )
+
+
+def escape_like(value: str) -> str:
+    """``value`` as plain text in a LIKE pattern that escapes with ``\\``."""
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# A name shorter than this has no candidates (MemPalace 3.11's rule).
+_MIN_CANDIDATE_LEN = 3
 # What a fact write may set: every column but the id and the time MemPalace stamps on insert.
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
@@ -230,10 +240,66 @@ def _check(values: dict) -> None:
         raise TypeError(f"not fact columns: {sorted(unknown)}")
 
 
-class EntityWrites:
-    """Rows of ``entities`` written in the caller's transaction."""
+class EntityRows:
+    """Rows of ``entities``: one by id, a name resolved, candidates for a name (the engine's
+    ``_same_name`` and ``_like`` compare as SQLite's NOCASE and LIKE do), and plain writes in
+    the caller's transaction."""
 
     _db: object
+
+    def get(self, eid: str) -> dict | None:
+        """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities WHERE id = {self._db.MARK}",
+                (eid,),
+            ).fetchone()
+        if row is None:
+            return None
+        return dict(zip(ENTITY_COLUMNS, row))
+
+    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
+        """The id of the entity ``ref`` names: the id itself, MemPalace's id of the name, or a
+        display name (a renamed entity keeps its old id). ``rule_first`` asks MemPalace's rule
+        before the literal id, as MemPalace's own name lookups do. None when nothing matches."""
+        by_id = f"id = {self._db.MARK}"
+        steps = [(by_id, ref), (by_id, entity_id(ref))]
+        if rule_first:
+            steps.reverse()
+        steps.append((self._same_name("name"), ref.strip()))
+        with self._db.read() as conn:
+            for where, value in steps:
+                row = conn.execute(
+                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
+                ).fetchone()
+                if row is not None:
+                    return row[0]
+        return None
+
+    def candidates(self, name: str) -> list[dict]:
+        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
+        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
+            return []
+        eid = entity_id(name)
+        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
+        mark = self._db.MARK
+        like = " OR ".join([self._like("name")] * 3 + [self._like("id")] * 3)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT id, name FROM entities WHERE id = {mark} OR name = {mark} OR {like} "
+                "LIMIT 5",
+                (
+                    eid,
+                    name,
+                    f"{name_esc} %",
+                    f"% {name_esc}",
+                    f"% {name_esc} %",
+                    f"{id_esc}\\_%",
+                    f"%\\_{id_esc}",
+                    f"%\\_{id_esc}\\_%",
+                ),
+            ).fetchall()
+        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
 
     def ensure(self, eid: str, name: str) -> None:
         """Create the entity ``eid`` named ``name`` unless it exists."""

@@ -3,16 +3,14 @@ the SQLite engine's answers (SQLite's NOCASE for names, its LIKE's ASCII case fo
 
 from __future__ import annotations
 
-from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
-from factlines.core.store.engine_common import EntityWrites
+from factlines.core.store.engine_common import EntityRows
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, nocase, order, valid_at, valid_at_params
-from factlines.core.store.rows import ENTITY_COLUMNS, ENTITY_ROW_KEYS
-from factlines.core.store.sqlite.entities import escape_like, index_entries
+from factlines.core.store.rows import ENTITY_ROW_KEYS
+from factlines.core.store.sqlite.entities import index_entries
 from factlines.core.store.sqlite.ranking import COUNTS
 
-_MIN_CANDIDATE_LEN = 3
 # Every entity's open and ended facts, both directions, a fact about itself once.
 _ALL_COUNTS = (
     "(SELECT e, SUM(o) AS current, SUM(n) AS ended FROM ("
@@ -22,64 +20,22 @@ _ALL_COUNTS = (
 )
 
 
-class PGEntities(EntityWrites):
+class PGEntities(EntityRows):
+    @staticmethod
+    def _same_name(column: str) -> str:
+        return f"{nocase(column)} = {nocase('%s')}"
+
+    @staticmethod
+    def _like(column: str) -> str:
+        return f"{nocase(column)} LIKE {nocase('%s')}"
+
     def __init__(self, db: PGConnection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
         self._search_index_generation = -1
         self._rankings: dict[tuple[str, bool], tuple[int, list]] = {}
 
-    # ── One row ───────────────────────────────────────────────────────────
-
-    def get(self, eid: str) -> dict | None:
-        with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities WHERE id = %s", (eid,)
-            ).fetchone()
-        return dict(zip(ENTITY_COLUMNS, row)) if row is not None else None
-
-    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
-        """See the SQLite engine's: the id, MemPalace's id of the name, or a display name."""
-        steps = [("id = %s", ref), ("id = %s", entity_id(ref))]
-        if rule_first:
-            steps.reverse()
-        steps.append((f"{nocase('name')} = {nocase('%s')}", ref.strip()))
-        with self._db.read() as conn:
-            for where, value in steps:
-                row = conn.execute(
-                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
-                ).fetchone()
-                if row is not None:
-                    return row[0]
-        return None
-
-    def candidates(self, name: str) -> list[dict]:
-        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
-        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
-            return []
-        eid = entity_id(name)
-        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
-        like = " OR ".join(
-            [f"{nocase('name')} LIKE {nocase('%s')}"] * 3
-            + [f"{nocase('id')} LIKE {nocase('%s')}"] * 3
-        )
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT id, name FROM entities WHERE id = %s OR name = %s OR {like} LIMIT 5",
-                (
-                    eid,
-                    name,
-                    f"{name_esc} %",
-                    f"% {name_esc}",
-                    f"% {name_esc} %",
-                    f"{id_esc}\\_%",
-                    f"%\\_{id_esc}",
-                    f"%\\_{id_esc}\\_%",
-                ),
-            ).fetchall()
-        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
-
-    # ── Writes (the others: EntityWrites) ─────────────────────────────────
+    # ── Writes (the others: EntityRows) ─────────────────────────────────
 
     def put(self, eid: str, name: str, entity_type: str, properties: str) -> None:
         """Insert or replace the whole row (MemPalace's ``add_entity``: SQLite's INSERT OR
