@@ -159,6 +159,9 @@ class PostgresStore(EngineStore):
                 "SELECT CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END, c.relname "
                 "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') "
+                # A table's primary key index comes with the table (as SQLite's autoindex).
+                "AND NOT EXISTS (SELECT 1 FROM pg_index x WHERE x.indexrelid = c.oid "
+                "AND x.indisprimary) "
                 f"AND substr(c.relname, 1, 3) = 'fl_' ORDER BY 1 DESC, c.relname {C}"
             ).fetchall()
         return [(kind, name) for kind, name in rows]
