@@ -114,9 +114,11 @@ class Document(QObject):
             return "Factlines"
         read_only = " (read-only)" if self.read_only else ""
         if self._kg is not None and self._kg.on_server:
+            # The database, then who on which server (or socket folder) has it open.
             server, _, database = self._path.partition("://")[2].partition("/")
             database, _, socket = database.partition("?host=")
-            return f"{database}{read_only} — {server.strip('@') or socket} — Factlines"
+            where = server + socket if server.endswith("@") or not server else server
+            return f"{database}{read_only} — {where} — Factlines"
         path = Path(self._path)
         return f"{path.name}{read_only} — {path.parent} — Factlines"
 
@@ -230,7 +232,8 @@ class Document(QObject):
         except (Refused, Unavailable) as exc:
             if not self._unreadable:  # said once, not every second
                 self._unreadable = True
-                self.state.message.emit(f"Cannot read the file now ({exc}); trying again")
+                what = "reach the database" if kg.on_server else "read the file"
+                self.state.message.emit(f"Cannot {what} now ({exc}); trying again")
             return False
         self._unreadable = False
         if changed:
