@@ -26,6 +26,8 @@ def test_postgres_the_title_names_the_database_and_no_backup_is_made(pg_window, 
     assert pg_window.windowTitle().startswith(f"{database} — ")
     assert "127.0.0.1" in pg_window.windowTitle()
     assert pg_window.document.kg.on_server and not pg_window.backups.needed()
+    speed = pg_window.indexing.action_speed_indexes
+    assert not speed.isEnabled() and "PostgreSQL" in speed.toolTip()
 
 
 def test_postgres_another_client_s_edit_reaches_the_window_keeping_selection_and_as_of(

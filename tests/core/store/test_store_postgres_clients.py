@@ -1,6 +1,7 @@
 """Several clients on one PostgreSQL graph: writes take turns with the same refusals, undo
 never overwrites a colleague's later change, each client hears the others' writes, a lost
-connection is Unavailable and then comes back, and the edit log says who."""
+connection is Unavailable and then comes back, and the edit log says who; and what a
+PostgreSQL database is to the store: read-only, another application's, an older graph."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import psycopg
 import pytest
 
 from factlines import KnowledgeGraph
-from factlines.core.errors import ConflictError, Unavailable
+from factlines.core.errors import ConflictError, NotAKnowledgeGraph, ReadOnlyGraph, Unavailable
 from store_helpers import dump
 
 
@@ -120,3 +121,40 @@ def test_postgres_without_the_driver_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(Unavailable, match=r"factlines\[postgres\]"):
         KnowledgeGraph("postgresql://nobody@127.0.0.1:1/none")
+
+
+def test_postgres_read_only_reads_and_refuses_every_write(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+    before = dump(postgres_url)
+    with KnowledgeGraph(postgres_url, read_only=True) as reader:
+        assert reader.read_only and reader.read_only_reason == "opened read-only"
+        assert reader.query_entity("Kai")[0]["object"] == "Orion"
+        with pytest.raises(ReadOnlyGraph):
+            reader.add_triple("Kai", "works_on", "Nova")
+    assert dump(postgres_url) == before
+
+
+def test_postgres_another_application_s_database_is_refused_untouched(postgres_url):
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id int)")
+    with pytest.raises(NotAKnowledgeGraph, match="another application"):
+        KnowledgeGraph(postgres_url)
+    with psycopg.connect(postgres_url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+    assert tables == [("invoices",)]
+
+
+def test_postgres_a_graph_without_our_indexes_has_them_built_on_request(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+        ours = [name for kind, name in kg.factlines_objects() if kind == "index"]
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            for name in ours:
+                conn.execute(f"DROP INDEX {name}")
+        assert sorted(kg.missing_indexes()) == sorted(ours)
+        assert sorted(kg.build_indexes()) == sorted(ours)
+        assert kg.missing_indexes() == []
+        assert kg.query_entity("Kai")[0]["object"] == "Orion"
