@@ -57,6 +57,23 @@ def dump(path, tables=MEMPALACE_TABLES) -> dict:
         conn.close()
 
 
+def raw_sql(location, sql: str, params=()) -> list[tuple]:
+    """Run one statement on the graph at ``location`` (a file, or a PostgreSQL URL) as another
+    program would, past the store, committed; its rows. ``?`` marks parameters on both."""
+    if str(location).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(location), autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
+    conn = sqlite3.connect(str(location))
+    try:
+        with conn:
+            return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
 def _dump_postgres(url: str, tables) -> dict:
     import psycopg
 
