@@ -3,7 +3,7 @@
 
 A test that reaches past the store to the file (it asks for ``kg_path``: raw SQLite, locks,
 WAL, footprint, backups) or is marked ``sqlite_only`` runs on SQLite alone. Without a
-PostgreSQL server the ``postgres`` tests are skipped, saying why.
+PostgreSQL server the ``postgres`` tests are skipped, saying why (in CI they fail).
 """
 
 from __future__ import annotations
@@ -12,10 +12,6 @@ import pytest
 
 import postgres_server
 from factlines import KnowledgeGraph
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "sqlite_only: about SQLite's file, not the store's contract")
 
 
 def pytest_generate_tests(metafunc):
