@@ -95,7 +95,7 @@ class PGConnection(RowWrites):
         try:
             conn = psycopg.connect(self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
         except psycopg.Error as exc:
-            raise unavailable(self.label, exc, "opened") or exc from None
+            raise unavailable(self.label, exc, "opened" if setup else "reached") or exc from None
         try:
             if setup:
                 schema.prepare(conn, self.label, self._asked_read_only)
