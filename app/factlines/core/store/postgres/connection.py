@@ -33,6 +33,8 @@ CHANNEL = "fl_changes"
 # NOTIFY's payload limit is 8000 bytes: a write of more ids says "everything".
 _PAYLOAD_MAX = 7900
 _CONNECT_TIMEOUT = 5
+# Ids heard from other clients and not yet asked for, at most.
+_PENDING_MAX = 50_000
 
 
 def driver():
@@ -285,6 +287,10 @@ class PGConnection(RowWrites):
                         self._pending.add(table, row_id)
                 for row_id in message.get("settings", ()):
                     self._pending.add("fl_meta", row_id)
+            pending = self._pending
+            if len(pending.facts) + len(pending.entities) > _PENDING_MAX:
+                # Nobody asked for a long while: "everything" says as much in less memory.
+                self._pending = Touched.all_rows()
 
     def take_external(self) -> Touched:
         """What other clients changed since the last call (empty when nothing)."""
