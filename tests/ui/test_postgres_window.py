@@ -4,12 +4,14 @@ a colleague's write under way or a lost connection is said in words, the undo st
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
 from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import find_fact, messages_of, shown_window, triple_rows
+
+# Without the PostgreSQL driver (factlines[postgres]) there is nothing to test here.
+psycopg = pytest.importorskip("psycopg")
 
 
 @pytest.fixture

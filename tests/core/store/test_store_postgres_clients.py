@@ -9,12 +9,14 @@ import sys
 import threading
 import time
 
-import psycopg
 import pytest
 
 from factlines import KnowledgeGraph
 from factlines.core.errors import ConflictError, NotAKnowledgeGraph, ReadOnlyGraph, Unavailable
 from store_helpers import dump
+
+# Without the PostgreSQL driver (factlines[postgres]) there is nothing to test here.
+psycopg = pytest.importorskip("psycopg")
 
 
 @pytest.fixture
