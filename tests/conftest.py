@@ -1,3 +1,4 @@
+import contextlib
 import os
 import sys
 import time
@@ -16,8 +17,10 @@ if str(APP) not in sys.path:
 
 import pytest  # noqa: E402
 
+import postgres_server  # noqa: E402
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core.demo import create_demo  # noqa: E402
+from store_helpers import raw_sql  # noqa: E402
 
 
 @pytest.fixture
@@ -57,9 +60,56 @@ class GraphPlaces:
         return Path(location).exists()
 
 
-# One engine now; the PostgreSQL engine adds its param here (a throwaway database per new()).
-@pytest.fixture(params=["sqlite"])
-def graph_places(request, tmp_path) -> GraphPlaces:
+class PostgresPlaces:
+    """Graphs in PostgreSQL: ``new()`` a fresh empty database (dropped after the test); a
+    graph ``exists`` there once it holds a row (the engine may have made empty tables: a
+    database is never deleted, so "nothing written" is what a refusal or a cancel leaves)."""
+
+    engine = "postgres"
+
+    def __init__(self, admin_url: str, databases: contextlib.ExitStack):
+        self._admin = admin_url
+        self._databases = databases
+
+    def new(self, name: str = "graph") -> str:
+        return self._databases.enter_context(postgres_server.fresh_database(self._admin))
+
+    def exists(self, location: str) -> bool:
+        return any(
+            raw_sql(location, "SELECT to_regclass(?)", (table,))[0][0] is not None
+            and raw_sql(location, f"SELECT EXISTS (SELECT 1 FROM {table})")[0][0]
+            for table in ("triples", "entities")
+        )
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def graph_places(request, tmp_path):
+    if request.param == "postgres":
+        with contextlib.ExitStack() as databases:
+            yield PostgresPlaces(request.getfixturevalue("postgres_admin"), databases)
+        return
     folder = tmp_path / f"places-{request.param}"
     folder.mkdir()
-    return GraphPlaces(request.param, folder)
+    yield GraphPlaces(request.param, folder)
+
+
+# ── PostgreSQL (tests/postgres_server.py): skipped saying why without a server, but in CI ──
+
+
+@pytest.fixture(scope="session")
+def postgres_admin():
+    """The URL of a server's database that may create databases (the session's server)."""
+    reason = postgres_server.why_not()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
+        pytest.skip(reason)
+    with postgres_server.server() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_admin):
+    """A fresh empty PostgreSQL database (for tests of PostgreSQL alone)."""
+    with postgres_server.fresh_database(postgres_admin) as url:
+        yield url

@@ -43,7 +43,10 @@ CREATE TABLE triples (
 
 
 def dump(path, tables=MEMPALACE_TABLES) -> dict:
-    """Every row of ``tables`` (with rowid, every column by name), read by a fresh connection."""
+    """Every row of ``tables`` (with rowid, every column by name), read by a fresh connection;
+    of a PostgreSQL graph (``path`` its URL) in id order, the id standing for the rowid."""
+    if str(path).startswith("postgresql://"):
+        return _dump_postgres(str(path), tables)
     conn = sqlite3.connect(str(path))
     try:
         out = {}
@@ -71,6 +74,46 @@ def graph_state(location: str) -> dict:
             tables[table] = rows
         log = [{k: v for k, v in entry.items() if k != "id"} for entry in kg.edit_log(10_000)]
         return {**tables, "settings": kg.graph_settings(), "log": log}
+
+
+def by_id(state: dict) -> dict:
+    """``graph_state`` as two engines can compare it: rows by id (each engine keeps its own
+    row order) and the log without who wrote it (PostgreSQL names the role, SQLite nobody)."""
+    log = [{k: v for k, v in entry.items() if k != "who"} for entry in state["log"]]
+    tables = {t: sorted(state[t], key=lambda row: str(row["id"])) for t in ("entities", "triples")}
+    return {**state, **tables, "log": log}
+
+
+def raw_sql(location, sql: str, params=()) -> list[tuple]:
+    """Run one statement on the graph at ``location`` (a file, or a PostgreSQL URL) as another
+    program would, past the store, committed; its rows. ``?`` marks parameters on both."""
+    if str(location).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(location), autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
+    conn = sqlite3.connect(str(location))
+    try:
+        with conn:
+            return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def _dump_postgres(url: str, tables) -> dict:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        out = {}
+        for table in tables:
+            key = "key" if table == "fl_meta" else "id"
+            cursor = conn.execute(
+                f'SELECT {key} AS _rowid, * FROM {table} ORDER BY {key} COLLATE "C"'
+            )
+            names = [d.name for d in cursor.description]
+            out[table] = [dict(zip(names, row)) for row in cursor.fetchall()]
+        return out
 
 
 def without_ids(rows: list[dict]) -> list[dict]:

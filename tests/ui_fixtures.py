@@ -70,13 +70,13 @@ def app_errors(monkeypatch):
     return handler
 
 
-def shown_window(qtbot, kg, settings):
-    """A main window over ``kg`` at the default size, shown (settings in ``settings``)."""
+def shown_window(qtbot, kg, settings, size=(1500, 950)):
+    """The main window on ``kg``, shown and exposed."""
     from factlines.ui import MainWindow
 
     win = MainWindow(kg, settings=str(settings))
     qtbot.addWidget(win)
-    win.resize(1500, 950)
+    win.resize(*size)
     win.show()
     qtbot.waitExposed(win)
     return win

@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 from factlines.core.errors import KnowledgeGraphError, NotAKnowledgeGraph, Refused, Unavailable
 from factlines.core.mempalace_paths import mempalace_graphs
-from factlines.core.store import KnowledgeGraph, open_graph
+from factlines.core.store import KnowledgeGraph, is_database_url, open_graph
 
 # The reverse-DNS id of the desktop file, its icon and the AppStream metainfo (packaging/).
 APP_ID = "io.github.factlines.Factlines"
@@ -20,6 +20,7 @@ __all__ = [
     "Refused",
     "Unavailable",
     "__version__",
+    "is_database_url",
     "mempalace_graphs",
     "open_graph",
 ]

@@ -30,7 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
         "'factlines predicates --help', 'factlines rename-predicate --help'.",
     )
     parser.add_argument("--version", action="version", version=f"factlines {__version__}")
-    parser.add_argument("path", nargs="?", help="the knowledge graph file to open")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        help="the knowledge graph file to open, or a PostgreSQL database's URL "
+        "(postgresql://user@host/dbname; needs factlines[postgres])",
+    )
     parser.add_argument(
         "--demo", action="store_true", help="open the bundled demo graph (a temporary copy)"
     )

@@ -84,6 +84,20 @@ def ms(seconds: float) -> float:
     return seconds * 1000.0
 
 
+def select_hub(app: QApplication, window, runs: int) -> list[float]:
+    """Milliseconds of each of ``runs`` selections of the hub, until every view is painted."""
+    selects = []
+    for _ in range(runs):
+        window.state.select_entity(None)
+        settle(app)
+        started = time.perf_counter()
+        window.select_entity("Hub")
+        settle(app)
+        window.repaint()
+        selects.append(ms(time.perf_counter() - started))
+    return selects
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="build the graph at this path (reused if it exists)")
@@ -128,16 +142,8 @@ def main() -> int:
         keystrokes.append(ms(time.perf_counter() - started))
     search = statistics.median(keystrokes)
 
-    selects = []
-    for _ in range(11):  # this 2-core machine is noisy: a median of few runs swings by 50 ms
-        window.state.select_entity(None)
-        settle(app)
-        started = time.perf_counter()
-        window.select_entity("Hub")
-        settle(app)
-        window.repaint()
-        selects.append(ms(time.perf_counter() - started))
-    select = statistics.median(selects)
+    # this 2-core machine is noisy: a median of few runs swings by 50 ms
+    select = statistics.median(select_hub(app, window, 11))
     # One edit on the hub (end one of its open facts), until every view shows it; undone after.
     open_facts = [f["id"] for f in kg.intervals("hub") if f["valid_to"] is None][:11]
     edits = []

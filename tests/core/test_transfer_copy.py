@@ -8,17 +8,20 @@ import sqlite3
 
 import pytest
 
+import postgres_server
 from factlines import Refused, open_graph
 from factlines.core.errors import NotAKnowledgeGraph
 from factlines.core.transfer import Cancelled, copy_graph
-from store_helpers import dump, graph_state
+from factlines.core.transfer.copying import BATCH
+from store_helpers import by_id, dump, graph_state, raw_sql
 
-# Values the time rules refuse, and others no check would let in, as a file may hold them.
+# Values the time rules refuse, and others no check would let in, as a graph of either engine
+# may hold them (a confidence that is not a number only SQLite holds: below).
 ODD_FACTS = [
     {"id": "t_odd_empty", "subject": "kai", "predicate": "works_on", "object": "orion",
      "valid_from": "", "valid_to": "", "confidence": None, "extracted_at": None},
     {"id": "t_odd_partial", "subject": "kai", "predicate": "lives_in", "object": "lisbon",
-     "valid_from": "2025-06", "valid_to": "never", "confidence": "high",
+     "valid_from": "2025-06", "valid_to": "never", "confidence": -3,
      "source_closet": "c1", "source_file": "notes.md", "source_drawer_id": "d7",
      "adapter_name": "hand", "extracted_at": "2025-06-01 10:00"},
     {"id": "t_odd_offset", "subject": "ghost", "predicate": "knows", "object": "kai",
@@ -64,7 +67,7 @@ def test_a_copy_holds_every_row_setting_and_logged_edit_and_copies_back_identica
     assert "copied from" in done.words() and f"{done.facts:,} facts" in done.words()
     # The odd values came through as stored, and the story of the ended fact with them.
     with open_graph(target, read_only=True) as kg:
-        assert kg.get_fact("t_odd_partial")["confidence"] == "high"
+        assert kg.get_fact("t_odd_partial")["confidence"] == -3
         assert kg.single_valued_predicates() == ["works_on"]
         [entry] = kg.edit_log()
         assert (entry["what"], entry["reason"]) == ("End Kai works_on Nova", "left the team")
@@ -140,6 +143,57 @@ def test_a_source_that_is_missing_or_not_a_graph_is_refused_and_nothing_is_made(
             copy_graph(bad, target)
         assert (bad.read_bytes() if bad.exists() else None) == before
         assert not graph_places.exists(target)
+
+
+# ── From a SQLite file into PostgreSQL and back ──────────────────────────────
+
+
+def test_a_sqlite_file_goes_into_postgresql_and_comes_back_as_it_was(tmp_path, postgres_url):
+    source = str(tmp_path / "source.sqlite3")
+    with open_graph(source) as kg:
+        kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01", confidence=0.8)
+        for row in ODD_FACTS:
+            kg.apply_row("triples", row)
+        kg.set_single_valued("works_on")
+        with kg.logged("End Kai works_on Orion", reason="moved on"):
+            kg.end_fact(kg.query_entity("Kai")[0]["id"], "2025-06-30")
+    before = by_id(graph_state(source))
+    copy_graph(source, postgres_url)
+    assert by_id(graph_state(postgres_url)) == before
+    back = str(tmp_path / "back.sqlite3")
+    copy_graph(postgres_url, back)
+    assert by_id(graph_state(back)) == before
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [("confidence", "high", "'high', not a number"),
+     ("source_file", b"\x00\xff", "binary data"),
+     ("object", "ori\x00on", "a NUL character")],
+)  # fmt: skip
+def test_a_value_postgresql_cannot_hold_is_refused_by_its_fact_and_nothing_is_written(
+    tmp_path, postgres_admin, column, value, words
+):
+    source = tmp_path / "source.sqlite3"
+    with open_graph(source) as kg:
+        for n in range(2 * BATCH):  # the odd row in the second batch: the first is written
+            kg.add_triple("Kai", "knows", f"p{n}")
+        kg.add_triple("Kai", "works_on", "Orion")
+    conn = sqlite3.connect(source)
+    with conn:
+        conn.execute(f"UPDATE triples SET {column} = ? WHERE predicate = 'works_on'", (value,))
+    conn.close()
+    [odd] = _query(source, "SELECT id FROM triples WHERE predicate = 'works_on'")
+    with postgres_server.fresh_database(postgres_admin) as target:
+        with pytest.raises(Refused, match=rf"fact '{odd[0]}' .*{column} is {words}.*nothing"):
+            copy_graph(source, target)
+        assert raw_sql(target, "SELECT to_regclass('triples')") == [(None,)]
+    with postgres_server.fresh_database(postgres_admin) as empty:
+        open_graph(empty).close()
+        before = graph_state(empty)
+        with pytest.raises(Refused, match=f"{column} is {words}"):
+            copy_graph(source, empty)
+        assert graph_state(empty) == before
 
 
 # ── SQLite as the engine on both sides: what only its files can show ────────

@@ -12,13 +12,16 @@ run there, and the fixtures they use (``kg``, ``seeded_kg`` and what those need)
 that ``conftest.py`` at run time, without the rest of it (MemPalace's own conftest imports
 chromadb). ``mempalace.knowledge_graph.KnowledgeGraph`` is replaced by Factlines' class before
 the test files import it; ``--against mempalace`` runs them against MemPalace's own class, for
-comparison. The exit status is pytest's.
+comparison; ``--against factlines-postgres`` runs them against Factlines on PostgreSQL (a
+server as the tests get one, tests/postgres_server.py: each file path a test opens stands for a
+fresh database of its own). The exit status is pytest's.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import shutil
 import sys
@@ -54,7 +57,9 @@ def fixture_plugin(conftest: Path, knowledge_graph: type) -> types.ModuleType:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tests_dir", nargs="?", default=DEFAULT_DIR)
-    parser.add_argument("--against", choices=("factlines", "mempalace"), default="factlines")
+    parser.add_argument(
+        "--against", choices=("factlines", "factlines-postgres", "mempalace"), default="factlines"
+    )
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args(argv)
     source = Path(args.tests_dir)
@@ -71,11 +76,36 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["HOME"] = str(scratch / "home")  # MemPalace's default graph path lives there
     (scratch / "home").mkdir()
     import mempalace.knowledge_graph as mempalace_kg
+
+    with contextlib.ExitStack() as stack:
+        if args.against == "factlines":
+            mempalace_kg.KnowledgeGraph = factlines.KnowledgeGraph
+        elif args.against == "factlines-postgres":
+            mempalace_kg.KnowledgeGraph = _on_postgres(factlines.KnowledgeGraph, stack)
+        return _run(mempalace_kg.KnowledgeGraph, files, conftest, scratch, args.pytest_args)
+
+
+def _on_postgres(knowledge_graph: type, stack: contextlib.ExitStack) -> type:
+    """Factlines' class with each file path standing for a fresh PostgreSQL database."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import postgres_server
+
+    admin = stack.enter_context(postgres_server.server())
+    databases: dict[str, str] = {}
+
+    class OnPostgres(knowledge_graph):
+        def __init__(self, db_path=None, **options):
+            key = str(db_path)
+            if key not in databases:
+                databases[key] = stack.enter_context(postgres_server.fresh_database(admin))
+            super().__init__(databases[key], **options)
+
+    return OnPostgres
+
+
+def _run(kg_class: type, files: list[Path], conftest: Path, scratch: Path, pytest_args) -> int:
     import pytest
 
-    if args.against == "factlines":
-        mempalace_kg.KnowledgeGraph = factlines.KnowledgeGraph
-    kg_class = mempalace_kg.KnowledgeGraph
     where = sys.modules[kg_class.__module__].__file__
     print(f"KnowledgeGraph under test: {kg_class.__module__}.{kg_class.__qualname__} ({where})")
     try:
@@ -86,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         (run / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         options = ["-c", str(run / "pytest.ini"), "-p", "no:cacheprovider", "-q", "-rf"]
         return pytest.main(
-            [str(run), *options, *args.pytest_args],
+            [str(run), *options, *pytest_args],
             plugins=[fixture_plugin(conftest, kg_class)],
         )
     finally:

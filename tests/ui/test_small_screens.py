@@ -105,6 +105,29 @@ def test_the_facts_table_shows_the_whole_fact_up_to_its_confidence(window, size)
     assert header.sectionSize(COLUMN["other_name"]) >= 64
 
 
+def test_the_history_folds_away_where_the_fact_needs_the_room_and_comes_back_on_a_click(
+    window, qtbot
+):
+    editor = window.triple_editor
+    select_richest(window)
+    settle(window, 1024, 700)
+    assert editor.width() < editor.HISTORY_FROM_WIDTH
+    assert not editor.history.isVisible() and not editor.show_history.isChecked()
+    qtbot.mouseClick(editor.show_history, Qt.MouseButton.LeftButton)
+    assert editor.history.isVisible() and editor.show_history.isChecked()
+    settle(window, 1500, 950)  # chosen by hand: the width no longer decides
+    assert editor.history.isVisible()
+    qtbot.mouseClick(editor.show_history, Qt.MouseButton.LeftButton)
+    assert not editor.history.isVisible()
+
+
+def test_the_history_stands_beside_the_facts_where_both_fit(window):
+    editor = window.triple_editor
+    settle(window, 1500, 950)
+    assert editor.width() >= editor.HISTORY_FROM_WIDTH
+    assert editor.history.isVisible() and editor.show_history.isChecked()
+
+
 def test_a_column_the_person_sized_keeps_its_width(window):
     from factlines.ui.models import COLUMN
 

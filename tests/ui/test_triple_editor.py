@@ -138,7 +138,7 @@ def test_edit_fact_dialog_changes_only_what_changed(window, demo, answer_dialogs
 
 def test_hiding_rows_at_a_step_paints_the_table_once(window, qtbot):
     # Short enough that Kai's 14 facts need a scroll bar and the 6 valid ones do not.
-    window.resizeDocks([window.facts_dock], [260], Qt.Orientation.Vertical)
+    window.resizeDocks([window.facts_dock], [285], Qt.Orientation.Vertical)
     window.select_entity("Kai Moreno")
     window.triple_editor.hide_invalid.setChecked(True)
     window.set_as_of(None)

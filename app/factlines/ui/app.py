@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from factlines import is_database_url
+
 SCREENSHOT_SIZE = (1500, 950)
 
 
@@ -74,14 +76,17 @@ def settle_after_startup() -> None:
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *older)
 
 
-def startup_path(settings) -> tuple[Path, bool]:
-    """What ``factlines`` alone opens: (path, exists) — last file, MemPalace's (its default
-    file, else the palace's, as MemPalace resolves them), or a new one."""
+def startup_path(settings) -> tuple[Path | str, bool]:
+    """What ``factlines`` alone opens: (path, exists) — last file (or database URL),
+    MemPalace's (its default file, else the palace's, as MemPalace resolves them), or a new
+    one."""
     from factlines.core.mempalace_paths import mempalace_graphs
     from factlines.ui import settings as app_settings
     from factlines.ui.document import default_new_path
 
     last = app_settings.last_file(settings)
+    if last and is_database_url(last):
+        return last, True
     if last and Path(last).is_file():
         return Path(last), True
     graphs = mempalace_graphs()

@@ -131,6 +131,7 @@ class Backups(QObject):
         return (
             path is not None
             and document.kg is not None
+            and not document.kg.on_server  # a server's backups are its own (pg_dump)
             and not document.read_only
             and not document.made_here
             and path not in self._kept

@@ -34,7 +34,9 @@ from factlines.ui.state import AppState
 if TYPE_CHECKING:
     from factlines import KnowledgeGraph
 
-WATCH_MS = 1000  # how often another program's writes are looked for
+WATCH_MS = 1000  # how often another program's writes are looked for in a file
+# On a server the change feed is read off its socket, no query: looked at four times a second.
+FEED_MS = 250
 SAVE_AS_OF_MS = 1000  # as_of is kept this long after it stops moving
 
 
@@ -113,8 +115,14 @@ class Document(QObject):
         (every edit is already written, so there is no unsaved state to mark)."""
         if self._path is None:
             return "Factlines"
-        path = Path(self._path)
         read_only = " (read-only)" if self.read_only else ""
+        if self._kg is not None and self._kg.on_server:
+            # The database, then who on which server (or socket folder) has it open.
+            server, _, database = self._path.partition("://")[2].partition("/")
+            database, _, socket = database.partition("?host=")
+            where = server + socket if server.endswith("@") or not server else server
+            return f"{database}{read_only} — {where} — Factlines"
+        path = Path(self._path)
         return f"{path.name}{read_only} — {path.parent} — Factlines"
 
     def stats_text(self) -> str:
@@ -148,7 +156,8 @@ class Document(QObject):
         self.undo_stack.clear()
         self._kg = kg
         self._owned = owned
-        self._path = str(Path(kg.db_path).resolve()) if kg is not None else None
+        self._path = app_settings.location(kg.db_path) if kg is not None else None
+        self._watch.setInterval(FEED_MS if kg is not None and kg.on_server else WATCH_MS)
         self._keep_position = keep_position
         self._unreadable = False
         self._asked_read_only = asked_read_only
@@ -215,8 +224,9 @@ class Document(QObject):
         self.check_external_changes(quiet=True)
 
     def check_external_changes(self, quiet: bool = False) -> bool:
-        """Reload the views when another program wrote the file (polled every second);
-        ``quiet``, or while a write of ours is under way, without saying so."""
+        """Reload the views when another program wrote the file (polled every second), or
+        another client the database (its change feed); ``quiet``, or while a write of ours is
+        under way, without saying so. Selection and as_of stay as they are."""
         kg = self._kg
         if kg is None or kg.closed:
             return False
@@ -225,13 +235,19 @@ class Document(QObject):
         except (Refused, Unavailable) as exc:
             if not self._unreadable:  # said once, not every second
                 self._unreadable = True
-                self.state.message.emit(f"Cannot read the file now ({exc}); trying again")
+                what = "reach the database" if kg.on_server else "read the file"
+                self.state.message.emit(f"Cannot {what} now ({exc}); trying again")
             return False
         self._unreadable = False
         if changed:
-            self.state.reload_soon()  # SQLite cannot say which rows: all, once
+            self.state.reload_soon()  # all views, once
             if not (quiet or self._own_writes):
-                self.state.message.emit("The file was changed by another program: views reloaded")
+                what = (
+                    "graph was changed by another client"
+                    if kg.on_server
+                    else ("file was changed by another program")
+                )
+                self.state.message.emit(f"The {what}: views reloaded")
         return bool(changed)
 
     # ── Per-file settings ─────────────────────────────────────────────────

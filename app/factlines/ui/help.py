@@ -243,7 +243,7 @@ def compatibility_lines(document: Document) -> list[str]:
     kg = document.kg
     if kg is None or kg.closed:
         return ["No graph is open."]
-    lines = [f"File: {document.path}"]
+    lines = [f"{'Database' if kg.on_server else 'File'}: {document.path}"]
     missing = kg.missing_mempalace_columns()
     if not missing:
         lines.append("MemPalace 3.11 schema: yes")

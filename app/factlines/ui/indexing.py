@@ -171,6 +171,8 @@ class IndexActions(QObject):
             reason = "no graph is open"
         elif document.read_only:
             reason = f"the graph is open read-only ({document.read_only_reason})"
+        elif kg.on_server:
+            reason = "a PostgreSQL graph has the indexes it needs; it takes no speed indexes"
         elif self.busy:
             reason = "indexes are being built or removed now"
         else:

@@ -19,6 +19,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from factlines import is_database_url
+
 SETTINGS_ENV = "FACTLINES_SETTINGS"
 MAX_RECENT = 8
 
@@ -149,9 +151,14 @@ class PerFile(Generic[T]):
         return Setting(f"{self.group}/{file_key(path)}", self.kind, self.default)
 
 
+def location(path: str | os.PathLike) -> str:
+    """A graph's place as kept in the settings: a file resolved, a database's URL as it is."""
+    return path if is_database_url(path) else str(Path(path).resolve())
+
+
 def file_key(path: str | os.PathLike) -> str:
     # QSettings keys may not hold slashes as plain text; a stable, readable escape.
-    return str(Path(path).resolve()).replace("\\", "|").replace("/", "|")
+    return location(path).replace("\\", "|").replace("/", "|")
 
 
 def widget_setting(object_name: str, what: str) -> Setting[QByteArray]:
@@ -249,14 +256,14 @@ def recent_files(settings: QSettings) -> list[str]:
 
 
 def remember_file(settings: QSettings, path: str) -> None:
-    path = str(Path(path).resolve())
+    path = location(path)
     recent = [p for p in recent_files(settings) if p != path]
     RECENT_FILES.set(settings, [path, *recent][:MAX_RECENT])
     LAST_FILE.set(settings, path)
 
 
 def forget_file(settings: QSettings, path: str) -> None:
-    path = str(Path(path).resolve())
+    path = location(path)
     RECENT_FILES.set(settings, [p for p in recent_files(settings) if p != path])
     if LAST_FILE.get(settings) == path:
         LAST_FILE.remove(settings)

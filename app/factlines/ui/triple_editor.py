@@ -1,6 +1,8 @@
 """The triple editor: the selected entity's facts in both directions, editable in place (not on
 a read-only graph: then a cell says why when pointed at), and beside them the History of the
-selected fact (who wrote it, who ended it, why)."""
+selected fact (who wrote it, who ended it, why). Where the editor is too narrow for both, the
+fact comes first: the History folds away (its story stays in a row's tooltip) until the
+History button brings it back."""
 
 from __future__ import annotations
 
@@ -197,6 +199,13 @@ class TripleEditor(QWidget):
         # The title may be long (name, counts, conflicts): never let it widen the dock.
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.title.setMinimumWidth(120)
+        self.show_history = QToolButton(self)
+        self.show_history.setObjectName("showHistoryButton")
+        self.show_history.setText("History")
+        self.show_history.setCheckable(True)
+        self.show_history.setToolTip("Show or hide the History of the selected fact beside it")
+        self.show_history.clicked.connect(self._choose_history)
+        self._history_chosen = False  # until the person clicks, the width decides
         self.hide_invalid = QCheckBox("Hide facts not valid at as_of", self)
         self.hide_invalid.setObjectName("hideInvalidFacts")
         self.hide_invalid.toggled.connect(self._set_hide_invalid)
@@ -250,7 +259,11 @@ class TripleEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        layout.addWidget(self.title)
+        heading = QHBoxLayout()
+        heading.setContentsMargins(0, 0, 0, 0)
+        heading.addWidget(self.title, 1)
+        heading.addWidget(self.show_history)
+        layout.addLayout(heading)
         layout.addLayout(bar)
         self.history = FactHistory(state, self)
         self.history.setMinimumWidth(180)
@@ -274,6 +287,22 @@ class TripleEditor(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(900, 340)
+
+    # The History beside the table: folded away where the fact would not fit beside it
+    HISTORY_FROM_WIDTH = 660
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self._history_chosen:
+            self._set_history_shown(self.width() >= self.HISTORY_FROM_WIDTH)
+
+    def _choose_history(self, shown: bool) -> None:
+        self._history_chosen = True
+        self._set_history_shown(shown)
+
+    def _set_history_shown(self, shown: bool) -> None:
+        self.show_history.setChecked(shown)
+        self.history.setVisible(shown)
 
     # Loading and restyling
     def reload(self) -> None:

@@ -102,6 +102,7 @@ def test_renamed_entities_are_found_and_merged_by_their_new_names(renamed):
     assert [f["other"] for f in kg.intervals("Kai M.")] == ["orion"]
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_a_locked_file_is_unavailable_not_a_refusal_and_writes_nothing(kg):
     """docs/store-contract.md, errors: a lock is the environment's "not now", not a refusal."""
     fact = kg.add_triple("a", "p", "b", valid_from="2026-01-01")

@@ -53,6 +53,7 @@ def test_a_refused_or_failed_write_reports_nothing(kg, reports):
     assert reports == []
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_another_program_s_write_is_seen_as_everything(kg):
     kg.add_triple("Kai", "works_on", "Orion")
     assert not kg.external_changes()

@@ -16,6 +16,10 @@ from factlines import KnowledgeGraph
 from factlines.core.store import Touched
 from store_helpers import mempalace_class
 
+# MemPalace's own code on the SQLite connection (kg._conn()); across PostgreSQL clients
+# see test_store_postgres_clients.py.
+pytestmark = pytest.mark.sqlite_only
+
 
 @pytest.fixture
 def mempalace(kg):

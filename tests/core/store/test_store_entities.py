@@ -303,6 +303,7 @@ def test_search_folds_case_beyond_ascii(kg, search, expected):
     assert kg.count_entities(search) == len(expected)
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_search_sees_our_writes_and_another_process(people):
     assert people.count_entities("zorro") == 0
     people.add_triple("Zorro", "knows", "Bob")
@@ -369,6 +370,7 @@ def test_search_follows_its_rule_whatever_was_typed_before(find_share, rows, que
             assert index.matches(text, entity_type) == searched(rows, text, entity_type)
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 def test_prepare_search_builds_the_index_once_and_writes_nothing(people):
     before = dump(people.db_path)
     people.prepare_search()

@@ -57,12 +57,16 @@ def test_a_closed_graph_refuses_in_words(tmp_path):
         kg.stats()
 
 
-def test_a_bug_in_the_engine_is_not_dressed_up_as_a_refusal(kg, monkeypatch):
-    """A wrong column is a bug: it propagates as SQLite's own error, never as a refusal."""
+def test_a_bug_in_the_engine_is_not_dressed_up_as_a_refusal(kg, engine, monkeypatch):
+    """A wrong column is a bug: it propagates as the engine's own error, never as a refusal."""
     kg.add_triple("a", "p", "b")
     facts = kg._store.facts
-    monkeypatch.setattr(facts, "_check", lambda values: None)
-    with pytest.raises(sqlite3.OperationalError) as exc:
+    monkeypatch.setattr("factlines.core.store.engine_common._check", lambda values: None)
+    if engine == "sqlite":
+        bug = sqlite3.OperationalError
+    else:
+        from psycopg.errors import UndefinedColumn as bug
+    with pytest.raises(bug) as exc:
         facts.update(kg.query_entity("a")[0]["id"], {"no_such_column": 1})
     assert not isinstance(exc.value, (Refused, Unavailable))
 

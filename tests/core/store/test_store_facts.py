@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timezone
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from factlines import KnowledgeGraphError
 from factlines.core.errors import DuplicateFact
 from factlines.core.store import FactNotFound
-from store_helpers import dump, oracle_end, oracle_start
+from store_helpers import dump, oracle_end, oracle_start, raw_sql
 
 FACT_KEYS = {
     "id",
@@ -266,8 +265,7 @@ def test_time_span_of_an_undated_graph(kg):
 
 def test_a_fact_whose_entity_row_is_gone_is_still_read_by_id(kg):
     fact = kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
-    with sqlite3.connect(kg.db_path) as other:
-        other.execute("DELETE FROM entities WHERE id = 'paris'")
+    raw_sql(kg.db_path, "DELETE FROM entities WHERE id = 'paris'")
     read = kg.get_fact(fact)
     assert (read["subject_name"], read["object"], read["object_name"]) == ("Ann", "paris", "paris")
     assert kg.end_fact(fact, "2021-01-01")["valid_to"] == "2021-01-01"

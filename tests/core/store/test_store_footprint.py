@@ -218,6 +218,7 @@ def test_kept_stats_and_span_follow_every_kind_of_write(kg, kg_path):
     assert (kg.stats()["triples"], kg.time_span()[1]) == (2, "2020-12-31T23:59:59Z")
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file
 @pytest.mark.parametrize(
     "stray",
     ["0000-ab-cd", "9999-ab-cd", " 000-01-01T00:00:00Z", "zzzz-01-01T00:00:00Z", "", "2026"],

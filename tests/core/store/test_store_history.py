@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from factlines import KnowledgeGraph
 from factlines.core.store import ConflictError
-from store_helpers import dump
+from store_helpers import dump, raw_sql
 
 TABLES = ("entities", "triples", "fl_meta")
-
-
-def _other_writer(path, sql, params=()):
-    conn = sqlite3.connect(str(path))
-    with conn:
-        conn.execute(sql, params)
-    conn.close()
 
 
 # ── changed_externally ────────────────────────────────────────────────────
@@ -28,7 +19,7 @@ def test_changed_externally_notices_another_connection_only(kg, kg_path):
     kg.add_triple("a", "p", "b")
     kg.add_entity("c")
     assert kg.changed_externally() is False  # our own commits
-    _other_writer(kg_path, "UPDATE entities SET type = 'x' WHERE id = 'a'")
+    raw_sql(kg_path, "UPDATE entities SET type = 'x' WHERE id = 'a'")
     assert kg.changed_externally() is True
     assert kg.changed_externally() is False  # reported once
     with KnowledgeGraph(kg_path) as second:
@@ -114,7 +105,7 @@ def test_a_refused_write_is_not_recorded(graph):
 
 
 CONCURRENT = {
-    "another connection": lambda kg: _other_writer(
+    "another connection": lambda kg: raw_sql(
         kg.db_path, "UPDATE triples SET valid_to = '2030-01-01' WHERE predicate = 'lives_in'"
     ),
     "this store": lambda kg: kg.update_fact(_paris(kg), confidence=0.5),

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factlines import KnowledgeGraph
-from factlines.core.store.sqlite import facts as sqlite_facts
+from factlines.core.store import engine_common
 
 NAMES = [f"e{i}" for i in range(9)]
 _FACT = st.tuples(
@@ -43,13 +43,13 @@ def _rings(rows, centre: str, depth: int) -> list[list[str]]:
     return rings
 
 
-@pytest.mark.parametrize("scan_share", [0.0, sqlite_facts._SCAN_SHARE, 1e9])
+@pytest.mark.parametrize("scan_share", [0.0, engine_common._SCAN_SHARE, 1e9])
 @settings(max_examples=60, deadline=None)
 @given(facts=st.lists(_FACT, max_size=14), depth=st.integers(1, 4))
 def test_rings_are_a_breadth_first_walk_over_every_fact_whenever_it_held(scan_share, facts, depth):
     # With every link found in one pass over the table, by index searches, and as tuned.
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sqlite_facts, "_SCAN_SHARE", scan_share)
+        patch.setattr(engine_common, "_SCAN_SHARE", scan_share)
         path = Path(folder) / "kg.sqlite3"
         with KnowledgeGraph(path) as kg:
             kg.add_entity("e0")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import date
 
 import pytest
 
-from store_helpers import canonical, dump
+from store_helpers import canonical, dump, raw_sql
 
 TRIPLE_ID = "t_{s}_{p}_{o}_[0-9a-f]{{12}}"
 ENTITY_KEYS = [
@@ -331,9 +330,7 @@ def dated(kg):
 
 def _expected_order(kg, entity=None):
     ids = [r["id"] for r in kg.query_entity(entity, direction="both")] if entity else None
-    conn = sqlite3.connect(kg.db_path)
-    rows = conn.execute("SELECT id, valid_from FROM triples").fetchall()
-    conn.close()
+    rows = raw_sql(kg.db_path, "SELECT id, valid_from FROM triples")
     rows = [r for r in rows if ids is None or r[0] in ids]
     return [tid for tid, vf in sorted(rows, key=lambda r: (r[1] is None, r[1] or "", r[0]))]
 
@@ -362,13 +359,11 @@ def test_timeline_keys(dated):
 def test_timeline_skips_facts_of_missing_entities_without_shifting_pages(dated):
     # MemPalace joins the entities, so a fact whose entity row is gone is not listed; paging
     # must not count it either (a file written by other tools may hold such rows).
-    conn = sqlite3.connect(dated.db_path)
-    conn.execute(
+    raw_sql(
+        dated.db_path,
         "INSERT INTO triples (id, subject, predicate, object, valid_from) "
-        "VALUES ('t_orphan', 'ghost', 'p', 'e0', '2000-01-01')"
+        "VALUES ('t_orphan', 'ghost', 'p', 'e0', '2000-01-01')",
     )
-    conn.commit()
-    conn.close()
     for entity in (None, "e0"):
         expected = [tid for tid in _expected_order(dated, entity) if tid != "t_orphan"]
         pages = [
@@ -454,13 +449,11 @@ def test_timeline_of_a_hub_pages_in_order(kg):
         else:
             kg.add_triple(f"x{i}", f"p{i % 3}", "hub", valid_from=values[i % 5])
     kg.add_triple("hub", "loops", "hub", valid_from="2026-01-01")
-    conn = sqlite3.connect(kg.db_path)
-    with conn:
-        conn.execute(
-            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
-            "VALUES ('t_orphan', 'ghost', 'p', 'hub', '2000-01-01')"
-        )
-    conn.close()
+    raw_sql(
+        kg.db_path,
+        "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+        "VALUES ('t_orphan', 'ghost', 'p', 'hub', '2000-01-01')",
+    )
     expected = [tid for tid in _expected_order(kg, "hub") if tid != "t_orphan"]
     assert len(expected) == 41
     for limit in (1, 3, 7):

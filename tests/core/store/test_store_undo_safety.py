@@ -20,6 +20,11 @@ from store_helpers import dump, mempalace_class
 TABLES = ("entities", "triples", "fl_meta")
 
 
+# MemPalace's own code on the SQLite connection (kg._conn()); across PostgreSQL clients
+# see test_store_postgres_clients.py.
+pytestmark = pytest.mark.sqlite_only
+
+
 @pytest.fixture
 def mempalace(kg):
     other = mempalace_class()(kg.db_path)

@@ -17,6 +17,7 @@ from factlines.core.store.facade import (
     discard_new_graph,
     engine_version,
     graph_exists,
+    is_database_url,
     open_graph,
     same_graph,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "discard_new_graph",
     "engine_version",
     "graph_exists",
+    "is_database_url",
     "open_graph",
     "rename_words",
     "report_words",

@@ -32,6 +32,8 @@ from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
+# What names a graph on a PostgreSQL server rather than a file.
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 # MemPalace 3.11's tables, column for column (contract §1.2).
 MEMPALACE_COLUMNS = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
@@ -60,7 +62,9 @@ class KnowledgeGraph(
         store: GraphStore | None = None,
         write_wait: float = WRITE_WAIT,
     ):
-        """Open the graph at ``db_path`` (MemPalace's default path when None).
+        """Open the graph at ``db_path`` (MemPalace's default path when None), a SQLite file,
+        or a PostgreSQL database named by its URL (``postgresql://…``; one graph per database,
+        made in an empty one; needs ``factlines[postgres]``).
 
         A missing file is created (not when ``read_only``); an existing empty file is made a
         graph only with ``initialize_empty`` (it may be a file picked by mistake).
@@ -68,6 +72,10 @@ class KnowledgeGraph(
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
         """
+        if store is None and is_database_url(db_path):
+            from factlines.core.store.postgres import PostgresStore
+
+            store = PostgresStore(str(db_path), read_only=read_only, write_wait=write_wait)
         if store is None:
             from factlines.core.store.sqlite import SQLiteStore
 
@@ -82,6 +90,12 @@ class KnowledgeGraph(
             )
         self._store = store
         self.db_path = store.location
+
+    @property
+    def on_server(self) -> bool:
+        """The graph is a database on a PostgreSQL server, not a file (``db_path`` is then its
+        URL without the password): no file to back up, watch or resolve."""
+        return is_database_url(self.db_path)
 
     @property
     def write_wait(self) -> float:
@@ -293,6 +307,11 @@ for _name in WRITE_METHODS:
         setattr(KnowledgeGraph, _name, _refused_when_read_only(getattr(KnowledgeGraph, _name)))
 
 
+def is_database_url(location: object) -> bool:
+    """Whether ``location`` is a PostgreSQL URL (``postgresql://…``) rather than a file path."""
+    return isinstance(location, str) and location.startswith(DATABASE_URL_SCHEMES)
+
+
 def engine_version() -> str:
     """The storage engine's library and version, e.g. ``SQLite 3.40.1``."""
     from factlines.core.store.sqlite import engine_version as sqlite_version
@@ -307,7 +326,8 @@ def open_graph(
     read_only: bool = False,
     initialize_empty: bool = False,
 ) -> KnowledgeGraph:
-    """Open the knowledge graph at ``location`` (a file path) behind the store's façade.
+    """Open the knowledge graph at ``location`` (a file path, or a ``postgresql://`` URL)
+    behind the store's façade.
 
     With ``create=False`` (and always with ``read_only``) a location where no file exists is
     refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
@@ -315,6 +335,8 @@ def open_graph(
     first. Read-only is also chosen automatically when the file may not be written; see
     ``KnowledgeGraph.read_only_reason``.
     """
+    if is_database_url(location):
+        return KnowledgeGraph(location, read_only=read_only)
     path = Path(location).expanduser()
     if (not create or read_only) and not path.exists():
         raise Refused(f"{path} does not exist")
@@ -324,8 +346,12 @@ def open_graph(
 
 
 def graph_exists(location: str | os.PathLike) -> bool:
-    """Whether something is at ``location`` already (a file: it exists). A location that is
-    not a path (a server's URL) is taken to exist: its engine opens what is there."""
+    """Whether something is at ``location`` already: a file exists; a PostgreSQL database has
+    tables. Another URL is taken to exist: its engine opens what is there."""
+    if is_database_url(location):
+        from factlines.core.store.postgres import graph_at
+
+        return graph_at(location)
     if _is_url(location):
         return True
     path = Path(location).expanduser()
@@ -333,9 +359,14 @@ def graph_exists(location: str | os.PathLike) -> bool:
 
 
 def discard_new_graph(location: str | os.PathLike) -> None:
-    """Remove the graph a command created at ``location`` moments ago and then wrote nothing
-    into (an import that wrote nothing, a cancelled copy): the file and its side files. Only
-    for a location :func:`graph_exists` said was free; a URL's graph is left to its server."""
+    """Remove the graph a command created at ``location`` moments ago and then wrote
+    nothing into (an import that wrote nothing, a cancelled copy): the file and its side files,
+    or a PostgreSQL database's new empty tables. Only for a location :func:`graph_exists` said
+    was free."""
+    if is_database_url(location):
+        from factlines.core.store.postgres import discard_new_graph as discard_tables
+
+        return discard_tables(location)
     if _is_url(location):
         return
     path = Path(location).expanduser()

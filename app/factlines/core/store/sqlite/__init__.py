@@ -10,11 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
-from factlines.core.errors import ConflictError, Unavailable
-from factlines.core.store.changes import Change, Touched
+from factlines.core.errors import Unavailable
+from factlines.core.store.changes import Touched
+from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.bulk import SQLiteBulk
@@ -28,7 +27,7 @@ from factlines.core.store.sqlite.predicates import SQLitePredicates
 from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
 
 
-class SQLiteStore:
+class SQLiteStore(EngineStore):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
     def __init__(
@@ -55,27 +54,12 @@ class SQLiteStore:
 
     # ── Lifecycle ─────────────────────────────────────────────────────────
 
-    def close(self) -> None:
-        self._db.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._db.closed
-
     def mempalace_connection(self) -> MemPalaceConnection:
         """The connection as MemPalace's own code uses it (``kg._conn()``): see :mod:`.compat`."""
         with self._db.lock:
             if self._compat is None:
                 self._compat = MemPalaceConnection(self._db, self.close)
             return self._compat
-
-    @property
-    def lock(self):
-        return self._db.lock
-
-    @property
-    def read_only(self) -> bool:
-        return self._db.read_only
 
     @property
     def read_only_reason(self) -> str | None:
@@ -87,45 +71,7 @@ class SQLiteStore:
         """Read through a private copy of the file (another user's, or a locked folder)."""
         return self._db.private_copy
 
-    def refuse_writes(self) -> None:
-        self._db.refuse_writes()
-
     # ── Writes, undo and change notes ─────────────────────────────────────
-
-    @property
-    def write_wait(self) -> float:
-        return self._db.write_wait
-
-    @write_wait.setter
-    def write_wait(self, seconds: float) -> None:
-        self._db.write_wait = float(seconds)
-
-    @contextmanager
-    def transaction(self, wait: float | None = None) -> Iterator[None]:
-        with self._db.transaction(wait):
-            yield
-
-    @contextmanager
-    def recording(self) -> Iterator[Change]:
-        with self._db.recording() as change:
-            yield change
-
-    def revert(self, change: Change) -> None:
-        self._db.replay(change, to_before=True, conflict=ConflictError)
-
-    def reapply(self, change: Change) -> None:
-        self._db.replay(change, to_before=False, conflict=ConflictError)
-
-    def add_listener(self, listener: Callable[[Touched], None]) -> None:
-        """Call ``listener(touched)`` after every write this store commits."""
-        self._db.listeners.append(listener)
-
-    def remove_listener(self, listener: Callable[[Touched], None]) -> None:
-        self._db.listeners.remove(listener)
-
-    def _forget_search_index(self, touched: Touched) -> None:
-        if touched.entities or touched.everything:
-            self.entities.forget_index()
 
     def _version(self) -> tuple[int, int]:
         return self._db.epoch, self._db.data_version()
@@ -149,7 +95,7 @@ class SQLiteStore:
     ) -> list[tuple[int, tuple]]:
         """(rowid, values of ``columns``) of ``table``'s rows after rowid ``after``, in rowid
         order: the rowid is this engine's position (MemPalace's replication pages by it)."""
-        names = _replicable(table, columns)
+        names = bulk_columns(table, columns)
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT rowid, {names} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
@@ -159,7 +105,7 @@ class SQLiteStore:
 
     def replace_row(self, table: str, values: dict) -> None:
         """Insert the row, or replace the row with its id (it moves to the end of rowid order)."""
-        names = _replicable(table, tuple(values))
+        names = bulk_columns(table, tuple(values))
         with self._db.transaction() as conn:
             self._db.touch(conn, table, values["id"])
             conn.execute(
@@ -266,13 +212,6 @@ class SQLiteStore:
         with self._db.read() as conn:
             rows = conn.execute("SELECT name FROM pragma_table_info(?)", (table,)).fetchall()
         return [name for (name,) in rows]
-
-
-def _replicable(table: str, columns: tuple[str, ...]) -> str:
-    """``columns`` as SQL, once they are known to be plain names of MemPalace's two tables."""
-    if table not in ("entities", "triples") or not all(c.isidentifier() for c in columns):
-        raise ValueError(f"cannot replicate {table!r} ({', '.join(columns)})")
-    return ", ".join(columns)
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:

@@ -12,13 +12,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from factlines.core.store.engine_common import CHUNK, RowInserts, bulk_columns
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
 # Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
-CHUNK = 300
-_TABLES = {"entities", "triples"}
 # Rows from which dropping a table's indexes for a load and building them again pays.
 _LOAD_AT_LEAST = 10_000
 
@@ -85,7 +84,7 @@ def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple]]:
         yield rows
 
 
-class SQLiteBulk:
+class SQLiteBulk(RowInserts):
     def __init__(self, db: Connection):
         self._db = db
 
@@ -99,7 +98,7 @@ class SQLiteBulk:
 
         A few ids are looked up by the hundred; ids by the thousands, a good share of the
         table, are found in one pass over it (cheaper than as many index searches)."""
-        names = _columns(table, columns)
+        names = bulk_columns(table, columns)
         found: list[tuple] = []
         with self._db.snapshot() as conn:
             if _many(conn, table, len(ids)):
@@ -156,7 +155,7 @@ class SQLiteBulk:
         file holds (MemPalace's, ours): one sorted build is cheaper than keeping every index
         in step row by row. All inside the write: other connections never see the table
         without them, and a failure rolls their drop back with everything else."""
-        _columns(table, ("id",))
+        bulk_columns(table, ("id",))
         with self._db.transaction() as conn:
             present = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             indexes = []
@@ -172,28 +171,9 @@ class SQLiteBulk:
             for _, sql in indexes:
                 conn.execute(sql)
 
-    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
-        """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
-        a column left out takes its default. Each row is noted for recordings and listeners."""
-        names = _columns(table, columns)
-        if columns[0] != "id":
-            raise ValueError("the first column of inserted rows must be id")
-        with self._db.transaction() as conn:
-            for row in rows:
-                self._db.touch(conn, table, row[0])
-            conn.executemany(
-                f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows
-            )
-
 
 def _many(conn: sqlite3.Connection, table: str, wanted: int) -> bool:
     """Whether ``wanted`` lookups are better served by one pass over ``table``."""
     if wanted < 2000:
         return False
     return wanted * 50 > conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-
-
-def _columns(table: str, columns: tuple[str, ...]) -> str:
-    if table not in _TABLES or not columns or not all(c.isidentifier() for c in columns):
-        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
-    return ", ".join(columns)

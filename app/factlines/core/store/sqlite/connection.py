@@ -10,29 +10,29 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
-from factlines.core.store.changes import Change, RowImage, Touched
+from factlines.core.store.changes import RowImage
 from factlines.core.store.protocol import WRITE_WAIT
+from factlines.core.store.row_writes import KEY_COLUMN, RowWrites
 from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.errors import unavailable
 from factlines.core.store.sqlite.schema import open_connection
 
-_KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
-_ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
-# Facts first: whether an entity the step would remove is still referred to depends on them.
-_REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
 
-
-class Connection:
+class Connection(RowWrites):
     """The connection, its lock, the open transaction's depth and the active recordings.
 
     Read-only (asked for, or the file, its folder or its side files not writable): every write
     is refused before anything happens, and where SQLite's side files would not be the owner's
     the connection reads a private :class:`Snapshot`, taken again when the original changes.
     """
+
+    # ``+predicate``: by the subject's index, not the predicate's (undoing a rename of 10k facts
+    # took half a minute through it).
+    PREDICATE = "+predicate"
 
     def __init__(
         self,
@@ -42,14 +42,11 @@ class Connection:
         initialize_empty: bool = False,
         write_wait: float = WRITE_WAIT,
     ):
+        super().__init__()
         self.path = path
         self.lock = threading.RLock()
         self.write_wait = write_wait
         self._busy_ms: int | None = None
-        self._depth = 0
-        self._recorders: list[Change] = []
-        self._touched = Touched()
-        self.listeners: list[Callable[[Touched], None]] = []
         self._initialize_empty = initialize_empty
         # Counts the connections opened on this graph: a new one restarts data_version.
         self.epoch = 0
@@ -203,74 +200,26 @@ class Connection:
             self._depth = 1
             try:
                 yield conn
-                for change in self._recorders:
-                    self._fill_after_images(conn, change)
+                self._fill_after_images(conn)
                 conn.execute("COMMIT")
             except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 self._forget_uncommitted()
-                self._touched = Touched()
                 if isinstance(exc, sqlite3.Error):
                     raise unavailable(self.path, exc, "written") or exc from None
                 raise
             finally:
                 self._depth = 0
                 self._wait(conn, self.write_wait)
-            touched, self._touched = self._touched, Touched()
+            touched = self._take_touched()
         if touched:
-            for listener in list(self.listeners):
-                listener(touched)
-
-    @property
-    def writing(self) -> bool:
-        """Whether a write transaction of this connection is open."""
-        return self._depth > 0
-
-    def note_unknown_write(self) -> None:
-        """Rows were written past the store (raw SQL): tell listeners that anything may have
-        changed, at the end of the write it joined or now."""
-        if self._depth:
-            self._touched.everything = True
-            return
-        for listener in list(self.listeners):
-            listener(Touched.all_rows())
-
-    def touch(self, conn: sqlite3.Connection, table: str, row_id: str) -> None:
-        """Note a row about to be written: its id for the listeners, its image for recordings."""
-        self._touched.add(table, row_id)
-        image = None
-        for change in self._recorders:
-            if (table, row_id) not in change.rows:
-                if image is None:
-                    image = [self._row_image(conn, table, row_id)]
-                change.rows[(table, row_id)] = [image[0], None, True]
-
-    @contextmanager
-    def recording(self) -> Iterator[Change]:
-        """Record the row images of every write inside the block, for :meth:`replay`."""
-        change = Change()
-        with self.lock:
-            self._recorders.append(change)
-            try:
-                yield change
-            finally:
-                self._recorders.remove(change)
-
-    def _forget_uncommitted(self) -> None:
-        for change in self._recorders:
-            for key in [k for k, v in change.rows.items() if len(v) == 3]:
-                del change.rows[key]
-
-    def _fill_after_images(self, conn: sqlite3.Connection, change: Change) -> None:
-        for (table, row_id), images in change.rows.items():
-            if len(images) == 3:
-                change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
+            self._tell(touched)
 
     @staticmethod
     def _row_image(conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(
-            f"SELECT rowid, * FROM {table} WHERE {_KEY_COLUMN[table]} = ?", (row_id,)
+            f"SELECT rowid, * FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,)
         )
         row = cursor.fetchone()
         if row is None:
@@ -278,98 +227,9 @@ class Connection:
         names = [d[0] for d in cursor.description[1:]]
         return RowImage(dict(zip(names, row[1:])), position=row[0])
 
-    def replay(self, change: Change, to_before: bool, conflict: type[Refused]) -> None:
-        """Put back the rows' images from before (undo) or after (redo) the change, in one write.
-
-        Another program may have written the file since (MemPalace keeps writing it), so:
-
-        - a row already as wanted is left alone;
-        - a fact or setting no longer as the change left it refuses the whole step
-          (``conflict``): writing over it would throw away what the other program wrote;
-        - an entity the step would remove, but which a fact outside the step now refers to (or
-          which someone else rewrote), is kept and the rest of the step is carried out. The
-          person undoing "Ann mentors Zoe" wants that fact gone; the entity ``zoe`` was only
-          made on the way, and since MemPalace added "Zoe works_on Nova" it is MemPalace's too:
-          deleting it would hide MemPalace's fact from MemPalace's own queries (they join on
-          entities), while refusing would leave the person no way to take back their fact.
-          Keeping an entity harms nobody: MemPalace itself never deletes one. Likewise an entity
-          the step would create that exists again is taken as it is, not overwritten;
-        - a fact the step would open while another writer has meanwhile opened the identical
-          fact refuses the whole step: two identical open facts are what MemPalace itself never
-          writes.
-
-        Any failure (a refusal, a lock, a full disk) rolls the whole write back; ``change`` is
-        never modified, so the same step can be replayed later.
-        """
-        rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
-        with self.transaction() as conn:
-            opened: list[tuple[str, dict]] = []
-            for (table, row_id), (before, after) in rows:
-                expected, wanted = (after, before) if to_before else (before, after)
-                current = self._row_image(conn, table, row_id)
-                if current == wanted or self._keeps_entity(
-                    conn, table, row_id, current, expected, wanted
-                ):
-                    continue
-                if current != expected:
-                    raise conflict(self._changed_since(conn, table, row_id, current or expected))
-                self.touch(conn, table, row_id)
-                self._put_row(conn, table, row_id, wanted)
-                if table == "triples" and _opens(current, wanted):
-                    opened.append((row_id, wanted.values))
-            ours = {row_id for (table, row_id) in change.rows if table == "triples"}
-            for row_id, values in opened:
-                self._refuse_a_twin(conn, row_id, values, ours, conflict, to_before)
-
-    @staticmethod
-    def _keeps_entity(conn, table: str, row_id: str, current, expected, wanted) -> bool:
-        """Whether an entity row stays as it is although the step would remove or create it:
-        removed, when a fact still refers to it or someone else rewrote it; created, when it
-        exists again."""
-        if table != "entities" or current is None:
-            return False
-        if wanted is not None:
-            return expected is None
-        if current != expected:
-            return True
-        used = conn.execute(
-            "SELECT 1 FROM triples WHERE subject = ?1 UNION ALL "
-            "SELECT 1 FROM triples WHERE object = ?1 LIMIT 1",
-            (row_id,),
-        ).fetchone()
-        return used is not None
-
-    def _refuse_a_twin(self, conn, row_id, values, ours, conflict, to_before) -> None:
-        # ``+predicate``: by the subject's index; a predicate's index holds a share of the graph
-        # (undoing a rename of 10k facts took half a minute through it).
-        twins = conn.execute(
-            "SELECT id FROM triples WHERE subject = ? AND +predicate = ? AND object = ? "
-            "AND valid_to IS NULL AND id != ?",
-            (values["subject"], values["predicate"], values["object"], row_id),
-        ).fetchall()
-        if any(twin not in ours for (twin,) in twins):
-            verb = "undoing" if to_before else "redoing"
-            raise conflict(
-                f"“{_in_words(conn, values)}” is already an open fact again (another program "
-                f"added it since); {verb} this step would make it twice, so nothing was changed"
-            )
-
-    @staticmethod
-    def _changed_since(conn, table: str, row_id: str, image: RowImage | None) -> str:
-        if table == "triples" and image is not None:
-            what = f"the fact “{_in_words(conn, image.values)}”"
-        elif table == "entities" and image is not None:
-            what = f"the entity “{image.values.get('name') or row_id}”"
-        else:
-            what = f"{_ROW_LABEL[table]} {row_id!r}"
-        return (
-            f"{what} was changed by another program since this step; nothing was changed, so "
-            "as not to overwrite their edit (reload to see the file as it is)"
-        )
-
     @staticmethod
     def _put_row(conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None):
-        conn.execute(f"DELETE FROM {table} WHERE {_KEY_COLUMN[table]} = ?", (row_id,))
+        conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,))
         if image is None:
             return
         columns, values = list(image.values), list(image.values.values())
@@ -382,24 +242,3 @@ class Connection:
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
             values,
         )
-
-
-def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:
-    """Whether writing ``wanted`` over ``current`` opens a fact (subject, predicate, object)
-    that was not open as this row before."""
-    if wanted is None or wanted.values.get("valid_to") is not None:
-        return False
-    if current is None or current.values.get("valid_to") is not None:
-        return True
-    keys = ("subject", "predicate", "object")
-    return any(current.values.get(k) != wanted.values.get(k) for k in keys)
-
-
-def _in_words(conn: sqlite3.Connection, values: dict) -> str:
-    """A fact row as a person reads it: its entities' names and the predicate."""
-
-    def name(eid):
-        row = conn.execute("SELECT name FROM entities WHERE id = ?", (eid,)).fetchone()
-        return row[0] if row and row[0] else eid
-
-    return f"{name(values.get('subject'))} {values.get('predicate')} {name(values.get('object'))}"

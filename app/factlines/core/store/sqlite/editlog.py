@@ -18,7 +18,6 @@ import base64
 import json
 
 from factlines.core.store.changes import Change
-from factlines.core.store.sqlite.connection import Connection
 
 TABLE = "fl_edit_log"
 MAX_IMAGES = 200
@@ -37,25 +36,92 @@ _LENGTH = (
     "length(what) + length(facts) + length(entities) + length(before) + length(after) "
     "+ COALESCE(length(reason), 0)"
 )
+LOGGED_COLUMNS = (
+    "at",
+    "what",
+    "reason",
+    "tool",
+    "facts",
+    "entities",
+    "rows_total",
+    "before",
+    "after",
+)
 _SELECT = (
     f"SELECT id, at, what, reason, tool, facts, entities, rows_total, before, after FROM {TABLE}"
 )
 
 
-def _value(value):
+def json_value(value):
     """A stored value that JSON cannot hold as it is (a blob), as a tagged object."""
     if isinstance(value, bytes):
         return {"$blob": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"cannot log a {type(value).__name__}")
 
 
-def _dumps(value) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_value)
+def dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=json_value)
 
 
-class SQLiteEditLog:
-    def __init__(self, db: Connection):
+class EditLogWrites:
+    """Writing the log, whatever the engine: ``CREATE`` and ``INSERT`` (of
+    :data:`LOGGED_COLUMNS`) are its SQL, ``LENGTH`` an entry's bytes, and
+    ``_size_and_budget(conn)`` the log's bytes and the most it may hold."""
+
+    CREATE: str
+    INSERT: str
+    LENGTH: str
+
+    def __init__(self, db):
         self._db = db
+
+    def write(self, entry: dict, change: Change) -> bool:
+        """Log the rows ``change`` recorded in the open write (their images before, and as they
+        are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
+        rows are as they were."""
+        with self._db.transaction() as conn:
+            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
+            if values is None:
+                return False
+            conn.execute(self.CREATE)
+            conn.execute(self.INSERT, values)
+            self._prune(conn)
+        return True
+
+    def append(self, entries: list[dict]) -> None:
+        """Add another log's entries (``read``'s form, oldest first) after this one's, as they
+        were written there; then keep the log within its share of the graph."""
+        if not entries:
+            return
+        with self._db.transaction() as conn:
+            conn.execute(self.CREATE)
+            for entry in entries:
+                conn.execute(self.INSERT, stored_values(entry))
+            self._prune(conn)
+
+    def _prune(self, conn) -> None:
+        """Drop the oldest entries while the log holds more than its share of the graph."""
+        size, budget = self._size_and_budget(conn)
+        if size <= budget:
+            return
+        # The newest first, until the budget is spent; the newest entry always stays.
+        kept, running = None, 0
+        lengths = conn.execute(f"SELECT id, {self.LENGTH} FROM {TABLE} ORDER BY id DESC")
+        for entry_id, length in lengths.fetchall():
+            running += length
+            if running > budget and kept is not None:
+                break
+            kept = entry_id
+        conn.execute(f"DELETE FROM {TABLE} WHERE id < {self._db.MARK}", (kept,))
+
+
+class SQLiteEditLog(EditLogWrites):
+    CREATE = _CREATE
+    INSERT = (
+        f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(LOGGED_COLUMNS))})"
+    )
+    LENGTH = _LENGTH
 
     def _exists(self, conn) -> bool:
         return (
@@ -65,73 +131,14 @@ class SQLiteEditLog:
             is not None
         )
 
-    def write(self, entry: dict, change: Change) -> bool:
-        """Log the rows ``change`` recorded in the open write (their images before, and as they
-        are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
-        rows are as they were."""
-        with self._db.transaction() as conn:
-            changed = []
-            for (table, row_id), images in change.rows.items():
-                if table not in _LOGGED_TABLES:
-                    continue
-                before = images[0]
-                after = self._db._row_image(conn, table, row_id)
-                if before != after:
-                    changed.append((table, row_id, before, after))
-            if not changed:
-                return False
-            facts = [row_id for table, row_id, _, _ in changed if table == "triples"]
-            entities = [row_id for table, row_id, _, _ in changed if table == "entities"]
-            kept = changed[:MAX_IMAGES]
-            before = [_image(table, row_id, image) for table, row_id, image, _ in kept]
-            after = [_image(table, row_id, image) for table, row_id, _, image in kept]
-            conn.execute(_CREATE)
-            _insert(
-                conn,
-                [
-                    {
-                        **entry,
-                        "facts": facts[:MAX_IDS],
-                        "entities": entities[:MAX_IDS],
-                        "rows_total": len(changed),
-                        "before": before,
-                        "after": after,
-                    }
-                ],
-            )
-            self._prune(conn)
-        return True
-
-    def append(self, entries: list[dict]) -> None:
-        """Add another log's entries (oldest first) after this one's, as they were written
-        there; then keep the log within its share of the file."""
-        if not entries:
-            return
-        with self._db.transaction() as conn:
-            conn.execute(_CREATE)
-            _insert(conn, entries)
-            self._prune(conn)
-
-    def _prune(self, conn) -> None:
-        """Drop the oldest entries while the log holds more than its share of the file."""
+    def _size_and_budget(self, conn) -> tuple[int, int]:
         pages, page_size = (
             conn.execute("PRAGMA page_count").fetchone()[0],
             conn.execute("PRAGMA page_size").fetchone()[0],
         )
         size = conn.execute(f"SELECT COALESCE(SUM({_LENGTH}), 0) FROM {TABLE}").fetchone()[0]
         # A share of the rest of the file: the log's own pages must not raise its budget.
-        budget = int(SHARE * max(0, pages * page_size - size))
-        if size <= budget:
-            return
-        # The newest first, until the budget is spent; the newest entry always stays.
-        kept, running = None, 0
-        lengths = conn.execute(f"SELECT id, {_LENGTH} FROM {TABLE} ORDER BY id DESC").fetchall()
-        for entry_id, length in lengths:
-            running += length
-            if running > budget and kept is not None:
-                break
-            kept = entry_id
-        conn.execute(f"DELETE FROM {TABLE} WHERE id < ?", (kept,))
+        return size, int(SHARE * max(0, pages * page_size - size))
 
     def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
         """Entries newest first (of one fact's when ``fact_id`` is given); none when the file
@@ -146,38 +153,55 @@ class SQLiteEditLog:
             else:
                 rows = conn.execute(
                     f"{_SELECT} WHERE instr(facts, ?) ORDER BY id DESC LIMIT ? OFFSET ?",
-                    (_dumps(fact_id), limit, offset),
+                    (dumps(fact_id), limit, offset),
                 ).fetchall()
-        return [_entry(row) for row in rows]
+        return [entry_dict(row) for row in rows]
 
 
-def _insert(conn, entries: list[dict]) -> None:
-    """Add entries (``read``'s form, without ids) at the end of the log."""
-    conn.executemany(
-        f"INSERT INTO {TABLE} (at, what, reason, tool, facts, entities, rows_total, before, "
-        "after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                entry["at"],
-                entry["what"],
-                entry.get("reason"),
-                entry.get("tool") or "factlines",
-                _dumps(entry.get("facts") or []),
-                _dumps(entry.get("entities") or []),
-                entry.get("rows_total") or 0,
-                _dumps(entry.get("before") or []),
-                _dumps(entry.get("after") or []),
-            )
-            for entry in entries
-        ],
+def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
+    """The values of :data:`LOGGED_COLUMNS` for ``entry`` and the rows ``change`` recorded,
+    ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
+    changed = []
+    for (table, row_id), images in change.rows.items():
+        if table in _LOGGED_TABLES and images[0] != (after := row_image(table, row_id)):
+            changed.append((table, row_id, images[0], after))
+    if not changed:
+        return None
+    kept = changed[:MAX_IMAGES]
+    return stored_values(
+        {
+            **entry,
+            "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
+            "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][
+                :MAX_IDS
+            ],
+            "rows_total": len(changed),
+            "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
+            "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
+        }
     )
 
 
-def _image(table: str, row_id: str, image) -> dict:
+def stored_values(entry: dict) -> tuple:
+    """An entry in ``read``'s form (its id left out) as the values of :data:`LOGGED_COLUMNS`."""
+    return (
+        entry["at"],
+        entry["what"],
+        entry.get("reason"),
+        entry.get("tool") or "factlines",
+        dumps(entry.get("facts") or []),
+        dumps(entry.get("entities") or []),
+        entry.get("rows_total") or 0,
+        dumps(entry.get("before") or []),
+        dumps(entry.get("after") or []),
+    )
+
+
+def logged_image(table: str, row_id: str, image) -> dict:
     return {"table": table, "id": row_id, "row": None if image is None else image.values}
 
 
-def _entry(row: tuple) -> dict:
+def entry_dict(row: tuple) -> dict:
     entry_id, at, what, reason, tool, facts, entities, total, before, after = row
     return {
         "id": entry_id,

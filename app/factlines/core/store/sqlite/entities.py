@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
+from factlines.core.store.engine_common import EntityRows
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite import ranking, timesql
 from factlines.core.store.sqlite.connection import Connection
@@ -13,14 +13,9 @@ from factlines.core.store.sqlite.kept import Kept
 from factlines.core.store.sqlite.ranking import COUNTS
 from factlines.core.store.sqlite.schema import NAME_INDEX
 
-_MIN_CANDIDATE_LEN = 3
 # Past this offset a name-ordered page is sliced from the in-memory name order (loaded once per
 # change of the file) rather than sorted by SQLite, when no name index exists.
 _DEEP_OFFSET = 2_000
-
-
-def escape_like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
@@ -32,7 +27,7 @@ def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
     return rows
 
 
-def _entries(index: EntitySearchIndex, positions) -> list:
+def index_entries(index: EntitySearchIndex, positions) -> list:
     """The entities at ``positions`` of the search index, for a page: their ids, or for a row
     with a NULL id (which no id can find again) the row as the index read it."""
     ids = index.ids
@@ -41,98 +36,32 @@ def _entries(index: EntitySearchIndex, positions) -> list:
     ]
 
 
-class SQLiteEntities:
+class SQLiteEntities(EntityRows):
+    @staticmethod
+    def _same_name(column: str) -> str:
+        return f"{column} = ? COLLATE NOCASE"
+
+    @staticmethod
+    def _like(column: str) -> str:
+        return f"{column} LIKE ? ESCAPE '\\'"
+
     def __init__(self, db: Connection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
         self._search_index_version: tuple | None = None
         self._kept = Kept(db)
 
-    # ── One row ───────────────────────────────────────────────────────────
-
-    def get(self, eid: str) -> dict | None:
-        """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
-        with self._db.read() as conn:
-            row = conn.execute(
-                "SELECT id, name, type, properties, created_at FROM entities WHERE id = ?", (eid,)
-            ).fetchone()
-        if row is None:
-            return None
-        return dict(zip(("id", "name", "type", "properties", "created_at"), row))
-
-    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
-        """The id of the entity ``ref`` names: the id itself, MemPalace's id of the name, or a
-        display name (a renamed entity keeps its old id). ``rule_first`` asks MemPalace's rule
-        before the literal id, as MemPalace's own name lookups do. None when nothing matches."""
-        steps = [("id = ?", ref), ("id = ?", entity_id(ref))]
-        if rule_first:
-            steps.reverse()
-        steps.append(("name = ? COLLATE NOCASE", ref.strip()))
-        with self._db.read() as conn:
-            for where, value in steps:
-                row = conn.execute(
-                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
-                ).fetchone()
-                if row is not None:
-                    return row[0]
-        return None
-
-    def candidates(self, name: str) -> list[dict]:
-        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
-        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
-            return []
-        eid = entity_id(name)
-        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, name FROM entities WHERE id = ? OR name = ? OR "
-                "name LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR "
-                "id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' LIMIT 5",
-                (
-                    eid,
-                    name,
-                    f"{name_esc} %",
-                    f"% {name_esc}",
-                    f"% {name_esc} %",
-                    f"{id_esc}\\_%",
-                    f"%\\_{id_esc}",
-                    f"%\\_{id_esc}\\_%",
-                ),
-            ).fetchall()
-        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
-
-    # ── Writes (inside the caller's transaction) ──────────────────────────
-
-    def ensure(self, eid: str, name: str) -> None:
-        """Create the entity ``eid`` named ``name`` unless it exists."""
-        with self._db.transaction() as conn:
-            if conn.execute("SELECT 1 FROM entities WHERE id = ?", (eid,)).fetchone() is None:
-                self._db.touch(conn, "entities", eid)
-                conn.execute("INSERT INTO entities (id, name) VALUES (?, ?)", (eid, name))
+    # ── Writes (the others: EntityRows) ─────────────────────────────────
 
     def put(self, eid: str, name: str, entity_type: str, properties: str) -> None:
-        """Insert or replace the whole row (MemPalace's ``add_entity``)."""
+        """Insert or replace the whole row (MemPalace's ``add_entity``, its very statement:
+        the row moves to the end of rowid order as MemPalace's does)."""
         with self._db.transaction() as conn:
             self._db.touch(conn, "entities", eid)
             conn.execute(
                 "INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
                 (eid, name, entity_type, properties),
             )
-
-    def update(self, eid: str, **values) -> None:
-        """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
-        unknown = set(values) - {"name", "type", "properties"}
-        if unknown:
-            raise TypeError(f"not entity columns: {sorted(unknown)}")
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            assignments = ", ".join(f"{column} = ?" for column in values)
-            conn.execute(f"UPDATE entities SET {assignments} WHERE id = ?", [*values.values(), eid])
-
-    def delete(self, eid: str) -> None:
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            conn.execute("DELETE FROM entities WHERE id = ?", (eid,))
 
     # ── Lists ─────────────────────────────────────────────────────────────
 
@@ -166,7 +95,7 @@ class SQLiteEntities:
                 if index is not None:
                     positions = range(len(index.ids))
                     positions = positions[::-1] if descending else positions
-                    page = _entries(index, positions[offset : offset + limit])
+                    page = index_entries(index, positions[offset : offset + limit])
                     return self._rows_with_counts(conn, page)
             if search and order == "name":
                 index = self._index(conn)
@@ -180,7 +109,9 @@ class SQLiteEntities:
                     hits = [i for i, eid in zip(hits, ids) if eid in valid]
                 if descending:
                     hits = hits[::-1]
-                return self._rows_with_counts(conn, _entries(index, hits[offset : offset + limit]))
+                return self._rows_with_counts(
+                    conn, index_entries(index, hits[offset : offset + limit])
+                )
             ids = self._search_ids(conn, search) if search else None
             where, params = self._filter(ids, entity_type, valid_at_key)
             if order in ("current", "ended"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from factlines.core.store.engine_common import escape_like
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
@@ -23,8 +24,7 @@ _FROM = (
 
 def like_pattern(text: str) -> str:
     """``text`` anywhere, as a LIKE pattern with ``\\`` escaping its wildcards."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+    return f"%{escape_like(text)}%"
 
 
 def where(text: str, predicate: str | None, as_of_key: str | None) -> tuple[str, list]:

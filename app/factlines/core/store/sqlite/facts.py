@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 from factlines.core import temporal
-from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
+from factlines.core.store.engine_common import (
+    FACT_COLUMNS,
+    FACT_LEFT_JOIN,
+    TIMELINE_SELECT,
+    FactRows,
+)
 from factlines.core.store.sqlite import timesql
-from factlines.core.store.sqlite.bulk import CHUNK
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
 from factlines.core.store.sqlite.kept import Kept
 
-# A fact whose entity row is missing (MemPalace never deletes one, but files get edited) is
-# still readable by id: its names fall back to the ids.
-_FACT_COLUMNS = (
-    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
-    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
-    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
-    "t.extracted_at"
-)
-_FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
-_FACT_LEFT_JOIN = _FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
-# What a write may set: every column but the id and the time MemPalace stamps on insert.
-_WRITABLE = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
-
-_ENTITY_FACT_COUNT = (
+_ENTITYFACT_COUNT = (
     "SELECT (SELECT COUNT(*) FROM triples WHERE subject = ?1) + "
     "(SELECT COUNT(*) FROM triples WHERE object = ?1)"
-)
-_TIMELINE_SELECT = (
-    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
-    "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
 )
 # For a hub, the page is chosen from the per-entity indexes and only its rows are read.
 _ENTITY_TIMELINE = (
@@ -46,35 +33,22 @@ _ENTITY_TIMELINE = (
 )
 
 
-# Searching the indexes costs about three times as much per row as a pass over the table: when
-# more than about a third of the facts are wanted, one pass is cheaper.
-_SCAN_SHARE = 3 / 10
-
-
 def _well_formed(value: str | None) -> bool:
     """The test of :func:`timesql.well_formed` in Python (None is no bound, and fine)."""
     return value is None or (len(value) in (10, 20) and temporal.is_accepted(value))
 
 
-class SQLiteFacts:
+class SQLiteFacts(FactRows):
+    _timesql = timesql
+    POSITION = "rowid"
+    ENTITY_ESTIMATE = "SELECT MAX(rowid) FROM entities"
+
     def __init__(self, db: Connection):
         self._db = db
         self._kept = Kept(db)
-        self._search = SQLiteFactSearch(db, _FACT_COLUMNS)
+        self._search = SQLiteFactSearch(db, FACT_COLUMNS)
 
     # ── One fact ──────────────────────────────────────────────────────────
-
-    def get(self, tid: str) -> dict | None:
-        """One fact with every column, the entities' display names and POSIX start/end."""
-        with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id = ?", (tid,)
-            ).fetchone()
-        return fact_dict(row) if row is not None else None
-
-    def exists(self, tid: str) -> bool:
-        with self._db.read() as conn:
-            return conn.execute("SELECT 1 FROM triples WHERE id = ?", (tid,)).fetchone() is not None
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         """(id, valid_from) of the open facts (subject, predicate, object)."""
@@ -87,194 +61,24 @@ class SQLiteFacts:
                 (sid, pred, oid),
             ).fetchall()
 
-    # ── Writes (inside the caller's transaction) ──────────────────────────
-
-    def insert(self, tid: str, values: dict) -> None:
-        """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""
-        self._check(values)
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            columns = ["id", *values]
-            conn.execute(
-                f"INSERT INTO triples ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                [tid, *values.values()],
-            )
-
-    def update(self, tid: str, values: dict) -> None:
-        self._check(values)
-        if not values:
-            return
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            assignments = ", ".join(f"{column} = ?" for column in values)
-            conn.execute(f"UPDATE triples SET {assignments} WHERE id = ?", [*values.values(), tid])
-
-    def update_many(self, tids: list[str], values: dict) -> None:
-        """Set the same ``values`` on every row of ``tids`` (one statement, run per row)."""
-        self._check(values)
-        if not values or not tids:
-            return
-        with self._db.transaction() as conn:
-            for tid in tids:
-                self._db.touch(conn, "triples", tid)
-            assignments = ", ".join(f"{column} = ?" for column in values)
-            conn.executemany(
-                f"UPDATE triples SET {assignments} WHERE id = ?",
-                ([*values.values(), tid] for tid in tids),
-            )
-
-    def delete(self, tid: str) -> None:
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            conn.execute("DELETE FROM triples WHERE id = ?", (tid,))
-
-    @staticmethod
-    def _check(values: dict) -> None:
-        unknown = set(values) - _WRITABLE
-        if unknown:
-            raise TypeError(f"not fact columns: {sorted(unknown)}")
-
-    # ── An entity's facts ─────────────────────────────────────────────────
-
-    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
-        """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
-        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
-        where, params = "", []
-        if start_key is not None or end_key is not None:
-            where = " AND " + timesql.overlaps("t")
-            params = [end_key, end_key, start_key, start_key]
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {_FACT_COLUMNS} {_FACT_JOIN} WHERE t.subject = ?{where} "
-                f"UNION ALL SELECT {_FACT_COLUMNS} {_FACT_JOIN} "
-                f"WHERE t.object = ? AND t.subject != ?{where}",
-                [eid, *params, eid, eid, *params],
-            ).fetchall()
-        facts = [fact_dict(row) for row in rows]
-        for fact in facts:
-            outgoing = fact["subject"] == eid
-            fact["direction"] = "outgoing" if outgoing else "incoming"
-            fact["other"] = fact["object"] if outgoing else fact["subject"]
-            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
-        return facts
-
-    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
-        """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
-        ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
-        where, params = "", []
-        if as_of_key is not None:
-            where, params = " AND " + timesql.valid_at("t"), timesql.valid_at_params(as_of_key)
-        this, other = ("object", "subject") if incoming else ("subject", "object")
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
-                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
-                f"WHERE t.{this} = ?" + where,
-                [eid, *params],
-            ).fetchall()
-
-    def touching(self, eid: str) -> list[tuple]:
-        """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
-        with self._db.read() as conn:
-            return conn.execute(
-                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
-                "WHERE subject = ? OR object = ?",
-                (eid, eid),
-            ).fetchall()
-
-    # ── Neighbourhoods ────────────────────────────────────────────────────
-
-    def links(self, eids: list[str]) -> list[tuple]:
-        """(position, subject, object) of every fact with an end in ``eids``, each once; the
-        position is the row's rowid (reading the long ids would cost half the time).
-
-        A few ids are searched in the per-entity indexes, by the hundred; ids whose facts are a
-        good share of the table are found in one pass over it (cheaper than as many searches).
-        """
-        if not eids:
-            return []
-        with self._db.snapshot() as conn:
-            # Each fact has two ends: about 2 * len(eids) / entities of the facts are wanted.
-            # The greatest rowid counts the entities closely enough, at once.
-            entities = conn.execute("SELECT MAX(rowid) FROM entities").fetchone()[0] or 0
-            if 2 * len(eids) > _SCAN_SHARE * entities:
-                wanted = set(eids)
-                cursor = conn.execute("SELECT rowid, subject, object FROM triples")
-                return [row for row in cursor if row[1] in wanted or row[2] in wanted]
-            found: list[tuple] = []
-            for start in range(0, len(eids), CHUNK):
-                chunk = eids[start : start + CHUNK]
-                marks = ", ".join("?" * len(chunk))
-                for end in ("subject", "object"):
-                    found += conn.execute(
-                        f"SELECT rowid, subject, object FROM triples WHERE {end} IN ({marks})",
-                        chunk,
-                    ).fetchall()
-        return list({row[0]: row for row in found}.values())  # a fact within eids: once
-
-    def link_positions(self, tids: list[str]) -> list[tuple]:
-        """(id, position, subject, object) of the facts with these ids that exist."""
-        found: list[tuple] = []
-        with self._db.snapshot() as conn:
-            for start in range(0, len(tids), CHUNK):
-                chunk = tids[start : start + CHUNK]
-                found += conn.execute(
-                    "SELECT id, rowid, subject, object FROM triples "
-                    f"WHERE id IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                ).fetchall()
-        return found
-
-    def among(self, eids: list[str]) -> list[dict]:
-        """Every fact whose subject and object are both in ``eids``, with the entities' names
-        and POSIX start/end (:func:`fact_dict` rows)."""
-        chunks = [eids[start : start + CHUNK] for start in range(0, len(eids), CHUNK)]
-        found: list[dict] = []
-        with self._db.snapshot() as conn:
-            for subjects in chunks:
-                for objects in chunks:
-                    rows = conn.execute(
-                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
-                        f"WHERE t.subject IN ({', '.join('?' * len(subjects))}) "
-                        f"AND t.object IN ({', '.join('?' * len(objects))})",
-                        [*subjects, *objects],
-                    )
-                    found += [fact_dict(row) for row in rows]
-        return found
-
     # ── Across the graph ──────────────────────────────────────────────────
-
-    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
-        """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
-        sql = (
-            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
-            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
-            "WHERE t.predicate = ?"
-        )
-        params = [predicate]
-        if as_of_key is not None:
-            sql += " AND " + timesql.valid_at("t")
-            params += timesql.valid_at_params(as_of_key)
-        with self._db.read() as conn:
-            return conn.execute(sql, params).fetchall()
 
     def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """(id, subject name, predicate, object name, valid_from, valid_to) by valid_from
         ascending, unknown starts last, then id; a fact is listed when both entities exist."""
         with self._db.snapshot() as conn:
             if eid is not None:
-                facts = conn.execute(_ENTITY_FACT_COUNT, (eid,)).fetchone()[0]
+                facts = conn.execute(_ENTITYFACT_COUNT, (eid,)).fetchone()[0]
                 if facts > 4 * (limit + offset):
                     return conn.execute(_ENTITY_TIMELINE, (eid, limit, offset)).fetchall()
                 return conn.execute(
-                    _TIMELINE_SELECT + "WHERE t.subject = ? OR t.object = ? "
+                    TIMELINE_SELECT + "WHERE t.subject = ? OR t.object = ? "
                     "ORDER BY t.valid_from ASC NULLS LAST, t.id ASC LIMIT ? OFFSET ?",
                     (eid, eid, limit, offset),
                 ).fetchall()
             # Dated facts walk the (valid_from, id) index; undated ones follow them.
             rows = conn.execute(
-                _TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
+                TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
                 "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
@@ -288,7 +92,7 @@ class SQLiteFacts:
                     ).fetchone()[0]
                     undated_offset = max(0, offset - dated)
                 rows += conn.execute(
-                    _TIMELINE_SELECT + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
+                    TIMELINE_SELECT + "WHERE t.valid_from IS NULL ORDER BY t.id LIMIT ? OFFSET ?",
                     (limit - len(rows), undated_offset),
                 ).fetchall()
             return rows
@@ -307,17 +111,9 @@ class SQLiteFacts:
         with self._db.read() as conn:
             return conn.execute(
                 "SELECT COALESCE(s.name, t.subject), COALESCE(o.name, t.object), "
-                f"t.source_drawer_id {_FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
+                f"t.source_drawer_id {FACT_LEFT_JOIN} WHERE t.valid_to IS NULL "
                 "AND t.source_drawer_id IS NOT NULL AND t.source_drawer_id != '' ORDER BY t.rowid"
             ).fetchall()
-
-    def count(self, eid: str | None = None) -> int:
-        with self._db.read() as conn:
-            if eid is not None:
-                return conn.execute(
-                    "SELECT COUNT(*) FROM triples WHERE subject = ? OR object = ?", (eid, eid)
-                ).fetchone()[0]
-            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
     # ── Graph-wide figures, kept until the file changes (see .kept) ───────
 

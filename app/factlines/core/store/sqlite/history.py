@@ -18,10 +18,10 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 from factlines.core import temporal
+from factlines.core.store.engine_common import FACT_COLUMNS, FACT_LEFT_JOIN
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import rows_for_ids
-from factlines.core.store.sqlite.facts import _FACT_COLUMNS, _FACT_LEFT_JOIN
 
 _SK = timesql.start_key("valid_from")
 _EK = timesql.end_key("valid_to")
@@ -179,11 +179,11 @@ class SQLiteHistory:
             out = []
             for where, key in ((started, temporal.start_key), (ended, temporal.end_key)):
                 if eid is None:
-                    sql = f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE {where}"
+                    sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
                 else:
                     sql = (
-                        f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.subject = :x "
-                        f"AND {where} UNION ALL SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} "
+                        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.subject = :x "
+                        f"AND {where} UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
                         f"WHERE t.object = :x AND t.subject != :x AND {where}"
                     )
                 rows = conn.execute(sql, params).fetchall()
@@ -221,7 +221,7 @@ class SQLiteHistory:
             facts = {
                 row[0]: row
                 for row in rows_for_ids(
-                    conn, f"SELECT {_FACT_COLUMNS} {_FACT_LEFT_JOIN} WHERE t.id IN", ids
+                    conn, f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id IN", ids
                 )
             }
         return [(at, kind, facts[tid]) for tid, kind, at in page]

@@ -1,0 +1,509 @@
+"""What the engines share where their code is the same but for SQL's parameter marker: the
+store's delegation to its connection (transactions, recordings, listeners, read-only), and
+the plain row writes of facts and entities. Each uses its connection's ``MARK``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from factlines.core.errors import ConflictError
+from factlines.core.names import entity_id
+from factlines.core.store.changes import Change, Touched
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
+
+# A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
+# one, but files get edited) is still readable by id: its names fall back to the ids.
+FACT_COLUMNS = (
+    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
+    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
+    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
+    "t.extracted_at"
+)
+FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
+FACT_LEFT_JOIN = FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
+TIMELINE_SELECT = (
+    "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
+    "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+)
+
+
+def escape_like(value: str) -> str:
+    """``value`` as plain text in a LIKE pattern that escapes with ``\\``."""
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# A name shorter than this has no candidates (MemPalace 3.11's rule).
+_MIN_CANDIDATE_LEN = 3
+# What a fact write may set: every column but the id and the time MemPalace stamps on insert.
+# Ids per ``IN (…)`` list: within every engine's limit of parameters (SQLite's 999 among them).
+CHUNK = 300
+# A neighbourhood's ring read in one pass over the facts once its ends are this share of the
+# entities (cheaper than as many index searches).
+_SCAN_SHARE = 3 / 10
+WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
+
+
+class EngineStore:
+    """A :class:`~factlines.core.store.protocol.GraphStore`'s part that is its connection's."""
+
+    _db: object  # a RowWrites connection with lock, read_only, write_wait, close, closed
+    entities: object
+
+    def close(self) -> None:
+        self._db.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._db.closed
+
+    @property
+    def lock(self):
+        return self._db.lock
+
+    @property
+    def read_only(self) -> bool:
+        return self._db.read_only
+
+    def refuse_writes(self) -> None:
+        self._db.refuse_writes()
+
+    @property
+    def write_wait(self) -> float:
+        return self._db.write_wait
+
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None:
+        self._db.write_wait = float(seconds)
+
+    @contextmanager
+    def transaction(self, wait: float | None = None) -> Iterator[None]:
+        with self._db.transaction(wait):
+            yield
+
+    @contextmanager
+    def recording(self) -> Iterator[Change]:
+        with self._db.recording() as change:
+            yield change
+
+    def revert(self, change: Change) -> None:
+        self._db.replay(change, to_before=True, conflict=ConflictError)
+
+    def reapply(self, change: Change) -> None:
+        self._db.replay(change, to_before=False, conflict=ConflictError)
+
+    def add_listener(self, listener: Callable[[Touched], None]) -> None:
+        """Call ``listener(touched)`` after every write this store commits."""
+        self._db.listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[Touched], None]) -> None:
+        self._db.listeners.remove(listener)
+
+    def _forget_search_index(self, touched: Touched) -> None:
+        if touched.entities or touched.everything:
+            self.entities.forget_index()
+
+
+def _marks(db, n: int) -> str:
+    return ", ".join([db.MARK] * n)
+
+
+class FactRows:
+    """Rows of ``triples``: one by id, an entity's, a predicate's (the engine's ``_timesql``
+    writes the time rules), a neighbourhood's links, and plain writes in the caller's
+    transaction."""
+
+    _db: object
+    _timesql: object  # the engine's timesql module
+    # A row's position in a neighbourhood's links: any value that changes when a fact is
+    # replaced by a new row (SQLite's rowid is cheaper to read than the long ids).
+    POSITION = "id"
+    # About how many entities there are, at once (SQLite: the greatest rowid).
+    ENTITY_ESTIMATE = "SELECT COUNT(*) FROM entities"
+
+    def get(self, tid: str) -> dict | None:
+        """One fact with every column, the entities' display names and POSIX start/end."""
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id = {mark}", (tid,)
+            ).fetchone()
+        return fact_dict(row) if row is not None else None
+
+    def exists(self, tid: str) -> bool:
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return (
+                conn.execute(f"SELECT 1 FROM triples WHERE id = {mark}", (tid,)).fetchone()
+                is not None
+            )
+
+    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
+        """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
+        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
+        where, params = "", []
+        if start_key is not None or end_key is not None:
+            where = " AND " + self._timesql.overlaps("t")
+            params = [end_key, end_key, start_key, start_key]
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {FACT_COLUMNS} {FACT_JOIN} WHERE t.subject = {mark}{where} "
+                f"UNION ALL SELECT {FACT_COLUMNS} {FACT_JOIN} "
+                f"WHERE t.object = {mark} AND t.subject != {mark}{where}",
+                [eid, *params, eid, eid, *params],
+            ).fetchall()
+        facts = [fact_dict(row) for row in rows]
+        for fact in facts:
+            outgoing = fact["subject"] == eid
+            fact["direction"] = "outgoing" if outgoing else "incoming"
+            fact["other"] = fact["object"] if outgoing else fact["subject"]
+            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
+        return facts
+
+    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
+        """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
+        ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
+        where, params = "", []
+        if as_of_key is not None:
+            where, params = (
+                " AND " + self._timesql.valid_at("t"),
+                self._timesql.valid_at_params(as_of_key),
+            )
+        this, other = ("object", "subject") if incoming else ("subject", "object")
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT t.id, t.predicate, e.name, t.valid_from, t.valid_to, t.confidence, "
+                f"t.source_closet FROM triples t JOIN entities e ON t.{other} = e.id "
+                f"WHERE t.{this} = {mark}" + where,
+                [eid, *params],
+            ).fetchall()
+
+    def touching(self, eid: str) -> list[tuple]:
+        """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT id, subject, predicate, object, valid_from, valid_to FROM triples "
+                f"WHERE subject = {mark} OR object = {mark}",
+                (eid, eid),
+            ).fetchall()
+
+    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
+        """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
+        mark = self._db.MARK
+        sql = (
+            "SELECT t.id, s.name, o.name, t.valid_from, t.valid_to FROM triples t "
+            "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
+            f"WHERE t.predicate = {mark}"
+        )
+        params = [predicate]
+        if as_of_key is not None:
+            sql += " AND " + self._timesql.valid_at("t")
+            params += self._timesql.valid_at_params(as_of_key)
+        with self._db.read() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def count(self, eid: str | None = None) -> int:
+        mark = self._db.MARK
+        with self._db.read() as conn:
+            if eid is not None:
+                return conn.execute(
+                    f"SELECT COUNT(*) FROM triples WHERE subject = {mark} OR object = {mark}",
+                    (eid, eid),
+                ).fetchone()[0]
+            return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+
+    def insert(self, tid: str, values: dict) -> None:
+        """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""
+        _check(values)
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            columns = ["id", *values]
+            marks = _marks(self._db, len(columns))
+            conn.execute(
+                f"INSERT INTO triples ({', '.join(columns)}) VALUES ({marks})",
+                [tid, *values.values()],
+            )
+
+    def update(self, tid: str, values: dict) -> None:
+        _check(values)
+        if not values:
+            return
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            assignments = ", ".join(f"{column} = {self._db.MARK}" for column in values)
+            conn.execute(
+                f"UPDATE triples SET {assignments} WHERE id = {self._db.MARK}",
+                [*values.values(), tid],
+            )
+
+    def update_many(self, tids: list[str], values: dict) -> None:
+        """Set the same ``values`` on every row of ``tids`` (one statement, run per row)."""
+        _check(values)
+        if not values or not tids:
+            return
+        mark = self._db.MARK
+        with self._db.transaction() as conn:
+            for tid in tids:
+                self._db.touch(conn, "triples", tid)
+            assignments = ", ".join(f"{column} = {mark}" for column in values)
+            conn.cursor().executemany(
+                f"UPDATE triples SET {assignments} WHERE id = {mark}",
+                [[*values.values(), tid] for tid in tids],
+            )
+
+    def delete(self, tid: str) -> None:
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "triples", tid)
+            conn.execute(f"DELETE FROM triples WHERE id = {self._db.MARK}", (tid,))
+
+    # ── Neighbourhoods ────────────────────────────────────────────────────
+
+    def links(self, eids: list[str]) -> list[tuple]:
+        """(position, subject, object) of every fact with an end in ``eids``, each once.
+
+        A few ids are searched in the per-entity indexes, by the hundred; ids whose facts are a
+        good share of the table are found in one pass over it (cheaper than as many searches).
+        """
+        if not eids:
+            return []
+        position = self.POSITION
+        with self._db.snapshot() as conn:
+            # Each fact has two ends: about 2 * len(eids) / entities of the facts are wanted.
+            entities = conn.execute(self.ENTITY_ESTIMATE).fetchone()[0] or 0
+            if 2 * len(eids) > _SCAN_SHARE * entities:
+                wanted = set(eids)
+                cursor = conn.execute(f"SELECT {position}, subject, object FROM triples")
+                return [row for row in cursor if row[1] in wanted or row[2] in wanted]
+            found: list[tuple] = []
+            for start in range(0, len(eids), CHUNK):
+                chunk = eids[start : start + CHUNK]
+                marks = _marks(self._db, len(chunk))
+                for end in ("subject", "object"):
+                    found += conn.execute(
+                        f"SELECT {position}, subject, object FROM triples WHERE {end} IN ({marks})",
+                        chunk,
+                    ).fetchall()
+        return list({row[0]: row for row in found}.values())  # a fact within eids: once
+
+    def link_positions(self, tids: list[str]) -> list[tuple]:
+        """(id, position, subject, object) of the facts with these ids that exist."""
+        found: list[tuple] = []
+        with self._db.snapshot() as conn:
+            for start in range(0, len(tids), CHUNK):
+                chunk = tids[start : start + CHUNK]
+                found += conn.execute(
+                    f"SELECT id, {self.POSITION}, subject, object FROM triples "
+                    f"WHERE id IN ({_marks(self._db, len(chunk))})",
+                    chunk,
+                ).fetchall()
+        return found
+
+    def among(self, eids: list[str]) -> list[dict]:
+        """Every fact whose subject and object are both in ``eids``, with the entities' names
+        and POSIX start/end (:func:`fact_dict` rows)."""
+        chunks = [eids[start : start + CHUNK] for start in range(0, len(eids), CHUNK)]
+        found: list[dict] = []
+        with self._db.snapshot() as conn:
+            for subjects in chunks:
+                for objects in chunks:
+                    rows = conn.execute(
+                        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
+                        f"WHERE t.subject IN ({_marks(self._db, len(subjects))}) "
+                        f"AND t.object IN ({_marks(self._db, len(objects))})",
+                        [*subjects, *objects],
+                    )
+                    found += [fact_dict(row) for row in rows]
+        return found
+
+
+def _check(values: dict) -> None:
+    unknown = set(values) - WRITABLE_FACT_COLUMNS
+    if unknown:
+        raise TypeError(f"not fact columns: {sorted(unknown)}")
+
+
+class EntityRows:
+    """Rows of ``entities``: one by id, a name resolved, candidates for a name (the engine's
+    ``_same_name`` and ``_like`` compare as SQLite's NOCASE and LIKE do), and plain writes in
+    the caller's transaction."""
+
+    _db: object
+
+    def get(self, eid: str) -> dict | None:
+        """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities WHERE id = {self._db.MARK}",
+                (eid,),
+            ).fetchone()
+        if row is None:
+            return None
+        return dict(zip(ENTITY_COLUMNS, row))
+
+    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
+        """The id of the entity ``ref`` names: the id itself, MemPalace's id of the name, or a
+        display name (a renamed entity keeps its old id). ``rule_first`` asks MemPalace's rule
+        before the literal id, as MemPalace's own name lookups do. None when nothing matches."""
+        by_id = f"id = {self._db.MARK}"
+        steps = [(by_id, ref), (by_id, entity_id(ref))]
+        if rule_first:
+            steps.reverse()
+        steps.append((self._same_name("name"), ref.strip()))
+        with self._db.read() as conn:
+            for where, value in steps:
+                row = conn.execute(
+                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
+                ).fetchone()
+                if row is not None:
+                    return row[0]
+        return None
+
+    def candidates(self, name: str) -> list[dict]:
+        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
+        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
+            return []
+        eid = entity_id(name)
+        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
+        mark = self._db.MARK
+        like = " OR ".join([self._like("name")] * 3 + [self._like("id")] * 3)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT id, name FROM entities WHERE id = {mark} OR name = {mark} OR {like} "
+                "LIMIT 5",
+                (
+                    eid,
+                    name,
+                    f"{name_esc} %",
+                    f"% {name_esc}",
+                    f"% {name_esc} %",
+                    f"{id_esc}\\_%",
+                    f"%\\_{id_esc}",
+                    f"%\\_{id_esc}\\_%",
+                ),
+            ).fetchall()
+        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
+
+    def ensure(self, eid: str, name: str) -> None:
+        """Create the entity ``eid`` named ``name`` unless it exists."""
+        mark = self._db.MARK
+        with self._db.transaction() as conn:
+            if conn.execute(f"SELECT 1 FROM entities WHERE id = {mark}", (eid,)).fetchone() is None:
+                self._db.touch(conn, "entities", eid)
+                conn.execute(
+                    f"INSERT INTO entities (id, name) VALUES ({mark}, {mark})", (eid, name)
+                )
+
+    def update(self, eid: str, **values) -> None:
+        """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
+        unknown = set(values) - {"name", "type", "properties"}
+        if unknown:
+            raise TypeError(f"not entity columns: {sorted(unknown)}")
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "entities", eid)
+            assignments = ", ".join(f"{column} = {self._db.MARK}" for column in values)
+            conn.execute(
+                f"UPDATE entities SET {assignments} WHERE id = {self._db.MARK}",
+                [*values.values(), eid],
+            )
+
+    def delete(self, eid: str) -> None:
+        with self._db.transaction() as conn:
+            self._db.touch(conn, "entities", eid)
+            conn.execute(f"DELETE FROM entities WHERE id = {self._db.MARK}", (eid,))
+
+
+def bulk_columns(table: str, columns: tuple[str, ...]) -> str:
+    """``columns`` of ``table`` as SQL, once they are known to be plain names of MemPalace's
+    two tables (the only ones read and written in bulk)."""
+    if table not in ("entities", "triples") or not columns:
+        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
+    if not all(c.isidentifier() for c in columns):
+        raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
+    return ", ".join(columns)
+
+
+class RowInserts:
+    """Rows inserted as given, for import (``entities`` and ``triples``)."""
+
+    _db: object
+
+    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
+        a column left out takes its default. Each row is noted for recordings and listeners."""
+        names = bulk_columns(table, columns)
+        if columns[0] != "id":
+            raise ValueError("the first column of inserted rows must be id")
+        with self._db.transaction() as conn:
+            for row in rows:
+                self._db.touch(conn, table, row[0])
+            cursor = conn.cursor()
+            try:
+                cursor.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES ({_marks(self._db, len(columns))})", rows
+                )
+            finally:
+                cursor.close()
+
+
+class PredicateRows:
+    """The graph's predicates: figures per predicate, and one predicate's facts at once (what
+    renaming or merging a predicate reads). ``_timesql`` is the engine's time rules in SQL,
+    ``ORDER`` the order the rows were written in."""
+
+    _db: object
+    _timesql: object
+    ORDER: str
+
+    def __init__(self, db):
+        self._db = db
+
+    def stats(self, now_key: str) -> list[tuple]:
+        """(predicate, facts, open, valid at ``now_key``, ended, subjects, objects) of every
+        predicate, by predicate; one pass over the facts, in the predicate index's order."""
+        timesql = self._timesql
+        with self._db.read() as conn:
+            return conn.execute(
+                "SELECT t.predicate, COUNT(*), COUNT(*) - COUNT(t.valid_to), "
+                f"SUM(CASE WHEN {timesql.valid_at('t')} THEN 1 ELSE 0 END), COUNT(t.valid_to), "
+                "COUNT(DISTINCT t.subject), COUNT(DISTINCT t.object) "
+                "FROM triples t GROUP BY t.predicate ORDER BY t.predicate",
+                timesql.valid_at_params(now_key),
+            ).fetchall()
+
+    def count(self, predicate: str) -> int:
+        with self._db.read() as conn:
+            return conn.execute(
+                f"SELECT COUNT(*) FROM triples WHERE predicate = {self._db.MARK}", (predicate,)
+            ).fetchone()[0]
+
+    def open_rows(self, predicate: str, boundary: str | None) -> list[tuple]:
+        """Every column (TRIPLE_COLUMNS) of the predicate's open facts, in the order they were
+        written, and last whether each had begun before ``boundary`` (always, when it is None):
+        an unknown start has; otherwise its start key (stored text, contract §2.8) is before."""
+        mark, timesql = self._db.MARK, self._timesql
+        columns = ", ".join(f"t.{column}" for column in TRIPLE_COLUMNS)
+        started = (
+            f"(t.valid_from IS NULL OR "
+            f"{timesql.start_key(timesql.as_text('t.valid_from'))} < {mark})"
+            if boundary is not None
+            else "1 = 1"
+        )
+        with self._db.read() as conn:
+            return conn.execute(
+                f"SELECT {columns}, {started} FROM triples t "
+                f"WHERE t.predicate = {mark} AND t.valid_to IS NULL ORDER BY {self.ORDER}",
+                ([boundary] if boundary is not None else []) + [predicate],
+            ).fetchall()
+
+    def ids(self, predicate: str) -> list[str]:
+        """The ids of every fact of the predicate, in the order they were written."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT t.id FROM triples t WHERE t.predicate = {self._db.MARK} "
+                f"ORDER BY {self.ORDER}",
+                (predicate,),
+            ).fetchall()
+        return [tid for (tid,) in rows]

@@ -1,0 +1,139 @@
+"""Benchmark of the window on a PostgreSQL graph, beside the same graph in SQLite (prints
+figures; not a test): 10k entities / 100k facts with a 2,000-fact hub (bench_window's graph).
+
+    python tests/bench/bench_postgres.py
+
+The server: ``FACTLINES_TEST_POSTGRES`` (a URL whose role may CREATE DATABASE), else a
+throwaway one from the machine's PostgreSQL binaries (as the tests start it), on this machine.
+
+Targets (PostgreSQL): open + window shown <= 1 s; selecting the hub <= 300 ms until every view
+is updated; an as_of step makes no query; another client's write is in the window <= 1 s.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import bench_window  # noqa: E402  (sets up Qt offscreen, TZ and the path to the app)
+from bench_window import ms, select_hub, settle  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import postgres_server  # noqa: E402
+from factlines import KnowledgeGraph  # noqa: E402
+from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS  # noqa: E402
+
+
+def copy_into(source: Path, url: str) -> None:
+    """The SQLite graph's rows, as stored, into the (empty) PostgreSQL graph."""
+    with KnowledgeGraph(source) as sqlite_kg, KnowledgeGraph(url) as pg:
+        bulk = pg._store.bulk
+        with sqlite_kg._store.bulk.selection(None, None) as rows, pg.transaction():
+            for batch in rows.entity_rows(5000):
+                bulk.insert_rows("entities", ENTITY_COLUMNS, batch)
+            for batch in rows.fact_rows(5000):
+                bulk.insert_rows("triples", TRIPLE_COLUMNS, batch)
+        with pg._store.lock, pg._store._db.read() as conn:
+            conn.execute("ANALYZE")
+
+
+def queries_of(kg) -> list[int]:
+    """A counter of the store's reads (each read or snapshot is at least one query)."""
+    db, count = kg._store._db, [0]
+    read = db.read
+
+    def counted():
+        count[0] += 1
+        return read()
+
+    db.read = counted
+    return count
+
+
+def measure(app: QApplication, location) -> dict[str, float]:
+    from factlines.ui import MainWindow
+
+    started = time.perf_counter()
+    kg = KnowledgeGraph(location)
+    window = MainWindow(kg)
+    window.backups.set_enabled(False, remember=False)
+    window.resize(1500, 950)
+    window.show()
+    settle(app)
+    window.repaint()
+    figures = {"open + window shown": ms(time.perf_counter() - started)}
+    assert window.browser.model.rowCount() > 0
+
+    figures["select the 2,000-fact hub (median of 7)"] = statistics.median(
+        select_hub(app, window, 7)
+    )
+
+    window.set_as_of("2015-01-01")
+    settle(app)
+    reads = queries_of(kg)
+    steps = []
+    for i in range(40):
+        started = time.perf_counter()
+        window.time_control.step(days=1 if i % 4 else 0, months=0 if i % 4 else 1)
+        settle(app)
+        steps.append(ms(time.perf_counter() - started))
+    figures["as_of step (median of 40)"] = statistics.median(steps)
+    figures["  queries during the 40 steps"] = reads[0]
+
+    shown = window.triple_editor.model.rowCount()
+    with KnowledgeGraph(location) as colleague:
+        started = time.perf_counter()
+        colleague.add_triple("Hub", "uses", "Benchmark", valid_from="2026-01-01")
+    while window.triple_editor.model.rowCount() == shown and time.perf_counter() - started < 5:
+        app.processEvents()
+        time.sleep(0.002)
+    figures["another client's write in the window"] = ms(time.perf_counter() - started)
+    window.close()
+    kg.close()
+    return figures
+
+
+TARGETS = {
+    "open + window shown": 1000,
+    "select the 2,000-fact hub (median of 7)": 300,
+    "  queries during the 40 steps": 0,
+    "another client's write in the window": 1000,
+}
+
+
+def main() -> int:
+    folder = Path(tempfile.mkdtemp(prefix="factlines-bench-pg-"))
+    reason = postgres_server.why_not()
+    if reason is not None:
+        print(reason)
+        return 1
+    path = folder / "bench.sqlite3"
+    started = time.perf_counter()
+    bench_window.build(path)
+    print(f"built {path} in {time.perf_counter() - started:.1f} s")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with postgres_server.server() as admin, postgres_server.fresh_database(admin) as url:
+        started = time.perf_counter()
+        copy_into(path, url)
+        print(f"copied into {url} in {time.perf_counter() - started:.1f} s")
+        results = {"SQLite": measure(app, path), "PostgreSQL": measure(app, url)}
+    print()
+    print(f"{'measure':<44} {'SQLite':>10} {'PostgreSQL':>11} {'target':>8}  result")
+    for name, target in {**dict.fromkeys(results["SQLite"]), **TARGETS}.items():
+        lite, pg = results["SQLite"][name], results["PostgreSQL"][name]
+        unit = "" if name.startswith("  queries") else "ms"
+        verdict = "" if target is None else ("PASS" if pg <= target else "MISS")
+        shown = "" if target is None else f"{target}{unit}"
+        print(f"{name:<44} {lite:>8.1f}{unit:2} {pg:>9.1f}{unit:2} {shown:>8}  {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

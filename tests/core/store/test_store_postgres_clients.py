@@ -1,0 +1,162 @@
+"""Several clients on one PostgreSQL graph: writes take turns with the same refusals, undo
+never overwrites a colleague's later change, each client hears the others' writes, a lost
+connection is Unavailable and then comes back, and the edit log says who; and what a
+PostgreSQL database is to the store: read-only, another application's, an older graph."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from factlines import KnowledgeGraph
+from factlines.core.errors import ConflictError, NotAKnowledgeGraph, ReadOnlyGraph, Unavailable
+from store_helpers import dump
+
+# Without the PostgreSQL driver (factlines[postgres]) there is nothing to test here.
+psycopg = pytest.importorskip("psycopg")
+
+
+@pytest.fixture
+def clients(postgres_url):
+    first, second = KnowledgeGraph(postgres_url), KnowledgeGraph(postgres_url)
+    yield first, second
+    first.close()
+    second.close()
+
+
+def _heard(kg, seconds: float = 1.0):
+    """What ``kg`` hears of other clients' writes within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        touched = kg.external_changes()
+        if touched or time.monotonic() > deadline:
+            return touched
+        time.sleep(0.02)
+
+
+def test_postgres_an_undo_never_overwrites_a_colleague_s_later_edit(clients, postgres_url):
+    ann, bob = clients
+    tid = ann.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    with ann.recording() as change:
+        ann.end_fact(tid, "2026-01-01")
+    bob.update_fact(tid, valid_to="2026-02-01")
+    before = dump(postgres_url)
+    with pytest.raises(ConflictError, match="changed by another program"):
+        ann.revert(change)
+    assert dump(postgres_url) == before
+    assert bob.get_fact(tid)["valid_to"] == "2026-02-01"
+
+
+def test_postgres_an_undo_refuses_to_reopen_a_fact_a_colleague_opened_again(clients):
+    ann, bob = clients
+    tid = ann.add_triple("Kai", "works_on", "Orion")
+    with ann.recording() as change:
+        ann.end_fact(tid, "2026-01-01")
+    bob.add_triple("Kai", "works_on", "Orion")
+    with pytest.raises(ConflictError, match="already an open fact"):
+        ann.revert(change)
+    assert len(ann.query_entity("Kai")) == 2
+
+
+def test_postgres_another_client_s_write_is_heard_by_id_within_a_second(clients):
+    ann, bob = clients
+    assert not ann.external_changes()
+    tid = bob.add_triple("Kai", "works_on", "Orion")
+    touched = _heard(ann)
+    assert tid in touched.facts and {"kai", "orion"} <= touched.entities
+    assert not ann.external_changes()  # heard once
+    ann.add_triple("Ann", "knows", "Kai")
+    assert not _heard(ann, 0.3)  # its own writes are not "external"
+    assert ann.query_entity("Kai")[0]["object"] == "Orion"
+
+
+def test_postgres_writes_take_turns_and_a_waiting_one_gives_up_in_words(clients):
+    ann, bob = clients
+    bob.write_wait = 0.2
+    with ann.transaction():
+        ann.add_triple("Kai", "works_on", "Orion")
+        with pytest.raises(Unavailable, match="locked by another client"):
+            bob.add_triple("Kai", "works_on", "Nova")
+    bob.add_triple("Kai", "works_on", "Nova")
+    assert sorted(f["object"] for f in bob.query_entity("Kai")) == ["Nova", "Orion"]
+
+
+def test_postgres_two_clients_adding_one_fact_at_once_make_it_once(clients):
+    barrier = threading.Barrier(2)
+
+    def add(kg):
+        barrier.wait()
+        kg.add_triple("Kai", "works_on", "Orion")
+
+    threads = [threading.Thread(target=add, args=(kg,)) for kg in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(clients[0].query_entity("Kai")) == 1
+
+
+def test_postgres_a_lost_connection_is_unavailable_then_comes_back(clients, postgres_admin):
+    ann, bob = clients
+    bob.add_triple("Kai", "works_on", "Orion")
+    with psycopg.connect(postgres_admin, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (ann._store._db.pid,))
+    with pytest.raises(Unavailable, match="connection"):
+        ann.query_entity("Kai")
+    assert ann.query_entity("Kai")[0]["object"] == "Orion"
+    assert ann.external_changes().everything  # what was missed meanwhile is not known
+
+
+def test_postgres_the_edit_log_says_which_role_wrote(clients):
+    ann, _ = clients
+    with ann.logged("Add Kai works_on Orion"):
+        ann.add_triple("Kai", "works_on", "Orion")
+    entry = ann.edit_log()[0]
+    assert entry["what"] == "Add Kai works_on Orion"
+    assert entry["who"] == ann._store.role != ""
+
+
+def test_postgres_without_the_driver_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(Unavailable, match=r"factlines\[postgres\]"):
+        KnowledgeGraph("postgresql://nobody@127.0.0.1:1/none")
+
+
+def test_postgres_read_only_reads_and_refuses_every_write(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+    before = dump(postgres_url)
+    with KnowledgeGraph(postgres_url, read_only=True) as reader:
+        assert reader.read_only and reader.read_only_reason == "opened read-only"
+        assert reader.query_entity("Kai")[0]["object"] == "Orion"
+        with pytest.raises(ReadOnlyGraph):
+            reader.add_triple("Kai", "works_on", "Nova")
+    assert dump(postgres_url) == before
+
+
+def test_postgres_another_application_s_database_is_refused_untouched(postgres_url):
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id int)")
+    with pytest.raises(NotAKnowledgeGraph, match="another application"):
+        KnowledgeGraph(postgres_url)
+    with psycopg.connect(postgres_url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+    assert tables == [("invoices",)]
+
+
+def test_postgres_a_graph_without_our_indexes_has_them_built_on_request(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+        ours = [name for kind, name in kg.factlines_objects() if kind == "index"]
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            for name in ours:
+                conn.execute(f"DROP INDEX {name}")
+        assert sorted(kg.missing_indexes()) == sorted(ours)
+        assert sorted(kg.build_indexes()) == sorted(ours)
+        assert kg.missing_indexes() == []
+        assert kg.query_entity("Kai")[0]["object"] == "Orion"
