@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines import KnowledgeGraph, open_graph
 from factlines.core.errors import Refused, Unavailable
@@ -23,6 +23,7 @@ Read = Callable[[KnowledgeGraph, Progress], object]
 # Facts: from this many on, a read of the whole graph runs off the UI thread (at 100k the
 # conflicts take a few hundred milliseconds, at 1M seconds).
 THREAD_ABOVE = 100_000
+REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
 
 
 class _Relay(QObject):
@@ -115,3 +116,46 @@ class BackgroundRead(QObject):
         """Block until the worker (if any) is done (for closing and for tests)."""
         if self._worker is not None:
             self._worker.join(timeout)
+
+
+class WholeGraphQuestion(QObject):
+    """A question about the whole graph, asked again when it changes: at once on an open (the
+    "every row changed" that follows it is that same change), after writes once they stop
+    coming for :data:`REFRESH_MS`. Subclasses answer in :meth:`refresh_now`, on the UI thread
+    or, from :attr:`thread_above` facts on, through :attr:`reader`."""
+
+    def __init__(self, state, thread_name: str, parent: QObject | None = None):
+        super().__init__(parent)
+        self._state = state
+        self.thread_above = THREAD_ABOVE
+        self._opened = False
+        self.reader = BackgroundRead(thread_name, self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh_now)
+        state.graphChanged.connect(self._graph_changed)
+        state.dataChanged.connect(self.refresh_soon)
+
+    @property
+    def busy(self) -> bool:
+        """A run is going on a worker thread, or one is waiting for writes to stop."""
+        return self.reader.busy or self._timer.isActive()
+
+    def _graph_changed(self) -> None:
+        self.reader.forget()  # whatever runs now is about the previous graph
+        self.refresh_now()
+        self._opened = True
+
+    def refresh_soon(self, *_touched) -> None:
+        if self._opened:
+            self._opened = False
+            return
+        self._timer.start()
+
+    def refresh_now(self) -> None:
+        raise NotImplementedError
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the worker (if any) is done (for closing and for tests)."""
+        self.reader.wait(timeout)

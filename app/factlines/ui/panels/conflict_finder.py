@@ -10,18 +10,16 @@ its answer is dropped, and the newest question is run.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import THREAD_ABOVE, BackgroundRead
+from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.state import AppState
 
-REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
 
-
-class ConflictFinder(QObject):
+class ConflictFinder(WholeGraphQuestion):
     """Finds ``kg.conflicts()`` and ``kg.single_valued_suggestions()`` and says so:
     ``running(words)`` when a run starts off the UI thread, ``progressed(done, total)`` as it
     goes, ``found(conflicts, suggestions)`` with the answer (on a worker: the suggestions
@@ -35,37 +33,11 @@ class ConflictFinder(QObject):
     failed = Signal(str)
 
     def __init__(self, state: AppState, parent: QObject | None = None):
-        super().__init__(parent)
-        self._state = state
-        self.thread_above = THREAD_ABOVE
-        self._opened = False
+        super().__init__(state, "factlines-conflicts", parent)
         self._suggestions: list[dict] = []
-        self._reader = BackgroundRead("factlines-conflicts", self)
-        self._reader.answered.connect(self._answered)
-        self._reader.progressed.connect(self.progressed)
-        self._reader.failed.connect(self._failed)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self.refresh_now)
-        state.graphChanged.connect(self._graph_changed)
-        state.dataChanged.connect(self.refresh_soon)
-
-    @property
-    def busy(self) -> bool:
-        """A run is going on a worker thread, or one is waiting for writes to stop."""
-        return self._reader.busy or self._timer.isActive()
-
-    def _graph_changed(self) -> None:
-        self._reader.forget()  # whatever runs now is about the previous graph
-        self.refresh_now()
-        self._opened = True  # the "all rows changed" that follows an open is this one
-
-    def refresh_soon(self, *_touched) -> None:
-        if self._opened:
-            self._opened = False
-            return
-        self._timer.start()
+        self.reader.answered.connect(self._answered)
+        self.reader.progressed.connect(self.progressed)
+        self.reader.failed.connect(self._failed)
 
     def refresh_now(self) -> None:
         self._timer.stop()
@@ -76,7 +48,7 @@ class ConflictFinder(QObject):
             return
         try:
             facts = kg.stats()["triples"]
-            if facts < self.thread_above and not self._reader.busy:
+            if facts < self.thread_above and not self.reader.busy:
                 conflicts, suggestions = kg.conflicts(), kg.single_valued_suggestions()
             else:
                 self._start_worker(str(kg.db_path), facts)
@@ -89,7 +61,7 @@ class ConflictFinder(QObject):
 
     def _start_worker(self, path: str, facts: int) -> None:
         self.running.emit(f"Finding conflicts among {facts:,} facts…")
-        self._reader.start(path, _conflicts)
+        self.reader.start(path, _conflicts)
 
     def _answered(self, answer: tuple[str, list]) -> None:
         what, rows = answer
@@ -100,12 +72,12 @@ class ConflictFinder(QObject):
         self.found.emit(rows, self._suggestions)
         kg = self._state.kg
         if kg is not None and not kg.closed:
-            self._reader.start(str(kg.db_path), _suggestions)
+            self.reader.start(str(kg.db_path), _suggestions)
 
     def cancel(self) -> None:
         """Stop the run going on the worker thread (at the store's next step) and drop it."""
         self._timer.stop()
-        self._reader.cancel()
+        self.reader.cancel()
 
     def _failed(self, error: Exception) -> None:
         if isinstance(error, Cancelled):
@@ -114,10 +86,6 @@ class ConflictFinder(QObject):
             self.failed.emit(f"Conflicts not found: {in_words(error)}")
         else:  # a bug: the reader raises it next, to the error handler
             self.failed.emit("Conflicts not counted: the search failed")
-
-    def wait(self, timeout: float = 30.0) -> None:
-        """Block until the worker (if any) is done (for closing and for tests)."""
-        self._reader.wait(timeout)
 
 
 def _conflicts(kg, progress) -> tuple[str, list]:
