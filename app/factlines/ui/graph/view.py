@@ -419,7 +419,7 @@ class GraphView(QGraphicsView):
         self.legend.paint(painter)
         if self.note:
             painter.setPen(style.GRAPH_MUTED)
-            where = Qt.AlignmentFlag.AlignHCenter
+            where = Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap  # a narrow dock
             where |= Qt.AlignmentFlag.AlignBottom if self.kept else Qt.AlignmentFlag.AlignVCenter
             painter.drawText(
                 QRectF(self.viewport().rect()).adjusted(4, 4, -4, -8), where, self.note
