@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from factlines.core import temporal
 from factlines.core.errors import ConflictError
 from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
@@ -26,6 +27,46 @@ TIMELINE_SELECT = (
     "SELECT t.id, s.name, t.predicate, o.name, t.valid_from, t.valid_to FROM triples t "
     "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
 )
+
+
+def changed_facts(
+    conn, started: str, ended: str, params: dict, eid: str | None, mark: Callable[[str], str]
+) -> tuple[list, list]:
+    """The fact rows matching ``started`` and those matching ``ended`` (SQL terms on ``t``
+    over the named ``params``; ``mark(name)`` is the engine's named placeholder), of the
+    entity ``eid`` (its id is ``params["x"]``) or of the whole graph, each by key then id."""
+    out = []
+    for where, key, column in ((started, temporal.start_key, 6), (ended, temporal.end_key, 7)):
+        sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
+        if eid is not None:
+            x = mark("x")
+            sql = (
+                f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.subject = {x} AND {where} "
+                f"UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
+                f"WHERE t.object = {x} AND t.subject != {x} AND {where}"
+            )
+        rows = conn.execute(sql, params).fetchall()
+        rows.sort(key=lambda r, c=column, k=key: (k(r[c]), r[0]))
+        out.append(rows)
+    return out[0], out[1]
+
+
+def change_params(start_key: str, end_key: str, eid: str | None) -> dict:
+    """The named parameters of both engines' ``changes`` SQL."""
+    return {
+        "s": start_key,
+        "e": end_key,
+        "s10": start_key[:10],
+        "ds": day_of(start_key),
+        "de": day_of(end_key),
+        "x": eid,
+    }
+
+
+def day_of(key: str) -> str | None:
+    """The day whose day-only end key is above ``key`` although its text is not (None when
+    ``key`` is its day's last second): see the engines' ``valid_at_params``."""
+    return key[:10] if key[10:] < temporal.DAY_END_SUFFIX else None
 
 
 def escape_like(value: str) -> str:

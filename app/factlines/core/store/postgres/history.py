@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from factlines.core import temporal
-from factlines.core.store.engine_common import FACT_COLUMNS, FACT_LEFT_JOIN
+from factlines.core.store.engine_common import (
+    FACT_COLUMNS,
+    FACT_LEFT_JOIN,
+    change_params,
+    changed_facts,
+    day_of,
+)
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, end_key, start_key
-from factlines.core.store.sqlite.history import _day_of
 
 _SK = start_key("valid_from")
 _EK = end_key("valid_to")
@@ -88,7 +92,7 @@ class PGHistory:
                 f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
                 f"{columns} FROM triples WHERE ({_INVERTED} OR (valid_to {C} >= %s "
                 f"AND (valid_to {C} > %s OR valid_to = %s))){subject}",
-                [now_key[:10], now_key, _day_of(now_key), *params],
+                [now_key[:10], now_key, day_of(now_key), *params],
             ).fetchall()
         return rows
 
@@ -100,29 +104,10 @@ class PGHistory:
             f"AND t.valid_to {C} <= %(e)s AND (%(de)s::text IS NULL OR t.valid_to != %(de)s) "
             f"AND NOT {inverted}"
         )
-        params = {
-            "s": start_key,
-            "e": end_key,
-            "s10": start_key[:10],
-            "ds": _day_of(start_key),
-            "de": _day_of(end_key),
-            "x": eid,
-        }
-        out = []
         with self._db.snapshot() as conn:
-            for where, key in ((started, temporal.start_key), (ended, temporal.end_key)):
-                sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
-                if eid is not None:
-                    sql = (
-                        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.subject = %(x)s "
-                        f"AND {where} UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
-                        f"WHERE t.object = %(x)s AND t.subject != %(x)s AND {where}"
-                    )
-                rows = conn.execute(sql, params).fetchall()
-                column = 6 if key is temporal.start_key else 7
-                rows.sort(key=lambda r, c=column, k=key: (k(r[c]), r[0]))
-                out.append(rows)
-        return out[0], out[1]
+            return changed_facts(
+                conn, started, ended, change_params(start_key, end_key, eid), eid, "%({})s".format
+            )
 
     def event_count(self, eid: str | None) -> int:
         where, params = (

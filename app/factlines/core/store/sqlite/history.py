@@ -18,7 +18,13 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 from factlines.core import temporal
-from factlines.core.store.engine_common import FACT_COLUMNS, FACT_LEFT_JOIN
+from factlines.core.store.engine_common import (
+    FACT_COLUMNS,
+    FACT_LEFT_JOIN,
+    change_params,
+    changed_facts,
+    day_of,
+)
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import rows_for_ids
@@ -52,12 +58,6 @@ def _dated(column: str, fixed: int) -> str:
 def is_dated(value: str | None) -> bool:
     """The same test in Python."""
     return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
-
-
-def _day_of(key: str) -> str | None:
-    """The day whose day-only end key is above ``key`` although its text is not (None when
-    ``key`` is its day's last second): see :func:`timesql.valid_at_params`."""
-    return key[:10] if key[10:] < temporal.DAY_END_SUFFIX else None
 
 
 class SQLiteHistory:
@@ -149,7 +149,7 @@ class SQLiteHistory:
                 f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
                 f"{columns} FROM {source} WHERE ({_INVERTED} OR (valid_to >= ? "
                 f"AND (valid_to > ? OR valid_to = ?))){subject}",
-                [now_key[:10], now_key, _day_of(now_key), *params],
+                [now_key[:10], now_key, day_of(now_key), *params],
             ).fetchall()
         return rows
 
@@ -167,30 +167,10 @@ class SQLiteHistory:
             "AND (:de IS NULL OR t.valid_to != :de) AND NOT "
             + _INVERTED.replace("valid_", "t.valid_")
         )
-        params = {
-            "s": start_key,
-            "e": end_key,
-            "s10": start_key[:10],
-            "ds": _day_of(start_key),
-            "de": _day_of(end_key),
-            "x": eid,
-        }
         with self._db.snapshot() as conn:
-            out = []
-            for where, key in ((started, temporal.start_key), (ended, temporal.end_key)):
-                if eid is None:
-                    sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
-                else:
-                    sql = (
-                        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.subject = :x "
-                        f"AND {where} UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
-                        f"WHERE t.object = :x AND t.subject != :x AND {where}"
-                    )
-                rows = conn.execute(sql, params).fetchall()
-                column = 6 if key is temporal.start_key else 7
-                rows.sort(key=lambda r, c=column, k=key: (k(r[c]), r[0]))
-                out.append(rows)
-        return out[0], out[1]
+            return changed_facts(
+                conn, started, ended, change_params(start_key, end_key, eid), eid, ":{}".format
+            )
 
     # ── The events in order ───────────────────────────────────────────────
 
@@ -360,7 +340,7 @@ class SQLiteHistory:
                 ends = _counts_at(conn, "valid_to", keys)
                 days = {}
                 for i, key in enumerate(keys):
-                    day = _day_of(key)
+                    day = day_of(key)
                     if day is not None:
                         if day not in days:
                             days[day] = conn.execute(
