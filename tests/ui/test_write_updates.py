@@ -193,3 +193,64 @@ def test_a_fact_moved_to_another_predicate_is_drawn_on_its_new_edge(hub_window, 
     )
     item = next(i for i in graph._scene.edges if tid in [f["id"] for f in i.edge.facts])
     assert "advises" in item.toolTip()
+
+
+def _listed(window, eid: str) -> dict:
+    model = window.browser.model
+    return next(row for row in model._rows if row["id"] == eid)
+
+
+def _load_whole_list(window) -> None:
+    model = window.browser.model
+    while model.canFetchMore():
+        model.fetchMore()
+
+
+def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window, monkeypatch):
+    """A hub's list holds a thousand rows: an edit of one fact re-reads its ends' counts, before
+    and after the edit (here its object moves from one entity to another), not every row."""
+    window = hub_window
+    _load_whole_list(window)
+    model = window.browser.model
+    assert len(model._rows) > 1000
+    fact = next(f for f in window.kg.intervals("hub") if f["valid_to"] is None)
+    old = fact["object"]
+    window.kg.add_entity("Newcomer")  # no fact names it yet: the move cannot duplicate one
+    new = "newcomer"
+    _load_whole_list(window)
+    hub_before, old_before, new_before = (_listed(window, e) for e in ("hub", old, new))
+    pages, resets, changed = [], [], []
+    listed = window.kg.entity_list_rows
+    monkeypatch.setattr(window.kg, "list_entities", lambda *a, **k: pages.append(1) or [])
+    monkeypatch.setattr(
+        window.kg, "entity_list_rows", lambda ids: changed.extend(ids) or listed(ids)
+    )
+    model.modelReset.connect(lambda: resets.append(1))
+
+    with window.kg.recording():  # as every edit of the window's is; two writes, two updates
+        window.kg.update_fact(fact["id"], object=window.kg.get_entity(new)["name"])
+        assert set(changed) == {"hub", old, new}
+        window.kg.end_fact(fact["id"], "2026-01-01")
+
+    assert pages == [] and resets == []
+    assert len(changed) <= 5  # the second write's ends: the hub and the new object
+    assert _listed(window, old)["current"] == old_before["current"] - 1
+    assert _listed(window, new)["ended"] == new_before["ended"] + 1
+    assert _listed(window, "hub")["current"] == hub_before["current"] - 1
+    assert _listed(window, "hub")["ended"] == hub_before["ended"] + 1
+
+
+def test_a_write_whose_former_ends_are_unknown_reads_every_row_again(hub_window, monkeypatch):
+    window = hub_window
+    _load_whole_list(window)
+    model = window.browser.model
+    pages = []
+    page = window.kg.list_entities
+    monkeypatch.setattr(
+        window.kg, "list_entities", lambda *a, **k: pages.append(1) or page(*a, **k)
+    )
+    fact = next(f for f in window.kg.intervals("hub") if f["valid_to"] is None)
+    old_before = _listed(window, fact["object"])["current"]
+    window.kg.end_fact(fact["id"], "2026-01-01")  # not recorded: its row was never read
+    assert pages and len(model._rows) > 1000
+    assert _listed(window, fact["object"])["current"] == old_before - 1

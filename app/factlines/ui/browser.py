@@ -218,7 +218,7 @@ class EntityBrowser(QWidget):
         """Rows were written: refresh the type list if entities changed, then the listing (only
         the rows that changed, when the same entities are still listed)."""
         if touched is not None and not (touched.everything or touched.entities):
-            self.model.update_rows()
+            self.model.update_rows(touched)
             return
         current = self.type_filter.currentData()
         kg = self._state.kg

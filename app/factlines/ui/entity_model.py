@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from factlines.core.store import Touched
 from factlines.ui import style
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
@@ -37,6 +38,8 @@ class EntityModel(QAbstractTableModel):
     COLUMNS = ("Name", "Type", "Open", "Ended")
     ORDERS = ("name", "type", "current", "ended")
     PAGE = 80
+
+    FEW_FACTS = 200  # a write of more re-reads every row listed (one query, not hundreds)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -79,12 +82,18 @@ class EntityModel(QAbstractTableModel):
         self._rows, self._total = rows, total
         self.endResetModel()
 
-    def update_rows(self) -> None:
+    def update_rows(self, touched: Touched | None = None) -> None:
         """After a write: read the rows shown again; when they are the same entities in the
-        same order, announce just the rows whose counts or names changed (no reset)."""
+        same order, announce just the rows whose counts or names changed (no reset). A write
+        of a few facts, listed by name or type with every entity shown, can change only the
+        counts of its facts' ends, before and after: just those are read again (a hub's list
+        holds thousands of rows), when the write says what they were."""
         kg = self._state.kg
         if kg is None or not self._rows:
             self.refresh()
+            return
+        if self._counts_alone_changed(touched):
+            self._update_ends(kg, touched)
             return
         total = kg.count_entities(self.search, self.entity_type, self.valid_at)
         rows = self._query(0, min(len(self._rows), total))
@@ -94,6 +103,32 @@ class EntityModel(QAbstractTableModel):
         last = len(self.COLUMNS) - 1
         for row, (old, new) in enumerate(zip(self._rows, rows)):
             if old != new:
+                self._rows[row] = new
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+
+    def _counts_alone_changed(self, touched: Touched | None) -> bool:
+        """Whether ``touched`` can change the listed entities' counts but not which are listed
+        or their order (nor the total)."""
+        return (
+            touched is not None
+            and touched.fact_ends is not None
+            and not (touched.everything or touched.entities)
+            and 0 < len(touched.facts) <= self.FEW_FACTS
+            and self.order in ("name", "type")
+            and self.valid_at is None
+        )
+
+    def _update_ends(self, kg, touched: Touched) -> None:
+        """Read again the rows of the entities at either end of the touched facts, before the
+        write and after it."""
+        ends = set(touched.fact_ends)
+        for row in kg.rows_with_ids("triples", list(touched.facts)).values():
+            ends.update((row["subject"], row["object"]))
+        at = {row["id"]: i for i, row in enumerate(self._rows) if row["id"] in ends}
+        last = len(self.COLUMNS) - 1
+        for new in kg.entity_list_rows(list(at)):
+            row = at[new["id"]]
+            if self._rows[row] != new:
                 self._rows[row] = new
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 

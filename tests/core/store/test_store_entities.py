@@ -385,3 +385,17 @@ def test_prepare_search_builds_the_index_once_and_writes_nothing(people):
     people.prepare_search()
     assert people._store.entities._search_index is not built
     assert people.count_entities("ali") == 4
+
+
+def test_the_list_rows_of_some_ids_are_the_listings_rows_in_their_order(kg):
+    kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01", valid_to="2024-06-30")
+    kg.add_triple("Kai", "works_on", "Nova", valid_from="2024-07-01")
+    kg.add_entity("Idle")
+    listed = {row["id"]: row for row in kg.list_entities(limit=10)}
+    assert kg.entity_list_rows(["nova", "ghost", "kai", None, "idle"]) == [
+        listed["nova"],
+        listed["kai"],
+        listed["idle"],
+    ]
+    assert listed["kai"]["current"] == 1 and listed["kai"]["ended"] == 1
+    assert kg.entity_list_rows([]) == []

@@ -29,9 +29,27 @@ class Touched:
     entities: set[str] = field(default_factory=set)
     settings: set[str] = field(default_factory=set)
     everything: bool = False  # another program wrote the file: which rows is not known
+    # The entities at either end of the touched facts before the write, where each fact's
+    # row was read before it was written (a recorded write); None: not known.
+    fact_ends: set[str] | None = None
 
     def add(self, table: str, row_id: str) -> None:
         {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)
+
+    @classmethod
+    def noting_ends(cls) -> Touched:
+        """For a write about to start: its facts' former ends are noted as they are read."""
+        return cls(fact_ends=set())
+
+    def note_ends(self, before: RowImage | object | None) -> None:
+        """A touched fact's row before the write (None: there was none; anything else that
+        is not a row image: not read, so the ends are not known)."""
+        if self.fact_ends is None or before is None:
+            return
+        if not isinstance(before, RowImage):
+            self.fact_ends = None
+            return
+        self.fact_ends.update((before.values.get("subject"), before.values.get("object")))
 
     def __bool__(self) -> bool:
         return self.everything or bool(self.facts or self.entities or self.settings)

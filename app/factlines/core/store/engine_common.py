@@ -373,6 +373,10 @@ class EntityRows:
 
     _db: object
 
+    def listed(self, ids: list[str]) -> list[dict]:
+        with self._db.read() as conn:
+            return self._rows_with_counts(conn, list(ids))
+
     def get(self, eid: str) -> dict | None:
         """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
         with self._db.read() as conn:

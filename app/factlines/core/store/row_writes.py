@@ -13,12 +13,15 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from factlines.core.errors import Refused
-from factlines.core.store.changes import Change, RowImage, Touched
+from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
 _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
+
+
+_NOT_READ = object()  # a row's image before the write, when no recording read it
 
 
 class RowWrites:
@@ -33,7 +36,7 @@ class RowWrites:
     def __init__(self) -> None:
         self._depth = 0
         self._recorders: list[Change] = []
-        self._touched = Touched()
+        self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
 
     # ── What the engine supplies ──────────────────────────────────────────
@@ -70,11 +73,18 @@ class RowWrites:
         """Note a row about to be written: its id for the listeners, its image for recordings."""
         self._touched.add(table, row_id)
         image = None
+        before = _NOT_READ
         for change in self._recorders:
             if (table, row_id) not in change.rows:
                 if image is None:
                     image = [self._row_image(conn, table, row_id)]
                 change.rows[(table, row_id)] = [image[0], None, True]
+            images = change.rows[(table, row_id)]
+            # [before, None, True] while this transaction writes it; [before, after] when an
+            # earlier transaction of the recording did: then "after" is the row now.
+            before = images[1] if len(images) == 2 else images[0]
+        if table == TRIPLES:
+            self._touched.note_ends(before)
 
     @contextmanager
     def recording(self) -> Iterator[Change]:
@@ -91,7 +101,7 @@ class RowWrites:
         for change in self._recorders:
             for key in [k for k, v in change.rows.items() if len(v) == 3]:
                 del change.rows[key]
-        self._touched = Touched()
+        self._touched = Touched.noting_ends()
 
     def _fill_after_images(self, conn) -> None:
         """Before the commit: each recording's rows as the write leaves them."""
@@ -101,7 +111,7 @@ class RowWrites:
                     change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
 
     def _take_touched(self) -> Touched:
-        touched, self._touched = self._touched, Touched()
+        touched, self._touched = self._touched, Touched.noting_ends()
         return touched
 
     # ── Undo and redo ─────────────────────────────────────────────────────
