@@ -30,8 +30,9 @@ class Touched:
     settings: set[str] = field(default_factory=set)
     everything: bool = False  # another program wrote the file: which rows is not known
     # The entities at either end of the touched facts before the write, where each fact's
-    # row was read before it was written (a recorded write); None: not known.
-    fact_ends: set[str] | None = None
+    # row was read before it was written (a recorded write); None: not known. A hint for
+    # views, not part of what was touched.
+    fact_ends: set[str] | None = field(default=None, compare=False)
 
     def add(self, table: str, row_id: str) -> None:
         {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)
