@@ -146,7 +146,7 @@ class FactColumns(QObject):
         view.viewport().installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.Resize:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
             self.fit()
         return False
 
@@ -155,7 +155,8 @@ class FactColumns(QObject):
 
     def fit(self) -> None:
         """Fit the fact's columns to the view's width (the rows shown decide the dates')."""
-        if self.sized_by_hand:
+        # Out of sight (another tab in front) Qt's size hints read every row: fit when shown.
+        if self.sized_by_hand or not self._view.isVisible():
             return
         view, header = self._view, self._view.horizontalHeader()
         metrics = view.fontMetrics()
