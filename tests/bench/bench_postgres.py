@@ -12,6 +12,7 @@ is updated; an as_of step makes no query; another client's write is in the windo
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -110,6 +111,8 @@ TARGETS = {
 
 def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="factlines-bench-pg-"))
+    # A settings file of its own: never the person's, nor a layout another run left there.
+    os.environ.setdefault("FACTLINES_SETTINGS", str(folder / "settings.ini"))
     reason = postgres_server.why_not()
     if reason is not None:
         print(reason)
