@@ -14,7 +14,7 @@ from factlines.core.store.changes import Touched
 from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.postgres import schema
 from factlines.core.store.postgres.bulk import PGBulk
-from factlines.core.store.postgres.connection import PGConnection, driver
+from factlines.core.store.postgres.connection import PGConnection, connect, driver
 from factlines.core.store.postgres.editlog import TABLE, PGEditLog
 from factlines.core.store.postgres.entities import PGEntities
 from factlines.core.store.postgres.errors import unavailable
@@ -26,14 +26,31 @@ from factlines.core.store.protocol import WRITE_WAIT
 
 
 def graph_at(url: str) -> bool:
-    """Whether the database at ``url`` holds tables already (a graph, or what is refused)."""
-    return schema.holds_tables(url)
+    """Whether the database at ``url`` has any table in its current schema (a graph, or what
+    is refused); True when it cannot be asked (opening it then says why)."""
+    try:
+        with connect(url) as conn:
+            return bool(schema.tables(conn))
+    except driver().Error:
+        return True
 
 
 def discard_new_graph(url: str) -> None:
     """Remove the graph a command made in an empty database moments ago and then wrote
-    nothing into: the tables go, the database stays (it was the server's before)."""
-    schema.drop_empty_graph(url, ("entities", "triples", "fl_meta", "fl_schema", TABLE))
+    nothing into, if it still holds nothing but our empty tables: the tables go, the
+    database stays (it was the server's before)."""
+    own = {"entities", "triples", "fl_meta", "fl_schema", TABLE}
+    with connect(url) as conn, conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema.WRITE_LOCK,))
+        found = set(schema.tables(conn))
+        if not found <= own or any(
+            conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]
+            for table in ("entities", "triples", TABLE, "fl_meta")
+            if table in found
+        ):
+            return
+        for table in found:
+            conn.execute(f"DROP TABLE {table}")
 
 
 class PostgresStore(EngineStore):

@@ -49,6 +49,11 @@ def driver():
     return psycopg
 
 
+def connect(url: str):
+    """A new autocommit connection to ``url``, waiting at most the engine's connect timeout."""
+    return driver().connect(url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
+
+
 def label_of(url: str) -> str:
     """The URL as a person may see it: without its password."""
     info = driver().conninfo.conninfo_to_dict(url)
@@ -95,7 +100,7 @@ class PGConnection(RowWrites):
     def _connect(self, setup: bool = False) -> None:
         psycopg = self._psycopg
         try:
-            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
+            conn = connect(self.url)
         except psycopg.Error as exc:
             raise unavailable(self.label, exc, "opened" if setup else "reached") or exc from None
         try:
@@ -105,7 +110,7 @@ class PGConnection(RowWrites):
             if self.read_only:
                 conn.execute("SET default_transaction_read_only = on")
             self.pid, self.role = conn.execute("SELECT pg_backend_pid(), current_user").fetchone()
-            feed = psycopg.connect(self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
+            feed = connect(self.url)
             feed.execute(f"LISTEN {CHANNEL}")
         except psycopg.Error as exc:
             conn.close()

@@ -141,36 +141,3 @@ def _write(conn, statements: list[str]) -> None:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-def holds_tables(url: str) -> bool:
-    """Whether the database at ``url`` has any table in its current schema (a graph or
-    anything else); True when it cannot be asked (opening it then says why)."""
-    from factlines.core.store.postgres.connection import driver
-
-    psycopg = driver()
-    try:
-        with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
-            return bool(tables(conn))
-    except psycopg.Error:
-        return True
-
-
-def drop_empty_graph(url: str, own_tables: tuple[str, ...]) -> None:
-    """Drop the graph made moments ago in the database at ``url`` (it had no table before),
-    if it still holds nothing but our empty tables: the database is as it was."""
-    from factlines.core.store.postgres.connection import driver
-
-    with driver().connect(url, autocommit=True, connect_timeout=5) as conn, conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-        found = set(tables(conn))
-        if not found <= set(own_tables):
-            return
-        if any(
-            conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]
-            for table in ("entities", "triples", "fl_edit_log", "fl_meta")
-            if table in found
-        ):
-            return
-        for table in found:
-            conn.execute(f"DROP TABLE {table}")
