@@ -42,15 +42,15 @@ class Touched:
         """For a write about to start: its facts' former ends are noted as they are read."""
         return cls(fact_ends=set())
 
-    def note_ends(self, before: RowImage | object | None) -> None:
-        """A touched fact's row before the write (None: there was none; anything else that
-        is not a row image: not read, so the ends are not known)."""
-        if self.fact_ends is None or before is None:
+    def note_ends(self, before: RowImage | None, read: bool) -> None:
+        """A touched fact's row before the write (None: there was none), if it was ``read``;
+        a fact whose row was not read leaves the ends unknown."""
+        if self.fact_ends is None:
             return
-        if not isinstance(before, RowImage):
+        if not read:
             self.fact_ends = None
-            return
-        self.fact_ends.update((before.values.get("subject"), before.values.get("object")))
+        elif before is not None:
+            self.fact_ends.update((before.values.get("subject"), before.values.get("object")))
 
     def __bool__(self) -> bool:
         return self.everything or bool(self.facts or self.entities or self.settings)

@@ -21,9 +21,6 @@ _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the s
 _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
 
 
-_NOT_READ = object()  # a row's image before the write, when no recording read it
-
-
 class RowWrites:
     """Recordings, listeners and replay over an engine's connection (see the module)."""
 
@@ -72,8 +69,7 @@ class RowWrites:
     def touch(self, conn, table: str, row_id: str) -> None:
         """Note a row about to be written: its id for the listeners, its image for recordings."""
         self._touched.add(table, row_id)
-        image = None
-        before = _NOT_READ
+        image = before = None
         for change in self._recorders:
             if (table, row_id) not in change.rows:
                 if image is None:
@@ -84,7 +80,8 @@ class RowWrites:
             # earlier transaction of the recording did: then "after" is the row now.
             before = images[1] if len(images) == 2 else images[0]
         if table == TRIPLES:
-            self._touched.note_ends(before)
+            # Only a recorded write reads the row before writing it: else its ends are unknown.
+            self._touched.note_ends(before, read=bool(self._recorders))
 
     @contextmanager
     def recording(self) -> Iterator[Change]:
