@@ -100,11 +100,8 @@ class EntityModel(QAbstractTableModel):
         if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
             self.refresh()
             return
-        last = len(self.COLUMNS) - 1
-        for row, (old, new) in enumerate(zip(self._rows, rows)):
-            if old != new:
-                self._rows[row] = new
-                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        for row, new in enumerate(rows):
+            self._replace_row(row, new)
 
     def _counts_alone_changed(self, touched: Touched | None) -> bool:
         """Whether ``touched`` can change the listed entities' counts but not which are listed
@@ -125,12 +122,14 @@ class EntityModel(QAbstractTableModel):
         for row in kg.rows_with_ids("triples", list(touched.facts)).values():
             ends.update((row["subject"], row["object"]))
         at = {row["id"]: i for i, row in enumerate(self._rows) if row["id"] in ends}
-        last = len(self.COLUMNS) - 1
         for new in kg.entity_list_rows(list(at)):
-            row = at[new["id"]]
-            if self._rows[row] != new:
-                self._rows[row] = new
-                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+            self._replace_row(at[new["id"]], new)
+
+    def _replace_row(self, row: int, new: dict) -> None:
+        """Show ``new`` at ``row``, announced only when it differs from the row shown."""
+        if self._rows[row] != new:
+            self._rows[row] = new
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
 
     def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
