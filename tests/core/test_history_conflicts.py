@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+
 import pytest
 
-from factlines import Refused
+from factlines import Refused, Unavailable
+from factlines.core.progress import Cancelled
 from store_helpers import dump
 
 
@@ -221,3 +225,93 @@ def test_reading_conflicts_writes_nothing(lives):
     with pytest.raises(Refused):
         lives.validity_histogram(0)
     assert dump(lives.db_path, ("entities", "triples", "fl_meta")) == before
+
+
+# ── The whole graph's odd facts, searched on a second connection ─────────
+
+
+def test_a_copy_closed_while_the_side_search_ran_is_left_out(kg, kg_path, monkeypatch):
+    from factlines.core.store.sqlite import history
+
+    raw_fact(kg, "t_a1", "ann", "likes", "tea")
+    raw_fact(kg, "t_a2", "ann", "likes", "tea")
+    raw_fact(kg, "t_b1", "bob", "likes", "tea")
+    raw_fact(kg, "t_b2", "bob", "likes", "tea")
+    search = history._irregular_rowids
+
+    def then_another_program_ends_one(conn, *args):
+        found = search(conn, *args)
+        with sqlite3.connect(kg_path) as other:
+            other.execute("UPDATE triples SET valid_to = '2020-01-01' WHERE id = 't_a2'")
+        return found
+
+    monkeypatch.setattr(history, "_irregular_rowids", then_another_program_ends_one)
+    assert kinds(kg.conflicts()) == [("duplicate_open", "t_b1", "t_b2", None, None)]
+
+
+def test_cancelled_while_the_side_search_runs_leaves_nothing_behind(kg, kg_path, monkeypatch):
+    from factlines.core.store.sqlite import connection, history
+
+    kg.set_single_valued("lives_in")
+    kg.add_triple("Ann", "lives_in", "Paris")
+    raw_fact(kg, "t_a1", "ann", "likes", "tea")
+    raw_fact(kg, "t_a2", "ann", "likes", "tea")
+    opened, started, release = [], threading.Event(), threading.Event()
+    connect_read_only, search = connection.connect_read_only, history._irregular_rowids
+
+    def recorded(target):
+        opened.append(connect_read_only(target))
+        return opened[-1]
+
+    def held(conn, *args):
+        started.set()
+        release.wait(5)  # still searching when the reader cancels
+        return search(conn, *args)
+
+    monkeypatch.setattr(connection, "connect_read_only", recorded)
+    monkeypatch.setattr(history, "_irregular_rowids", held)
+    threads, before = threading.active_count(), dump(kg_path)
+
+    def progress(done, total):
+        if done == 1:
+            assert started.wait(5)
+            release.set()
+            return False
+        return True
+
+    with pytest.raises(Cancelled):
+        kg.conflicts(progress=progress)
+    assert threading.active_count() == threads
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        opened[0].execute("SELECT 1")
+    assert dump(kg_path) == before
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (sqlite3.OperationalError("database is locked"), Unavailable),
+        (sqlite3.OperationalError("no such column: valid_too"), sqlite3.OperationalError),
+    ],
+    ids=["environment", "bug"],
+)
+def test_what_goes_wrong_in_the_side_search_reaches_the_caller(kg, monkeypatch, error, raised):
+    from factlines.core.store.sqlite import history
+
+    if "locked" in str(error):
+        error.sqlite_errorcode = sqlite3.SQLITE_BUSY
+
+    def fails(conn, *args):
+        raise error
+
+    raw_fact(kg, "t_a1", "ann", "likes", "tea")
+    monkeypatch.setattr(history, "_irregular_rowids", fails)
+    with pytest.raises(raised) as caught:
+        kg.conflicts()
+    assert caught.type is raised
+
+
+def test_a_closed_graph_refuses_before_searching(kg):
+    kg.close()
+    with pytest.raises(Refused, match="closed"):
+        kg.conflicts()

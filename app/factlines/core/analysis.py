@@ -13,27 +13,14 @@ Conflict rows are ``{kind, subject, predicate, a, b, start, end}`` (see :data:`K
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
-from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX, is_date
+from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
 
 KINDS = ("overlap", "handover", "duplicate_open", "inverted", "future_end")
 _OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
 _OPEN = "~"  # sorts after every key: an open end
-
-
-def is_handover(first: tuple, second: tuple) -> bool:
-    """``first`` ended by date on day D and ``second`` starts at D's first second, ``first``
-    having started before D and ``second`` lasting at least as long: both hold all of day D
-    only because a day-only end covers its whole day (MemPalace's ``invalidate(ended=D)``
-    then ``add_triple(valid_from=D)``). Rows as :func:`overlapping_pairs` takes them."""
-    ended = first[4]
-    return (
-        is_date(ended)
-        and second[0] == ended + DAY_START_SUFFIX
-        and first[0] < second[0]
-        and second[2] >= first[2]
-    )
 
 
 def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
@@ -41,14 +28,20 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     and ``duplicate_open`` pairs of the same object.
 
     ``rows`` are ``(subject, predicate, object, id, valid_from, valid_to)``. Returns conflict
-    tuples (see :func:`as_rows`, which puts them in order): ``a`` is the fact that starts
+    tuples (see :func:`as_rows`), in order: ``a`` is the fact that starts
     first (on a tie, the smaller id), ``b`` the other; ``start`` and ``end`` are the
     overlap's keys. Facts valid nowhere are left out.
+
+    A pair is a ``handover`` when it overlaps only because a day-only end covers its whole
+    day: ``a`` ended by date on day D having started before it, ``b`` starts at D's first
+    second and lasts at least as long (MemPalace's ``invalidate(ended=D)`` then
+    ``add_triple(valid_from=D)``).
     """
-    # One pass builds the keys and groups by (subject, predicate): sorting each small group
-    # costs far less than sorting every fact by its group. A fact is (start, id, end,
-    # object, valid_to), "" for an unknown start and "~" for an open end.
-    groups: dict[tuple[str, str], list[tuple]] = {}
+    # One pass builds the keys and groups by subject: sorting each small group costs far
+    # less than sorting every fact. A fact is (predicate, start, id, end, object, handover),
+    # "" for an unknown start, "~" for an open end, and for a day-only end D the start key a
+    # successor taking over on D has (else None).
+    groups: defaultdict[str, list[tuple]] = defaultdict(list)
     for subject, predicate, obj, tid, valid_from, valid_to in rows:
         if not valid_from:
             start = ""
@@ -56,46 +49,48 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
             start = valid_from + DAY_START_SUFFIX
         else:
             start = valid_from
+        handover = None
         if valid_to is None:
             end = _OPEN
         elif len(valid_to) == 10 and valid_to[4] == "-" and valid_to[7] == "-":
             end = valid_to + DAY_END_SUFFIX
+            handover = valid_to + DAY_START_SUFFIX
         else:
             end = valid_to
         if start < end:
-            key = (subject, predicate)
-            group = groups.get(key)
-            if group is None:
-                groups[key] = [(start, tid, end, obj, valid_to)]
-            else:
-                group.append((start, tid, end, obj, valid_to))
+            groups[subject].append((predicate, start, tid, end, obj, handover))
     found: list[tuple] = []
-    add = found.append
-    # In order of (subject, predicate): the pairs come out nearly sorted, which makes
-    # :func:`as_rows`'s sort of them cheap.
-    for subject, predicate in sorted(groups):
-        group = groups[subject, predicate]
-        if len(group) < 2:
-            continue
-        # Sorted by start, each fact meets the facts still running at its start: those are
-        # exactly the ones it overlaps, so the work is the size of the answer.
+    for subject in sorted([subject for subject, group in groups.items() if len(group) > 1]):
+        group = groups[subject]
+        # By predicate, then start: a fact overlaps the later facts of its predicate that
+        # start before it ends, and no fact after the first that does not, so the work is
+        # the size of the answer.
         group.sort()
-        running = [group[0]]
-        for fact in group[1:]:
-            start, tid, end, obj = fact[0], fact[1], fact[2], fact[3]
-            running = [r for r in running if r[2] > start]
-            for other in running:
-                if other[3] == obj:
-                    if end != _OPEN or other[2] != _OPEN:
+        pairs: list[tuple] = []
+        add = pairs.append
+        last = len(group)
+        for i in range(last - 1):
+            predicate, a_start, a_id, a_end, a_obj, a_handover = group[i]
+            for j in range(i + 1, last):
+                b = group[j]
+                start = b[1]
+                if start >= a_end or b[0] != predicate:
+                    break
+                end = b[3]
+                if b[4] == a_obj:
+                    if end != _OPEN or a_end != _OPEN:
                         continue
                     kind = _DUPLICATE
-                elif other[4] is not None and len(other[4]) == 10 and is_handover(other, fact):
+                elif a_handover == start and a_start < start and end >= a_end:
                     kind = _HANDOVER
                 else:
                     kind = _OVERLAP
-                last = other[2] if other[2] < end else end
-                add((subject, predicate, start, kind, other[1], tid, last))
-            running.append(fact)
+                add((subject, predicate, start, kind, a_id, b[2], a_end if a_end < end else end))
+        # Each subject's few pairs put in order here leave the whole list in order, so
+        # sorting it with other conflicts is a merge.
+        if len(pairs) > 1:
+            pairs.sort()
+        found += pairs
     return found
 
 
@@ -105,7 +100,8 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
 
     An inverted fact's ``start``/``end`` are its own keys (the end before the start); a future
     end's are the fact's own keys too (``start`` None when unknown). Duplicates come in pairs
-    like overlaps: ``a``/``b`` by start then id, over the span both are open.
+    like overlaps: ``a``/``b`` by start then id, over the span both are open. In order, like
+    :func:`overlapping_pairs`'s.
     """
     found: list[tuple] = []
     copies: dict[tuple[str, str, str], list[tuple]] = {}
@@ -119,13 +115,17 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
         for i, (_, first) in enumerate(group):
             for start, second in group[i + 1 :]:
                 found.append((subject, predicate, start, _DUPLICATE, first, second, _OPEN))
+    found.sort()
     return found
 
 
 def as_rows(found: list[tuple]) -> list[dict]:
     """Conflict tuples ``(subject, predicate, start, kind, a, b, end)`` (``""`` for an unknown
     start and no ``b``, ``"~"`` for an open end) as rows ``{kind, subject, predicate, a, b,
-    start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids."""
+    start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids.
+
+    ``found`` made of lists that are each in order (as :func:`overlapping_pairs` and
+    :func:`single_fact_rows` give theirs) is merged rather than sorted."""
     found.sort()
     return [
         {
@@ -184,7 +184,6 @@ def suggest_single_valued(rows: Iterable[tuple], tolerance: float = 0.02) -> lis
 __all__ = [
     "KINDS",
     "as_rows",
-    "is_handover",
     "overlapping_pairs",
     "single_fact_rows",
     "suggest_single_valued",

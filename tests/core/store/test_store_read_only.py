@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+# The engine and what it imports, loaded before any fork: the child, no longer root, may
+# not read the Python install under root's home.
+import factlines.core.store.sqlite  # noqa: F401
 from factlines import KnowledgeGraph, open_graph
 from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph
 from factlines.core.store.facade import WRITE_METHODS
@@ -134,6 +137,8 @@ def _browse(path: str, **options) -> dict:
             "intervals": len(kg.intervals("Kai")),
             "settings": kg.single_valued_predicates(),
             "missing_indexes": kg.missing_indexes(),
+            # The whole graph's odd facts are searched on a second connection.
+            "conflicts": kg.conflicts(),
         }
         for attempt in (
             lambda: kg.add_triple("Kai", "likes", "tea"),
@@ -157,6 +162,7 @@ def _assert_browsed(seen: dict) -> None:
     assert seen["intervals"] == 3
     assert seen["settings"] == []
     assert seen["missing_indexes"] == []
+    assert seen["conflicts"] == [], seen["conflicts"]
     assert len(seen["refusals"]) == 3
     assert all("read-only" in message for message in seen["refusals"])
 
@@ -381,6 +387,12 @@ def test_read_only_sees_mempalace_write_in_place(tmp_path):
 def test_an_older_mempalace_file_is_read_without_being_upgraded(tmp_path):
     path = tmp_path / "old.sqlite3"
     make_old_mempalace_file(path)
+    with sqlite3.connect(path) as conn:  # an open copy of t_0, as two writers may leave
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "SELECT 't_0_copy', subject, predicate, object, valid_from FROM triples "
+            "WHERE id = 't_0'"
+        )
     schema, rows = _schema(path), dump(path)
     with KnowledgeGraph(path, read_only=True) as kg:
         fact = kg.get_fact("t_0")
@@ -389,8 +401,11 @@ def test_an_older_mempalace_file_is_read_without_being_upgraded(tmp_path):
             None,
             None,
         )
-        assert len(kg.query_entity("P0")) == 1
-        assert len(kg.timeline("P0")) == 2
+        assert len(kg.query_entity("P0")) == 2  # t_0 and its copy
+        assert len(kg.timeline("P0")) == 3
+        assert [(c["kind"], c["a"], c["b"]) for c in kg.conflicts()] == [
+            ("duplicate_open", "t_0", "t_0_copy")
+        ]
     assert _schema(path) == schema and dump(path) == rows
 
 

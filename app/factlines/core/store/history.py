@@ -17,6 +17,7 @@ from factlines.core.analysis import (
     single_fact_rows,
     suggest_single_valued,
 )
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.protocol import GraphStore
@@ -57,21 +58,22 @@ class GraphHistory:
         Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
 
         ``progress(done, total)`` (:mod:`factlines.core.progress`) is told between the steps
-        (the odd facts, each marked predicate's overlaps, the ordering); it cancels by
-        returning False or raising :class:`~factlines.core.progress.Cancelled`.
+        (reading the marked predicates' facts, their overlaps, the odd facts, the ordering);
+        it cancels by returning False or raising :class:`~factlines.core.progress.Cancelled`.
         """
         eid = self._resolve_id(entity) if entity is not None else None
         history = self._store.history
         marked = self.single_valued_predicates()
-        steps = len(marked) + 2
-        report(progress, 0, steps)
+        report(progress, 0, 4)
         # The sweep over the marked predicates finds their duplicates too.
-        found = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
-        report(progress, 1, steps)
-        for done, predicate in enumerate(marked, 2):
-            found += overlapping_pairs(history.interval_rows([predicate], eid))
-            report(progress, done, steps)
-        return as_rows(found)
+        with collector_paused(), history.irregular(temporal.now_instant(), eid, marked) as odd:
+            rows = history.interval_rows(marked, eid) if marked else []
+            report(progress, 1, 4)
+            pairs = overlapping_pairs(rows)
+            report(progress, 2, 4)
+            singles = single_fact_rows(odd())
+            report(progress, 3, 4)
+            return as_rows(pairs + singles)
 
     def conflicts_touching(self, entity: str) -> list[dict]:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
@@ -96,7 +98,9 @@ class GraphHistory:
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
         whether it is marked single-valued already."""
         marked = set(self.single_valued_predicates())
-        found = suggest_single_valued(self._store.history.interval_rows(None, None), tolerance)
+        with collector_paused():
+            rows = self._store.history.interval_rows(None, None)
+            found = suggest_single_valued(rows, tolerance)
         for row in found:
             row["marked"] = row["predicate"] in marked
         return found
@@ -119,8 +123,12 @@ class GraphHistory:
         if start_key >= end_key:
             raise Refused(f"start={start!r} is not before end={end!r}")
         eid = self._resolve_id(entity) if entity is not None else None
-        started, ended = self._store.history.changes(start_key, end_key, eid)
-        return {"started": [fact_dict(r) for r in started], "ended": [fact_dict(r) for r in ended]}
+        with collector_paused():
+            started, ended = self._store.history.changes(start_key, end_key, eid)
+            return {
+                "started": [fact_dict(r) for r in started],
+                "ended": [fact_dict(r) for r in ended],
+            }
 
     # ── The story in order ────────────────────────────────────────────────
 

@@ -19,7 +19,7 @@ from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.row_writes import KEY_COLUMN, RowWrites
 from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.errors import unavailable
-from factlines.core.store.sqlite.schema import open_connection
+from factlines.core.store.sqlite.schema import connect_read_only, open_connection
 
 
 class Connection(RowWrites):
@@ -159,6 +159,24 @@ class Connection(RowWrites):
                 yield conn
             finally:
                 conn.execute("COMMIT")
+
+    @contextmanager
+    def side_reader(self) -> Iterator[sqlite3.Connection]:
+        """Another read-only connection to the graph (or its private copy), closed at the
+        end, for a read on another thread while this one reads on: a connection runs one
+        statement at a time. It sees the file as it is when its read begins."""
+        if self._closed:
+            raise Refused(f"the knowledge graph {self.path} is closed")
+        target = self._snapshot.path if self._snapshot is not None else self.path
+        try:
+            conn = connect_read_only(target)
+            conn.execute("PRAGMA query_only = 1")
+        except sqlite3.Error as exc:
+            raise unavailable(self.path, exc, "read") or exc from None
+        try:
+            yield conn
+        finally:
+            conn.close()
 
     def data_version(self) -> int:
         with self.read() as conn:

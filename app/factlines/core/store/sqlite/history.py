@@ -14,7 +14,11 @@ a day-only end, whose key is its day's last second.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from itertools import accumulate
 
 from factlines.core import temporal
@@ -39,6 +43,8 @@ _INVERTED = (
     "(valid_from IS NOT NULL AND valid_from != '' AND valid_to IS NOT NULL "
     f"AND valid_to != '' AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK})"
 )
+# Inverted, or ending after now (three parameters: :func:`_odd_params`).
+_ODD = f"{_INVERTED} OR (valid_to >= ? AND (valid_to > ? OR valid_to = ?))"
 _STREAMS = (("valid_from", "start"), ("valid_to", "end"))
 # A prefix p bounds the values that start with it in [p, p + _TOP): no character is above.
 _TOP = "\U0010ffff"
@@ -120,38 +126,38 @@ class SQLiteHistory:
                 params,
             ).fetchall()
 
-    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
-        """(kind, id, subject, predicate, object, start_key, end_key) of every fact that is
-        one of two or more open copies (``duplicate_open``, not for the predicates in
-        ``skip``), has an inverted interval (``inverted``), or ends after ``now_key``
-        (``future_end``; never an inverted one)."""
-        subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
-        others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
-        columns = f"id, subject, predicate, object, {_SK}, {_EK}"
-        with self._db.snapshot() as conn:
-            # The whole graph in one pass over the table: reading it by an index (valid_to,
-            # or subject for the grouping's order) costs a row lookup per fact.
-            source = "triples NOT INDEXED" if eid is None else "triples"
-            rows = []
-            for spo in conn.execute(
-                f"SELECT subject, predicate, object FROM {source} WHERE valid_to IS NULL"
-                f"{subject}{others} GROUP BY 1, 2, 3 HAVING COUNT(*) > 1",
-                [*params, *skip],
-            ).fetchall():
-                rows += conn.execute(
-                    # By the subject or object index, never the half of the table that is open.
-                    f"SELECT 'duplicate_open', {columns} FROM triples WHERE subject = ? "
-                    "AND +predicate = ? AND object = ? AND +valid_to IS NULL",
-                    spo,
-                ).fetchall()
-            # Both in one pass: by the subject index for an entity, else over the table.
-            rows += conn.execute(
-                f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
-                f"{columns} FROM {source} WHERE ({_INVERTED} OR (valid_to >= ? "
-                f"AND (valid_to > ? OR valid_to = ?))){subject}",
-                [now_key[:10], now_key, day_of(now_key), *params],
-            ).fetchall()
-        return rows
+    @contextmanager
+    def irregular(
+        self, now_key: str, eid: str | None, skip: list[str] = ()
+    ) -> Iterator[Callable[[], list[tuple]]]:
+        """Starts finding every fact that is one of two or more open copies
+        (``duplicate_open``, not for the predicates in ``skip``), has an inverted interval
+        (``inverted``), or ends after ``now_key`` (``future_end``; never an inverted one);
+        yields a function that gives their rows, (kind, id, subject, predicate, object,
+        start_key, end_key), once the caller has done its own reading.
+
+        For a whole graph, the search is two passes over the table and SQLite's alone, so it
+        runs on a second connection on a thread of its own while the caller reads through
+        this one. The facts it names are read again here, in this connection's own read: one
+        that changed meanwhile is left out unless it still qualifies (one that came to
+        qualify meanwhile shows at the next reading, after the write that changed it)."""
+        if eid is not None:
+            with self._db.snapshot() as conn:
+                rows = _irregular_rows(conn, now_key, _irregular_rowids(conn, now_key, eid, skip))
+            yield lambda: rows
+            return
+        with self._db.side_reader() as side, ThreadPoolExecutor(1) as pool:
+            rowids = pool.submit(_irregular_rowids, side, now_key, None, skip)
+
+            def rows() -> list[tuple]:
+                with self._db.snapshot() as conn:
+                    return _irregular_rows(conn, now_key, rowids.result())
+
+            try:
+                yield rows
+            finally:
+                if not rowids.done():  # left early: cancelled, or an error
+                    side.interrupt()
 
     # ── What changed ──────────────────────────────────────────────────────
 
@@ -357,6 +363,48 @@ class SQLiteHistory:
                 f"AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK}"
             ).fetchall()
         return starts, ends, unknown, nowhere
+
+
+def _irregular_rowids(conn, now_key: str, eid: str | None, skip: list[str]) -> list[list]:
+    """The rowids of the facts that are one of two or more open copies of one (subject,
+    predicate, object), not of the predicates in ``skip``, and those of the facts inverted
+    or ending after ``now_key``; in one statement, so that on a thread of its own it needs
+    Python only at the end."""
+    subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
+    others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+    # The whole graph in one pass over the table: reading it by an index (valid_to, or
+    # subject for the grouping's order) costs a row lookup per fact.
+    source = "triples NOT INDEXED" if eid is None else "triples"
+    found = conn.execute(
+        "SELECT (SELECT group_concat(copies) FROM (SELECT group_concat(rowid) AS copies "
+        f"FROM {source} WHERE valid_to IS NULL{subject}{others} "
+        "GROUP BY subject, predicate, object HAVING COUNT(*) > 1)), "
+        f"(SELECT group_concat(rowid) FROM {source} WHERE ({_ODD}){subject})",
+        [*params, *skip, *_odd_params(now_key), *params],
+    ).fetchone()
+    return [[int(rowid) for rowid in rowids.split(",")] if rowids else [] for rowids in found]
+
+
+def _irregular_rows(conn, now_key: str, rowids: list[list]) -> list[tuple]:
+    """The rows :meth:`SQLiteHistory.irregular` gives, of the facts ``rowids`` names (as
+    :func:`_irregular_rowids` gives them) that are still what they were."""
+    copies, odd = rowids
+    columns = f"id, subject, predicate, object, {_SK}, {_EK}"
+    rows = conn.execute(
+        f"SELECT 'duplicate_open', {columns} FROM triples WHERE rowid IN "
+        "(SELECT value FROM json_each(?)) AND valid_to IS NULL",
+        (json.dumps(copies),),
+    ).fetchall()
+    rows += conn.execute(
+        f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, {columns} "
+        f"FROM triples WHERE rowid IN (SELECT value FROM json_each(?)) AND ({_ODD})",
+        [json.dumps(odd), *_odd_params(now_key)],
+    ).fetchall()
+    return rows
+
+
+def _odd_params(now_key: str) -> list:
+    return [now_key[:10], now_key, day_of(now_key)]
 
 
 def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:

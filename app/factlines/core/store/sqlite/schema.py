@@ -285,7 +285,11 @@ def open_connection(
     return conn
 
 
-def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
+def connect_read_only(target: str) -> sqlite3.Connection:
+    """A read-only connection to ``target`` (a graph file, or the private copy of one), for
+    any thread: the one a read-only graph reads through, or a second one beside any graph's
+    for a read on another thread. The caller sets ``query_only`` once it has made what it
+    needs in its temp schema."""
     conn = sqlite3.connect(
         f"file:{_uri_path(target)}?mode=ro",
         uri=True,
@@ -296,6 +300,15 @@ def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
+    conn = connect_read_only(target)
+    try:
         missing = [c for c in NEWER_TRIPLE_COLUMNS if c not in found.columns["triples"]]
         if missing:
             # An older MemPalace file, which we may not upgrade: read it through a view (in
