@@ -232,6 +232,36 @@ def test_narrative_pages_are_the_brute_force_order(rows, entity, limit, index):
     assert sorted(e["fact"]["id"] for e in pages if e["kind"] == "end") == with_end
 
 
+# Facts over several years: a deep page counts the years' events, the later half of them on
+# a second connection; every offset from a fresh open stops that counting somewhere else.
+over_years = st.integers(0, 6).map(lambda d: (DAY0 + timedelta(days=400 * d)).date().isoformat())
+facts_over_years = st.lists(
+    st.tuples(
+        st.sampled_from(ENTITIES),
+        st.sampled_from(ENTITIES),
+        st.one_of(st.none(), over_years),
+        st.one_of(st.none(), over_years),
+    ),
+    min_size=1,
+    max_size=20,
+)
+
+
+@SETTINGS
+@given(rows=facts_over_years, index=st.booleans())
+def test_a_deep_page_first_is_the_brute_force_order_over_many_years(rows, index):
+    expected = oracle_events(rows)
+    with graph(rows, valid_to_index=index) as kg:
+        for offset in range(len(expected)):
+            with KnowledgeGraph(kg.db_path) as fresh:
+                page = fresh.narrative(limit=3, offset=offset)
+                deeper = fresh.narrative(limit=3, offset=len(expected) - 1)
+            assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
+                offset : offset + 3
+            ]
+            assert [(e["at"], e["kind"], e["fact"]["id"]) for e in deeper] == expected[-1:]
+
+
 # ── validity_histogram ────────────────────────────────────────────────────
 
 

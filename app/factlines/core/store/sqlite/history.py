@@ -18,7 +18,7 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from itertools import accumulate
 
 from factlines.core import temporal
@@ -275,23 +275,51 @@ class SQLiteHistory:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if self._years is None or self._years[0] != version:
             self._years = (version, [], [], [], False)
-        _, prefixes, counted, started, complete = self._years
+        counted = self._years[2]
         i = bisect_right(counted, offset)
-        while i == len(counted) and not complete:  # count more years
-            cursor = prefixes[-1] + _TOP if prefixes else ""
-            value = _next_dated(conn, cursor, _END, 0, ends)
-            if value is None:
-                complete = True
-                self._years = (version, prefixes, counted, started, True)
-                break
-            prefixes.append(value[: _LEVELS[0]])
-            starts, n = _count_dated(conn, prefixes[-1], ends)
-            counted.append((counted[-1] if counted else 0) + starts + n)
-            started.append((started[-1] if started else 0) + starts)
+        while i == len(counted) and not self._years[4]:
+            # The first year alone (the first pages need no more), then all the others.
+            self._count_years(conn, offset, ends, every=bool(counted))
             i = bisect_right(counted, offset)
         if i == len(counted):
             return None, counted[-1] if counted else 0
-        return prefixes[i], counted[i - 1] if i else 0
+        return self._years[1][i], counted[i - 1] if i else 0
+
+    def _count_years(self, conn, offset: int, ends, every: bool) -> None:
+        """Count into the kept counts the next year's dated events, or ``every`` year's up
+        to the one holding event ``offset``. Then the later half of the years left is
+        counted on a second connection, on a thread of its own, while this one counts the
+        earlier half (and stops where ``offset`` is): the counting is SQLite's alone. A
+        write between the two reads is counted again at the next page: the file's version
+        the counts are kept under has changed by then."""
+        version, prefixes, counted, started, _ = self._years
+        years, cursor = [], prefixes[-1] + _TOP if prefixes else ""
+        while (value := _next_dated(conn, cursor, _END, 0, ends)) is not None:
+            years.append(value[: _LEVELS[0]])
+            cursor = years[-1] + _TOP
+            if not every:
+                break
+        half = len(years) // 2
+        with ExitStack() as later:
+            if half:
+                side = later.enter_context(self._db.side_reader())
+                pool = later.enter_context(ThreadPoolExecutor(1))
+                rest = pool.submit(lambda: [_count_dated(side, y, ends) for y in years[half:]])
+                later.callback(lambda: rest.done() or side.interrupt())
+            for year in years[: half or len(years)]:
+                self._add_year(year, *_count_dated(conn, year, ends))
+                if counted[-1] > offset:
+                    return  # the rest stays to count
+            if half:
+                for year, counts in zip(years[half:], rest.result()):
+                    self._add_year(year, *counts)
+        self._years = (version, prefixes, counted, started, value is None)
+
+    def _add_year(self, year: str, starts: int, ends: int) -> None:
+        _, prefixes, counted, started, _ = self._years
+        prefixes.append(year)
+        counted.append((counted[-1] if counted else 0) + starts + ends)
+        started.append((started[-1] if started else 0) + starts)
 
     def _sorted_ends(self, conn) -> list[str] | None:
         """None when an index on valid_to serves the ends; else the dated ends in text order,
