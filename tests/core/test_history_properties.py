@@ -250,16 +250,47 @@ facts_over_years = st.lists(
 @SETTINGS
 @given(rows=facts_over_years, index=st.booleans())
 def test_a_deep_page_first_is_the_brute_force_order_over_many_years(rows, index):
-    expected = oracle_events(rows)
     with graph(rows, valid_to_index=index) as kg:
-        for offset in range(len(expected)):
-            with KnowledgeGraph(kg.db_path) as fresh:
-                page = fresh.narrative(limit=3, offset=offset)
-                deeper = fresh.narrative(limit=3, offset=len(expected) - 1)
-            assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
-                offset : offset + 3
-            ]
-            assert [(e["at"], e["kind"], e["fact"]["id"]) for e in deeper] == expected[-1:]
+        assert_every_first_page(kg, oracle_events(rows), limit=3)
+
+
+def assert_every_first_page(kg, expected: list[tuple], limit: int) -> None:
+    """Each page, and then the last, as the first call after a fresh open."""
+    for offset in range(len(expected)):
+        with KnowledgeGraph(kg.db_path) as fresh:
+            page = fresh.narrative(limit=limit, offset=offset)
+            last = fresh.narrative(limit=limit, offset=len(expected) - limit)
+        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
+            offset : offset + limit
+        ]
+        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in last] == expected[-limit:]
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["valid_to index", "no valid_to index"])
+def test_values_that_are_not_dated_come_after_the_dated_ones_from_any_first_page(index):
+    rows = [
+        ("ann", "bob", "2020-03-01", "2022-05-01"),
+        ("ann", "bob", "2021-0301XY", None),  # not dated, though among the dated values
+        ("ann", "bob", None, "2021-07-0"),  # the same for an end
+        ("ann", "bob", "2023-01-01T10:00:00Z", ""),  # MemPalace's "": ended, when unknown
+        ("ann", "bob", "yesterday", None),  # not dated, after them all
+        ("ann", "bob", "2019-12-31", "2024-01-01"),
+    ]
+    expected = [
+        ("2019-12-31", "start", "t005"),
+        ("2020-03-01", "start", "t000"),
+        ("2022-05-01", "end", "t000"),
+        ("2023-01-01T10:00:00Z", "start", "t003"),
+        ("2024-01-01", "end", "t005"),
+        ("2021-0301XY", "start", "t001"),
+        (None, "start", "t002"),
+        ("yesterday", "start", "t004"),
+        ("2021-07-0", "end", "t002"),
+        ("", "end", "t003"),
+    ]
+    with graph(rows, valid_to_index=index) as kg:
+        assert kg.narrative_total() == len(expected)
+        assert_every_first_page(kg, expected, limit=2)
 
 
 # ── validity_histogram ────────────────────────────────────────────────────

@@ -348,17 +348,24 @@ class SQLiteHistory:
             self._undated_events = (version, {})
         kept = self._undated_events[1]
         years = self._years
-        if "start" not in kept and years is not None and years[0] == version and years[4]:
+        counted = years is not None and years[0] == version and years[4] and years[1]
+        # With every year counted: the span the dated values are in, and how many of each.
+        dated = {}
+        if counted:
+            span = (years[1][0], years[1][-1] + _TOP)
+            dated = {"start": (span, years[3][-1]), "end": (span, years[2][-1] - years[3][-1])}
+        if "start" not in kept and counted:
             facts = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
-            starts = facts - (years[3][-1] if years[3] else 0)
+            starts = facts - years[3][-1]
         else:
-            starts = len(_undated_of(conn, kept, "start"))
+            starts = len(_undated_of(conn, kept, "start", dated.get("start")))
         page = []
         if offset < starts:
-            page = _undated_of(conn, kept, "start")[offset : offset + limit]
+            page = _undated_of(conn, kept, "start", dated.get("start"))[offset : offset + limit]
         if len(page) < limit:
             skip = max(0, offset - starts)
-            page += _undated_of(conn, kept, "end")[skip : skip + limit - len(page)]
+            ends = _undated_of(conn, kept, "end", dated.get("end"))
+            page += ends[skip : skip + limit - len(page)]
         return page
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
@@ -488,15 +495,27 @@ def _count_dated(conn, prefix: str, ends: list[str] | None) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-def _undated_of(conn, kept: dict[str, list[tuple]], kind: str) -> list[tuple]:
+def _undated_of(
+    conn, kept: dict[str, list[tuple]], kind: str, dated: tuple[tuple[str, str], int] | None
+) -> list[tuple]:
     """(id, kind, at) of every undated start (unknown or not dated) or end, by id; read once
-    into ``kept``."""
+    into ``kept``. ``dated``: the span every dated value of the kind is in, and how many
+    there are, when every year is counted."""
     if kind not in kept:
         column = {k: c for c, k in _STREAMS}[kind]
+        where, params = f"{column} IS NOT NULL", []
+        if dated is not None and _has_index_on(conn, column):
+            (low, high), total = dated
+            inside = conn.execute(
+                f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ?", (low, high)
+            ).fetchone()[0]
+            if inside == total:  # as usual: only dated values inside the span, read no more
+                where, params = f"({column} < ? OR {column} >= ?)", [low, high]
         # Values that are not dated are found on the index alone; NULL starts by its range.
         rows = conn.execute(
             f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
-            f"WHERE {column} IS NOT NULL AND NOT ({_dated(column, 0)}))"
+            f"WHERE {where} AND NOT ({_dated(column, 0)}))",
+            params,
         ).fetchall()
         if kind == "start":
             rows += conn.execute("SELECT id, NULL FROM triples WHERE valid_from IS NULL").fetchall()
