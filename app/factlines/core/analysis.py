@@ -119,14 +119,23 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
     return found
 
 
-def as_rows(found: list[tuple]) -> list[dict]:
+def as_rows(found: list[tuple], more: list[tuple] = ()) -> list[dict]:
     """Conflict tuples ``(subject, predicate, start, kind, a, b, end)`` (``""`` for an unknown
     start and no ``b``, ``"~"`` for an open end) as rows ``{kind, subject, predicate, a, b,
     start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids.
 
-    ``found`` made of lists that are each in order (as :func:`overlapping_pairs` and
-    :func:`single_fact_rows` give theirs) is merged rather than sorted."""
-    found.sort()
+    ``found`` and ``more`` are each in that order already (as :func:`overlapping_pairs` and
+    :func:`single_fact_rows` give theirs): they are merged, at half the cost of a sort."""
+    if more:
+        merged: list[tuple] = []
+        add = merged.append
+        at, last = 0, len(more)
+        for item in found:
+            while at < last and more[at] < item:
+                add(more[at])
+                at += 1
+            add(item)
+        found = merged + more[at:]
     return [
         {
             "kind": KINDS[kind],

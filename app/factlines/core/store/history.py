@@ -73,7 +73,7 @@ class GraphHistory:
             report(progress, 2, 4)
             singles = single_fact_rows(odd())
             report(progress, 3, 4)
-            return as_rows(pairs + singles)
+            return as_rows(pairs, singles)
 
     def conflicts_touching(self, entity: str) -> list[dict]:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
