@@ -266,6 +266,46 @@ def assert_every_first_page(kg, expected: list[tuple], limit: int) -> None:
         assert [(e["at"], e["kind"], e["fact"]["id"]) for e in last] == expected[-limit:]
 
 
+def test_a_graph_kept_open_pages_as_one_opened_afresh_after_writes():
+    """The counts kept between pages (years, months, days, where the last page ended)
+    follow our writes and another program's."""
+    rows = [("ann", "bob", f"2020-03-0{d}", None) for d in range(1, 6)]
+    rows += [("ann", "bob", "2020-04-01", "2021-06-02"), ("bob", "ann", "2019-12-31", None)]
+
+    def events(page):
+        return [(e["at"], e["kind"], e["fact"]["id"]) for e in page]
+
+    def read(kg):
+        total = kg.narrative_total()
+        pages = [events(kg.narrative(limit=2, offset=o)) for o in range(0, total, 2)]
+        return pages + [events(kg.narrative(limit=1, offset=o)) for o in reversed(range(total))]
+
+    with graph(rows) as kg:
+        for write in (
+            lambda: None,
+            lambda: kg.add_triple("Ann", "p", "Cy", valid_from="2020-03-02T12:00:00Z"),
+            lambda: kg.invalidate("Ann", "p", "Cy", ended="2020-03-03"),
+            lambda: _another_program_adds(kg.db_path, "t_other", "2020-03-01"),
+        ):
+            kg.narrative(limit=2, offset=3)  # where the next page would go on from
+            write()
+            with KnowledgeGraph(kg.db_path) as fresh:
+                next_page = events(fresh.narrative(limit=2, offset=4))
+                assert events(kg.narrative(limit=2, offset=4)) == next_page
+                assert read(kg) == read(fresh)
+
+
+def _another_program_adds(path, tid: str, valid_from: str) -> None:
+    other = sqlite3.connect(str(path))
+    with other:
+        other.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES (?, 'ann', 'p', 'bob', ?)",
+            (tid, valid_from),
+        )
+    other.close()
+
+
 @pytest.mark.parametrize("index", [True, False], ids=["valid_to index", "no valid_to index"])
 def test_values_that_are_not_dated_come_after_the_dated_ones_from_any_first_page(index):
     rows = [

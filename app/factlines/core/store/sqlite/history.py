@@ -50,6 +50,8 @@ _STREAMS = (("valid_from", "start"), ("valid_to", "end"))
 _TOP = "\U0010ffff"
 _END = _TOP * 2
 _LEVELS = (5, 8, 10)  # the prefixes YYYY-, YYYY-MM- and YYYY-MM-DD of a dated value
+# A page starting this few events past the last page's last day is found from that day on.
+_ON_FROM = 1_000
 
 
 def _dated(column: str, fixed: int) -> str:
@@ -78,12 +80,18 @@ class SQLiteHistory:
         self._undated_events: tuple[int, dict[str, list[tuple]]] | None = None
         # Without an index on valid_to: the dated ends in text order, (data_version, values).
         self._ends: tuple[int, list[str]] | None = None
+        # The last day a page of the whole graph's events reached, and how many dated events
+        # come before it: (data_version, day, count).
+        self._last_day: tuple[int, str, int] | None = None
+        # The months' and days' counts of dated events met so far: (data_version, {prefix: n}).
+        self._buckets: tuple[int | None, dict[str, int]] = (None, {})
         db.listeners.append(self._forget)
 
     def _forget(self, touched) -> None:
         """Our own commit does not change ``data_version``: forget what was kept after one."""
         if touched.facts or touched.everything:
-            self._years = self._undated_events = self._ends = None
+            self._years = self._undated_events = self._ends = self._last_day = None
+            self._buckets = (None, {})
 
     # ── Conflicts ─────────────────────────────────────────────────────────
 
@@ -217,7 +225,15 @@ class SQLiteHistory:
         the indexes (no row read before the page's first day), then from the undated ones."""
         page: list[tuple] = []
         ends = self._sorted_ends(conn)
-        lo, before = self._day_of_position(conn, offset, ends)
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._buckets[0] != version:
+            self._buckets = (version, {})
+        last = self._last_day
+        if last is not None and last[0] == version and last[2] <= offset < last[2] + _ON_FROM:
+            # The list scrolling on: from the last day of the page before, no counting.
+            lo, before = last[1], last[2]
+        else:
+            lo, before = self._day_of_position(conn, offset, ends)
         if lo is not None:
             # Extend the window day by day until it holds the whole page.
             total, cursor = before, lo
@@ -226,7 +242,8 @@ class SQLiteHistory:
                 if value is None:
                     break
                 day = value[:10]
-                total += sum(_count_dated(conn, day, ends))
+                self._last_day = (version, day, total)
+                total += self._bucket(conn, day, ends)
                 cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
@@ -251,8 +268,9 @@ class SQLiteHistory:
         that day); (None, how many dated events there are) when there are not that many.
 
         Buckets are the prefixes ``YYYY-``, ``YYYY-MM-`` and ``YYYY-MM-DD`` of dated values:
-        within one, the dashes a dated value needs are fixed by the range itself. The years'
-        counts are kept until the file changes, so only the first deep page walks them.
+        within one, the dashes a dated value needs are fixed by the range itself. The counts
+        are kept until the file changes, so only the first deep page walks the years, and
+        a page near one before counts few months and days.
         """
         year, before = self._year_of_position(conn, offset, ends)
         if year is None:
@@ -263,13 +281,20 @@ class SQLiteHistory:
             while True:
                 value = _next_dated(conn, cursor, hi, len(lo), ends)
                 prefix = value[:width]  # the bucket holds event number offset: never None
-                n = sum(_count_dated(conn, prefix, ends))
+                n = self._bucket(conn, prefix, ends)
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
                     break
                 before += n
                 cursor = prefix + _TOP
         return lo, before
+
+    def _bucket(self, conn, prefix: str, ends) -> int:
+        """How many dated events a month's or a day's prefix holds, kept like the years'."""
+        kept = self._buckets[1]
+        if prefix not in kept:
+            kept[prefix] = sum(_count_dated(conn, prefix, ends))
+        return kept[prefix]
 
     def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
