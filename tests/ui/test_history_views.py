@@ -3,10 +3,12 @@ order and the fact search (issue 10)."""
 
 from __future__ import annotations
 
+import threading
 from datetime import date
 
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
+from factlines import KnowledgeGraph
 from factlines.core import temporal
 from factlines.ui.models import FACT_ID_ROLE
 from factlines.ui.panels.changes_model import CHANGE_ROLE
@@ -147,6 +149,30 @@ def test_the_histogram_sits_under_the_slider_and_follows_an_edit(window, qtbot):
     assert abs(temporal.calendar_day(window.as_of()) - date(2022, 6, 15)).days <= 1
     assert "facts valid" in histogram.words_at(x)
     histogram.grab()  # paints with as_of marked
+
+
+def test_on_a_big_graph_the_histogram_is_counted_off_the_ui_thread(window, qtbot, monkeypatch):
+    histogram = window.panels.histogram
+    histogram.query.thread_above = 0  # every graph is big now
+    counted_on = []
+    count = KnowledgeGraph.validity_histogram
+
+    def recorded(kg, bins):
+        counted_on.append(threading.current_thread())
+        return count(kg, bins)
+
+    monkeypatch.setattr(KnowledgeGraph, "validity_histogram", recorded)
+    starts = sum(histogram.data["starts"])
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    qtbot.waitUntil(lambda: sum(histogram.data["starts"]) == starts + 1, timeout=5000)
+    assert counted_on and threading.main_thread() not in counted_on
+    # A new width asks for as many bins as it has room for, on the worker too.
+    bins = histogram.bins
+    window.resize(window.width() - 300, window.height())
+    qtbot.waitUntil(lambda: histogram.bins != bins, timeout=3000)
+    qtbot.waitUntil(lambda: len(histogram.data["edges"]) == histogram.bins + 1, timeout=5000)
+    histogram.query.wait()
+    assert threading.main_thread() not in counted_on
 
 
 # ── The story in order ────────────────────────────────────────────────────

@@ -2,9 +2,11 @@
 drawn under the as_of slider on the slider's own scale, so scrubbing shows where things happen.
 
 The counts are ``kg.validity_histogram(bins)``, read again after writes (once they stop for a
-moment) and when the width changes the number of bins. Three batched draws: the facts valid
-(pale columns), the starts (green, left half of a bin) and the ends (red, right half); and
-as_of, marked as the chart marks it. Clicking or dragging here moves as_of.
+moment) and when the width changes the number of bins; on a big graph on a worker thread
+(:class:`.graph_query.GraphQuery`): without an index on ``valid_to`` the read takes 180 ms at
+a million facts, a freeze after every edit. Three batched draws: the facts valid (pale
+columns), the starts (green, left half of a bin) and the ends (red, right half); and as_of,
+marked as the chart marks it. Clicking or dragging here moves as_of.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
+from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.state import AppState
 
 REFRESH_MS = 150
@@ -35,6 +38,7 @@ _EPOCH = date(1970, 1, 1).toordinal()
 VALID_LIGHT, VALID_DARK = QColor(78, 121, 167, 70), QColor(111, 155, 209, 90)
 STARTS = QColor("#2e7d32")
 ENDS = QColor("#c62828")
+_NONE = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
 class TimeHistogram(QWidget):
@@ -50,17 +54,19 @@ class TimeHistogram(QWidget):
         self.setToolTip("Facts valid over time (pale), starts (green) and ends (red)")
         self._state = state
         self._slider = slider
-        self.data: dict = {"edges": [], "valid": [], "starts": [], "ends": []}
+        self.data: dict = _NONE
         self.bins = 0
-        self.read_count = 0
+        self._not_counted = ""  # why, in words, when the counts could not be read
+        # Asked again on an open and after writes by the query itself; here for a new width.
+        self.query = GraphQuery(state, self._count, _NONE, "the histogram's counts", self)
+        self.query.found.connect(self._counted)
+        self.query.failed.connect(self._failed)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
         slider.installEventFilter(self)
         slider.rangeChanged.connect(lambda *_: self.update())
-        state.graphChanged.connect(self.refresh)
-        state.dataChanged.connect(lambda _touched: self._timer.start())
         state.asOfChanged.connect(lambda _value: self.update())
         self.refresh()
 
@@ -81,18 +87,22 @@ class TimeHistogram(QWidget):
         return max(10, min(MAX_BINS, self._slider.width() // PX_PER_BIN))
 
     def refresh(self) -> None:
-        """Read the counts again (after an open, a write, or a new width)."""
+        """Read the counts again for the width there is now."""
         self._timer.stop()
-        kg = self._state.kg
         self.bins = self._wanted_bins()
-        data = {"edges": [], "valid": [], "starts": [], "ends": []}
-        if kg is not None and not kg.closed:
-            try:
-                data = kg.validity_histogram(self.bins)
-            except (Refused, Unavailable) as exc:
-                self.setToolTip(f"Not counted: {exc}")
-        self.data = data
-        self.read_count += 1
+        self.query.refresh_now()
+
+    def _count(self, kg: KnowledgeGraph) -> dict:
+        # On a big graph this runs on the worker thread: it reads nothing of the widget's but
+        # the number of bins, which a newer question (a new width) is asked with.
+        return kg.validity_histogram(self.bins)
+
+    def _counted(self, data: dict) -> None:
+        self.data, self._not_counted = data, ""
+        self.update()
+
+    def _failed(self, words: str) -> None:
+        self.data, self._not_counted = _NONE, words
         self.update()
 
     # ── The slider's scale ────────────────────────────────────────────────
@@ -177,7 +187,7 @@ class TimeHistogram(QWidget):
     def words_at(self, x: float) -> str:
         i = self.bin_at(x)
         if i < 0:
-            return "No dated facts here"
+            return self._not_counted or "No dated facts here"
         data = self.data
         start = temporal.day_of_posix(data["edges"][i])
         end = temporal.day_of_posix(data["edges"][i + 1])
