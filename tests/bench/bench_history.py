@@ -215,6 +215,8 @@ def print_table(table: list, before: dict | None, against: str | None) -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     cores = os.cpu_count()
     print(f"\nmedian (and best) of first calls after a fresh open; load {load} on {cores} cores")
+    print(f"this machine's pace now: {reference_ms():.0f} ms for a fixed Python loop (shared")
+    print("machines swing: on the 2-core VM of these targets it took 85-150 ms, December 2026)")
     if before is not None:
         print(f"before: {against} (same files, a child process, measured after)")
     was = f"  {'before':>10}  {'its cpu':>10}" if before is not None else ""
@@ -231,6 +233,17 @@ def print_table(table: list, before: dict | None, against: str | None) -> None:
             f"{label:<{width}}{was}  {wall * 1000:7.1f} ms  {cpu * 1000:7.1f} ms  "
             f"{best * 1000:7.1f} ms  {goal:>9}  {verdict}  {note}"
         )
+
+
+def reference_ms() -> float:
+    """The best of three runs of a fixed pure-Python loop, in milliseconds."""
+    best = float("inf")
+    for _ in range(3):
+        t0, total = time.perf_counter(), 0
+        for i in range(3_000_000):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    return best * 1000
 
 
 def measure(path: Path, size: int, rounds: int) -> list:
