@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, Qt
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
@@ -189,3 +189,44 @@ def test_a_window_opens_with_the_layout_an_older_version_kept(qtbot, isolated_se
     assert second.graph_dock.isHidden()
     assert not second.settings.contains("window/state")
     second.close()
+
+
+def test_a_kept_layout_too_wide_for_this_screen_gives_way_to_the_first_run_layout(
+    qtbot, isolated_settings
+):
+    """Every panel laid side by side on a big monitor, then opened on this (smaller) screen:
+    a window wider than the screen cannot be used."""
+    first = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(first)
+    room = first.minimumSizeHint()
+    first.show()
+    for dock in first.panels.docks:
+        first.removeDockWidget(dock)
+        first.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock, Qt.Orientation.Horizontal)
+        dock.show()
+    first.layout().activate()
+    screen = first.screen().availableGeometry()
+    assert first.minimumSizeHint().width() > max(screen.width(), room.width())
+    first.close()
+
+    second = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(second)
+    second.show()
+    assert second.minimumSizeHint().width() <= max(screen.width(), room.width())
+    assert all(second.tabifiedDockWidgets(dock) for dock in second.panels.docks)  # tabs again
+    qtbot.waitUntil(lambda: "bigger screen" in second.statusBar().currentMessage())
+    second.close()
+
+    # What fits is kept as it was left, without a word.
+    third = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(third)
+    third.show()
+    third.graph_dock.hide()
+    third.close()
+    fourth = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(fourth)
+    fourth.show()
+    qtbot.wait(50)
+    assert fourth.graph_dock.isHidden()
+    assert "bigger screen" not in fourth.statusBar().currentMessage()
+    fourth.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -148,8 +148,11 @@ class MainWindow(QMainWindow):
         self.state.graphChanged.connect(self._update_title)
 
         self.resize(1500, 950)
+        first_run, room = self.saveState(), self.minimumSizeHint()
         self._docks_sized = self._restore_window()
         self.panels.settle_layout(app_settings.WINDOW_STATE.get(self.settings))
+        if self._docks_sized:
+            self._fit_screen(first_run, room)
         if kg is not None:
             self.document.set_graph(kg, owned=False)
         else:
@@ -410,6 +413,26 @@ class MainWindow(QMainWindow):
         if speed is not None and 0 <= speed < self.time_control.speed.count():
             self.time_control.speed.setCurrentIndex(speed)
         return restored
+
+    def _fit_screen(self, first_run: QByteArray, room: QSize) -> None:
+        """A kept layout that needs more room than this screen has (docks laid side by side
+        on a bigger one) gives way to the first-run layout (``first_run``, which needs
+        ``room``), and the person is told: a window wider than the screen cannot be used."""
+        need, screen = self.minimumSizeHint(), self.screen().availableGeometry().size()
+        if need.width() <= max(screen.width(), room.width()) and need.height() <= max(
+            screen.height(), room.height()
+        ):
+            return
+        self.restoreState(first_run)
+        self.resize(min(self.width(), screen.width()), min(self.height(), screen.height()))
+        self._docks_sized = False  # sized for this window when it is shown
+        QTimer.singleShot(
+            0,
+            lambda: self._show_message(
+                "The layout kept from last time needs a bigger screen than this one: "
+                "the panels are back where they start"
+            ),
+        )
 
     def save_window(self) -> None:
         settings = self.settings
