@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -259,8 +260,8 @@ def test_cancelled_while_the_side_search_runs_leaves_nothing_behind(kg, kg_path,
     opened, started, release = [], threading.Event(), threading.Event()
     connect_read_only, search = connection.connect_read_only, history._irregular_rowids
 
-    def recorded(target):
-        opened.append(connect_read_only(target))
+    def recorded(*args, **kwargs):
+        opened.append(connect_read_only(*args, **kwargs))
         return opened[-1]
 
     def held(conn, *args):
@@ -315,3 +316,42 @@ def test_a_closed_graph_refuses_before_searching(kg):
     kg.close()
     with pytest.raises(Refused, match="closed"):
         kg.conflicts()
+
+
+def test_inside_a_write_the_whole_graph_is_searched_here_with_its_rows(kg, monkeypatch):
+    """A second connection cannot see a transaction's rows until they are committed."""
+    from factlines.core import temporal
+    from factlines.core.store.sqlite import connection
+
+    def no_second_connection(*args, **kwargs):
+        raise AssertionError("a second connection inside a write")
+
+    monkeypatch.setattr(temporal, "now_instant", lambda: "2026-05-10T12:00:00Z")
+    raw_fact(kg, "t_a1", "ann", "likes", "tea")
+    with kg.transaction():
+        later = kg.add_triple("Ann", "likes", "Jam", valid_to="2027-01-01")
+        raw_fact(kg, "t_a2", "ann", "likes", "tea")
+        monkeypatch.setattr(connection, "connect_read_only", no_second_connection)
+        assert sorted(kinds(kg.conflicts())) == [
+            ("duplicate_open", "t_a1", "t_a2", None, None),
+            ("future_end", later, None, None, "2027-01-01T23:59:59Z"),
+        ]
+
+
+def test_leaving_early_stops_the_work_beside_even_before_its_statement_starts(kg):
+    db = kg._store._db
+    started = threading.Event()
+
+    def long_count(conn):
+        started.set()
+        time.sleep(0.05)  # not running a statement yet when the caller leaves
+        return conn.execute(
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+            "SELECT COUNT(*) FROM (SELECT x FROM n LIMIT 200000000)"
+        ).fetchone()
+
+    began = time.perf_counter()
+    with pytest.raises(KeyError), db.beside(long_count):
+        assert started.wait(5)
+        raise KeyError("the caller gave up")
+    assert time.perf_counter() - began < 2  # the count alone takes some forty seconds

@@ -269,18 +269,7 @@ def assert_every_first_page(kg, expected: list[tuple], limit: int) -> None:
 def test_a_graph_kept_open_pages_as_one_opened_afresh_after_writes():
     """The counts kept between pages (years, months, days, where the last page ended)
     follow our writes and another program's."""
-    rows = [("ann", "bob", f"2020-03-0{d}", None) for d in range(1, 6)]
-    rows += [("ann", "bob", "2020-04-01", "2021-06-02"), ("bob", "ann", "2019-12-31", None)]
-
-    def events(page):
-        return [(e["at"], e["kind"], e["fact"]["id"]) for e in page]
-
-    def read(kg):
-        total = kg.narrative_total()
-        pages = [events(kg.narrative(limit=2, offset=o)) for o in range(0, total, 2)]
-        return pages + [events(kg.narrative(limit=1, offset=o)) for o in reversed(range(total))]
-
-    with graph(rows) as kg:
+    with graph(KEPT_ROWS) as kg:
         for write in (
             lambda: None,
             lambda: kg.add_triple("Ann", "p", "Cy", valid_from="2020-03-02T12:00:00Z"),
@@ -293,6 +282,38 @@ def test_a_graph_kept_open_pages_as_one_opened_afresh_after_writes():
                 next_page = events(fresh.narrative(limit=2, offset=4))
                 assert events(kg.narrative(limit=2, offset=4)) == next_page
                 assert read(kg) == read(fresh)
+
+
+def test_what_is_counted_inside_a_write_is_that_write_s_and_never_kept():
+    with graph(KEPT_ROWS) as kg:
+        total = kg.narrative_total()
+        with pytest.raises(RuntimeError), kg.transaction():
+            kg.add_triple("Ann", "p", "Cy", valid_from="2019-06-01")
+            assert kg.narrative_total() == total + 1
+            read(kg)
+            raise RuntimeError("rolled back")
+        with KnowledgeGraph(kg.db_path) as fresh:
+            assert read(kg) == read(fresh)
+        with kg.transaction():
+            kg.add_triple("Ann", "p", "Cy", valid_from="2019-06-01")
+            inside = read(kg)
+        with KnowledgeGraph(kg.db_path) as fresh:
+            assert inside == read(fresh)
+
+
+KEPT_ROWS = [("ann", "bob", f"2020-03-0{d}", None) for d in range(1, 6)]
+KEPT_ROWS += [("ann", "bob", "2020-04-01", "2021-06-02"), ("bob", "ann", "2019-12-31", None)]
+
+
+def events(page) -> list[tuple]:
+    return [(e["at"], e["kind"], e["fact"]["id"]) for e in page]
+
+
+def read(kg) -> list[list[tuple]]:
+    """Every page going on, then every event alone from the last back."""
+    total = kg.narrative_total()
+    pages = [events(kg.narrative(limit=2, offset=o)) for o in range(0, total, 2)]
+    return pages + [events(kg.narrative(limit=1, offset=o)) for o in reversed(range(total))]
 
 
 def _another_program_adds(path, tid: str, valid_from: str) -> None:

@@ -38,7 +38,6 @@ _EPOCH = date(1970, 1, 1).toordinal()
 VALID_LIGHT, VALID_DARK = QColor(78, 121, 167, 70), QColor(111, 155, 209, 90)
 STARTS = QColor("#2e7d32")
 ENDS = QColor("#c62828")
-_NONE = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
 class TimeHistogram(QWidget):
@@ -54,11 +53,11 @@ class TimeHistogram(QWidget):
         self.setToolTip("Facts valid over time (pale), starts (green) and ends (red)")
         self._state = state
         self._slider = slider
-        self.data: dict = _NONE
+        self.data: dict = _no_counts()
         self.bins = 0
         self._not_counted = ""  # why, in words, when the counts could not be read
         # Asked again on an open and after writes by the query itself; here for a new width.
-        self.query = GraphQuery(state, self._count, _NONE, "the histogram's counts", self)
+        self.query = GraphQuery(state, self._count, _no_counts(), "the histogram's counts", self)
         self.query.found.connect(self._counted)
         self.query.failed.connect(self._failed)
         self._timer = QTimer(self)
@@ -102,7 +101,7 @@ class TimeHistogram(QWidget):
         self.update()
 
     def _failed(self, words: str) -> None:
-        self.data, self._not_counted = _NONE, words
+        self.data, self._not_counted = _no_counts(), words
         self.update()
 
     # ── The slider's scale ────────────────────────────────────────────────
@@ -212,3 +211,8 @@ class TimeHistogram(QWidget):
 
     def _scrub(self, x: float) -> None:
         self._state.set_as_of(self.day_at(x).isoformat())
+
+
+def _no_counts() -> dict:
+    """What the histogram holds with no dated facts, no graph, or no counts read."""
+    return {"edges": [], "valid": [], "starts": [], "ends": []}

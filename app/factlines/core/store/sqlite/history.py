@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import accumulate
 
 from factlines.core import temporal
@@ -71,21 +70,30 @@ def is_dated(value: str | None) -> bool:
 class SQLiteHistory:
     def __init__(self, db: Connection):
         self._db = db
-        # How many dated events each year holds, counted once per version of the file:
-        # (data_version, [year prefix], [cumulative count], [cumulative count of starts],
-        # whether every year is counted).
-        self._years: tuple[int, list[str], list[int], list[int], bool] | None = None
+        # How many dated events each year holds, counted once per version of the file
+        # (:meth:`_version`): (version, [year prefix], [cumulative count], [cumulative count
+        # of starts], whether every year is counted).
+        self._years: tuple[object, list[str], list[int], list[int], bool] | None = None
         # The undated events in order, kept the same way, each kind read when a page needs
-        # it: (data_version, {kind: events}).
-        self._undated_events: tuple[int, dict[str, list[tuple]]] | None = None
-        # Without an index on valid_to: the dated ends in text order, (data_version, values).
-        self._ends: tuple[int, list[str]] | None = None
+        # it: (version, {kind: events}).
+        self._undated_events: tuple[object, dict[str, list[tuple]]] | None = None
+        # Without an index on valid_to: the dated ends in text order, (version, values).
+        self._ends: tuple[object, list[str]] | None = None
         # The last day a page of the whole graph's events reached, and how many dated events
-        # come before it: (data_version, day, count).
-        self._last_day: tuple[int, str, int] | None = None
-        # The months' and days' counts of dated events met so far: (data_version, {prefix: n}).
-        self._buckets: tuple[int | None, dict[str, int]] = (None, {})
+        # come before it: (version, day, count).
+        self._last_day: tuple[object, str, int] | None = None
+        # The months' and days' counts of dated events met so far: (version, {prefix: n}).
+        self._buckets: tuple[object, dict[str, int]] = (None, {})
         db.listeners.append(self._forget)
+
+    def _version(self, conn) -> object:
+        """What the kept counts are kept under: this connection's view of the file (another
+        connection opened on a private copy taken again starts its data_version afresh).
+        Inside a write transaction, a new object each time: what is counted there (rows not
+        committed, perhaps rolled back) is never kept for later."""
+        if self._db.writing:
+            return object()
+        return (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _forget(self, touched) -> None:
         """Our own commit does not change ``data_version``: forget what was kept after one."""
@@ -145,27 +153,22 @@ class SQLiteHistory:
         start_key, end_key), once the caller has done its own reading.
 
         For a whole graph, the search is two passes over the table and SQLite's alone, so it
-        runs on a second connection on a thread of its own while the caller reads through
+        runs beside this connection (``Connection.beside``) while the caller reads through
         this one. The facts it names are read again here, in this connection's own read: one
         that changed meanwhile is left out unless it still qualifies (one that came to
         qualify meanwhile shows at the next reading, after the write that changed it)."""
-        if eid is not None:
-            with self._db.snapshot() as conn:
-                rows = _irregular_rows(conn, now_key, _irregular_rowids(conn, now_key, eid, skip))
-            yield lambda: rows
-            return
-        with self._db.side_reader() as side, ThreadPoolExecutor(1) as pool:
-            rowids = pool.submit(_irregular_rowids, side, now_key, None, skip)
+
+        def search(conn) -> list[list]:
+            return _irregular_rowids(conn, now_key, eid, skip)
+
+        # An entity's few facts are found here, when asked.
+        with self._db.beside(search) if eid is None else nullcontext() as found:
 
             def rows() -> list[tuple]:
                 with self._db.snapshot() as conn:
-                    return _irregular_rows(conn, now_key, rowids.result())
+                    return _irregular_rows(conn, now_key, found() if found else search(conn))
 
-            try:
-                yield rows
-            finally:
-                if not rowids.done():  # left early: cancelled, or an error
-                    side.interrupt()
+            yield rows
 
     # ── What changed ──────────────────────────────────────────────────────
 
@@ -225,7 +228,7 @@ class SQLiteHistory:
         the indexes (no row read before the page's first day), then from the undated ones."""
         page: list[tuple] = []
         ends = self._sorted_ends(conn)
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = self._version(conn)
         if self._buckets[0] != version:
             self._buckets = (version, {})
         last = self._last_day
@@ -297,7 +300,7 @@ class SQLiteHistory:
         return kept[prefix]
 
     def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = self._version(conn)
         if self._years is None or self._years[0] != version:
             self._years = (version, [], [], [], False)
         counted = self._years[2]
@@ -313,10 +316,11 @@ class SQLiteHistory:
     def _count_years(self, conn, offset: int, ends, every: bool) -> None:
         """Count into the kept counts the next year's dated events, or ``every`` year's up
         to the one holding event ``offset``. Then the later half of the years left is
-        counted on a second connection, on a thread of its own, while this one counts the
-        earlier half (and stops where ``offset`` is): the counting is SQLite's alone. A
-        write between the two reads is counted again at the next page: the file's version
-        the counts are kept under has changed by then."""
+        counted beside this connection (``Connection.beside``, where it can be) while this
+        one counts the earlier half and stops where ``offset`` is: the counting is SQLite's
+        alone. A write another program commits between the two reads can put that one
+        page's position off by what it wrote; the next page counts afresh (the file's
+        version the counts are kept under has changed)."""
         version, prefixes, counted, started, _ = self._years
         years, cursor = [], prefixes[-1] + _TOP if prefixes else ""
         while (value := _next_dated(conn, cursor, _END, 0, ends)) is not None:
@@ -325,18 +329,17 @@ class SQLiteHistory:
             if not every:
                 break
         half = len(years) // 2
-        with ExitStack() as later:
-            if half:
-                side = later.enter_context(self._db.side_reader())
-                pool = later.enter_context(ThreadPoolExecutor(1))
-                rest = pool.submit(lambda: [_count_dated(side, y, ends) for y in years[half:]])
-                later.callback(lambda: rest.done() or side.interrupt())
-            for year in years[: half or len(years)]:
+
+        def count_later(side) -> list[tuple[int, int]]:
+            return [_count_dated(side, year, ends) for year in years[half:]]
+
+        with self._db.beside(count_later) if half else nullcontext() as later:
+            for year in years[:half] if later else years:
                 self._add_year(year, *_count_dated(conn, year, ends))
                 if counted[-1] > offset:
                     return  # the rest stays to count
-            if half:
-                for year, counts in zip(years[half:], rest.result()):
+            if later:
+                for year, counts in zip(years[half:], later()):
                     self._add_year(year, *counts)
         self._years = (version, prefixes, counted, started, value is None)
 
@@ -351,7 +354,7 @@ class SQLiteHistory:
         read once per version of the file (one pass over MemPalace's index)."""
         if _has_index_on(conn, "valid_to"):
             return None
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = self._version(conn)
         if self._ends is None or self._ends[0] != version:
             values = [
                 row[0]
@@ -368,7 +371,7 @@ class SQLiteHistory:
         the file changes: every page of them needs all of them in order). A page of ends
         reads no start when the years are all counted: the facts less their dated starts
         are the undated starts."""
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        version = self._version(conn)
         if self._undated_events is None or self._undated_events[0] != version:
             self._undated_events = (version, {})
         kept = self._undated_events[1]

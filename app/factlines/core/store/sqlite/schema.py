@@ -285,11 +285,11 @@ def open_connection(
     return conn
 
 
-def connect_read_only(target: str) -> sqlite3.Connection:
+def connect_read_only(target: str, query_only: bool = False) -> sqlite3.Connection:
     """A read-only connection to ``target`` (a graph file, or the private copy of one), for
     any thread: the one a read-only graph reads through, or a second one beside any graph's
-    for a read on another thread. The caller sets ``query_only`` once it has made what it
-    needs in its temp schema."""
+    for a read on another thread. Without ``query_only`` the caller sets it, once it has made
+    what it needs in its temp schema."""
     conn = sqlite3.connect(
         f"file:{_uri_path(target)}?mode=ro",
         uri=True,
@@ -300,6 +300,8 @@ def connect_read_only(target: str) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        if query_only:
+            conn.execute("PRAGMA query_only = 1")
     except BaseException:
         conn.close()
         raise
