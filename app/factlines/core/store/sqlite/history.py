@@ -18,6 +18,7 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 from factlines.core import temporal
@@ -67,39 +68,55 @@ def is_dated(value: str | None) -> bool:
     return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
 
 
+@dataclass
+class _Kept:
+    """What pages of the whole graph's events keep of one version of the file, read as
+    pages need it (see :meth:`SQLiteHistory._kept_now`)."""
+
+    version: object
+    # The years holding dated events (prefixes ``YYYY-``) counted so far; how many dated
+    # events, and how many dated starts, the years up to each hold; whether every year is.
+    years: list[str] = field(default_factory=list)
+    counted: list[int] = field(default_factory=list)
+    started: list[int] = field(default_factory=list)
+    every_year: bool = False
+    # The months' and days' counts of dated events met so far, by prefix.
+    buckets: dict[str, int] = field(default_factory=dict)
+    # The last day a page reached, and how many dated events come before it.
+    last_day: tuple[str, int] | None = None
+    # The undated events of each kind, in order.
+    undated: dict[str, list[tuple]] = field(default_factory=dict)
+    # Without an index on valid_to: the dated ends in text order.
+    ends: list[str] | None = None
+
+    def add_year(self, year: str, starts: int, ends: int) -> None:
+        self.years.append(year)
+        self.counted.append((self.counted[-1] if self.counted else 0) + starts + ends)
+        self.started.append((self.started[-1] if self.started else 0) + starts)
+
+
 class SQLiteHistory:
     def __init__(self, db: Connection):
         self._db = db
-        # How many dated events each year holds, counted once per version of the file
-        # (:meth:`_version`): (version, [year prefix], [cumulative count], [cumulative count
-        # of starts], whether every year is counted).
-        self._years: tuple[object, list[str], list[int], list[int], bool] | None = None
-        # The undated events in order, kept the same way, each kind read when a page needs
-        # it: (version, {kind: events}).
-        self._undated_events: tuple[object, dict[str, list[tuple]]] | None = None
-        # Without an index on valid_to: the dated ends in text order, (version, values).
-        self._ends: tuple[object, list[str]] | None = None
-        # The last day a page of the whole graph's events reached, and how many dated events
-        # come before it: (version, day, count).
-        self._last_day: tuple[object, str, int] | None = None
-        # The months' and days' counts of dated events met so far: (version, {prefix: n}).
-        self._buckets: tuple[object, dict[str, int]] = (None, {})
+        self._kept: _Kept | None = None
         db.listeners.append(self._forget)
 
-    def _version(self, conn) -> object:
-        """What the kept counts are kept under: this connection's view of the file (another
-        connection opened on a private copy taken again starts its data_version afresh).
-        Inside a write transaction, a new object each time: what is counted there (rows not
-        committed, perhaps rolled back) is never kept for later."""
+    def _kept_now(self, conn) -> _Kept:
+        """What is kept for the file as this connection sees it now: by its data_version and
+        the connection's epoch (a connection opened on a private copy taken again starts its
+        data_version afresh). Inside a write transaction, a new one each time, never kept:
+        what is counted there (rows not committed, perhaps rolled back) is not for later."""
         if self._db.writing:
-            return object()
-        return (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
+            return _Kept(object())
+        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._kept is None or self._kept.version != version:
+            self._kept = _Kept(version)
+        return self._kept
 
     def _forget(self, touched) -> None:
         """Our own commit does not change ``data_version``: forget what was kept after one."""
         if touched.facts or touched.everything:
-            self._years = self._undated_events = self._ends = self._last_day = None
-            self._buckets = (None, {})
+            self._kept = None
 
     # ── Conflicts ─────────────────────────────────────────────────────────
 
@@ -227,16 +244,14 @@ class SQLiteHistory:
         """The page from the dated events, found by counting them per year, month and day on
         the indexes (no row read before the page's first day), then from the undated ones."""
         page: list[tuple] = []
-        ends = self._sorted_ends(conn)
-        version = self._version(conn)
-        if self._buckets[0] != version:
-            self._buckets = (version, {})
-        last = self._last_day
-        if last is not None and last[0] == version and last[2] <= offset < last[2] + _ON_FROM:
+        kept = self._kept_now(conn)
+        ends = _sorted_ends(conn, kept)
+        last = kept.last_day
+        if last is not None and last[1] <= offset < last[1] + _ON_FROM:
             # The list scrolling on: from the last day of the page before, no counting.
-            lo, before = last[1], last[2]
+            lo, before = last
         else:
-            lo, before = self._day_of_position(conn, offset, ends)
+            lo, before = self._day_of_position(conn, kept, offset, ends)
         if lo is not None:
             # Extend the window day by day until it holds the whole page.
             total, cursor = before, lo
@@ -245,8 +260,8 @@ class SQLiteHistory:
                 if value is None:
                     break
                 day = value[:10]
-                self._last_day = (version, day, total)
-                total += self._bucket(conn, day, ends)
+                kept.last_day = (day, total)
+                total += _bucket(conn, kept, day, ends)
                 cursor = day + _TOP
             window = []
             for column, kind in _STREAMS:
@@ -263,10 +278,10 @@ class SQLiteHistory:
             page = [(tid, kind, at) for _, tid, kind, at in window[skip : skip + limit]]
             offset, before = max(offset, total), total
         if len(page) < limit:
-            page += self._undated(conn, offset - before, limit - len(page))
+            page += _undated(conn, kept, offset - before, limit - len(page))
         return page
 
-    def _day_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
+    def _day_of_position(self, conn, kept: _Kept, offset: int, ends) -> tuple[str | None, int]:
         """(the day holding dated event number ``offset``, how many dated events come before
         that day); (None, how many dated events there are) when there are not that many.
 
@@ -275,7 +290,7 @@ class SQLiteHistory:
         are kept until the file changes, so only the first deep page walks the years, and
         a page near one before counts few months and days.
         """
-        year, before = self._year_of_position(conn, offset, ends)
+        year, before = self._year_of_position(conn, kept, offset, ends)
         if year is None:
             return None, before
         lo, hi = year, year + _TOP
@@ -284,7 +299,7 @@ class SQLiteHistory:
             while True:
                 value = _next_dated(conn, cursor, hi, len(lo), ends)
                 prefix = value[:width]  # the bucket holds event number offset: never None
-                n = self._bucket(conn, prefix, ends)
+                n = _bucket(conn, kept, prefix, ends)
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
                     break
@@ -292,28 +307,18 @@ class SQLiteHistory:
                 cursor = prefix + _TOP
         return lo, before
 
-    def _bucket(self, conn, prefix: str, ends) -> int:
-        """How many dated events a month's or a day's prefix holds, kept like the years'."""
-        kept = self._buckets[1]
-        if prefix not in kept:
-            kept[prefix] = sum(_count_dated(conn, prefix, ends))
-        return kept[prefix]
-
-    def _year_of_position(self, conn, offset: int, ends) -> tuple[str | None, int]:
-        version = self._version(conn)
-        if self._years is None or self._years[0] != version:
-            self._years = (version, [], [], [], False)
-        counted = self._years[2]
+    def _year_of_position(self, conn, kept: _Kept, offset: int, ends) -> tuple[str | None, int]:
+        counted = kept.counted
         i = bisect_right(counted, offset)
-        while i == len(counted) and not self._years[4]:
+        while i == len(counted) and not kept.every_year:
             # The first year alone (the first pages need no more), then all the others.
-            self._count_years(conn, offset, ends, every=bool(counted))
+            self._count_years(conn, kept, offset, ends, every=bool(counted))
             i = bisect_right(counted, offset)
         if i == len(counted):
             return None, counted[-1] if counted else 0
-        return self._years[1][i], counted[i - 1] if i else 0
+        return kept.years[i], counted[i - 1] if i else 0
 
-    def _count_years(self, conn, offset: int, ends, every: bool) -> None:
+    def _count_years(self, conn, kept: _Kept, offset: int, ends, every: bool) -> None:
         """Count into the kept counts the next year's dated events, or ``every`` year's up
         to the one holding event ``offset``. Then the later half of the years left is
         counted beside this connection (``Connection.beside``, where it can be) while this
@@ -321,8 +326,7 @@ class SQLiteHistory:
         alone. A write another program commits between the two reads can put that one
         page's position off by what it wrote; the next page counts afresh (the file's
         version the counts are kept under has changed)."""
-        version, prefixes, counted, started, _ = self._years
-        years, cursor = [], prefixes[-1] + _TOP if prefixes else ""
+        years, cursor = [], kept.years[-1] + _TOP if kept.years else ""
         while (value := _next_dated(conn, cursor, _END, 0, ends)) is not None:
             years.append(value[: _LEVELS[0]])
             cursor = years[-1] + _TOP
@@ -335,66 +339,13 @@ class SQLiteHistory:
 
         with self._db.beside(count_later) if half else nullcontext() as later:
             for year in years[:half] if later else years:
-                self._add_year(year, *_count_dated(conn, year, ends))
-                if counted[-1] > offset:
+                kept.add_year(year, *_count_dated(conn, year, ends))
+                if kept.counted[-1] > offset:
                     return  # the rest stays to count
             if later:
                 for year, counts in zip(years[half:], later()):
-                    self._add_year(year, *counts)
-        self._years = (version, prefixes, counted, started, value is None)
-
-    def _add_year(self, year: str, starts: int, ends: int) -> None:
-        _, prefixes, counted, started, _ = self._years
-        prefixes.append(year)
-        counted.append((counted[-1] if counted else 0) + starts + ends)
-        started.append((started[-1] if started else 0) + starts)
-
-    def _sorted_ends(self, conn) -> list[str] | None:
-        """None when an index on valid_to serves the ends; else the dated ends in text order,
-        read once per version of the file (one pass over MemPalace's index)."""
-        if _has_index_on(conn, "valid_to"):
-            return None
-        version = self._version(conn)
-        if self._ends is None or self._ends[0] != version:
-            values = [
-                row[0]
-                for row in conn.execute(
-                    f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {_dated('valid_to', 0)}"
-                )
-            ]
-            values.sort()
-            self._ends = (version, values)
-        return self._ends[1]
-
-    def _undated(self, conn, offset: int, limit: int) -> list[tuple]:
-        """Undated events: unknown starts by id, then undated ends by id (each kept until
-        the file changes: every page of them needs all of them in order). A page of ends
-        reads no start when the years are all counted: the facts less their dated starts
-        are the undated starts."""
-        version = self._version(conn)
-        if self._undated_events is None or self._undated_events[0] != version:
-            self._undated_events = (version, {})
-        kept = self._undated_events[1]
-        years = self._years
-        counted = years is not None and years[0] == version and years[4] and years[1]
-        # With every year counted: the span the dated values are in, and how many of each.
-        dated = {}
-        if counted:
-            span = (years[1][0], years[1][-1] + _TOP)
-            dated = {"start": (span, years[3][-1]), "end": (span, years[2][-1] - years[3][-1])}
-        if "start" not in kept and counted:
-            facts = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
-            starts = facts - years[3][-1]
-        else:
-            starts = len(_undated_of(conn, kept, "start", dated.get("start")))
-        page = []
-        if offset < starts:
-            page = _undated_of(conn, kept, "start", dated.get("start"))[offset : offset + limit]
-        if len(page) < limit:
-            skip = max(0, offset - starts)
-            ends = _undated_of(conn, kept, "end", dated.get("end"))
-            page += ends[skip : skip + limit - len(page)]
-        return page
+                    kept.add_year(year, *counts)
+        kept.every_year = value is None
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
@@ -426,6 +377,55 @@ class SQLiteHistory:
                 f"AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK}"
             ).fetchall()
         return starts, ends, unknown, nowhere
+
+
+def _bucket(conn, kept: _Kept, prefix: str, ends: list[str] | None) -> int:
+    """How many dated events a month's or a day's prefix holds, counted once per version."""
+    if prefix not in kept.buckets:
+        kept.buckets[prefix] = sum(_count_dated(conn, prefix, ends))
+    return kept.buckets[prefix]
+
+
+def _sorted_ends(conn, kept: _Kept) -> list[str] | None:
+    """None when an index on valid_to serves the ends; else the dated ends in text order,
+    read once per version of the file (one pass over MemPalace's index)."""
+    if _has_index_on(conn, "valid_to"):
+        return None
+    if kept.ends is None:
+        kept.ends = sorted(
+            row[0]
+            for row in conn.execute(
+                f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {_dated('valid_to', 0)}"
+            )
+        )
+    return kept.ends
+
+
+def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
+    """Undated events: unknown starts by id, then undated ends by id (each kept until the
+    file changes: every page of them needs all of them in order). A page of ends reads no
+    start when the years are all counted: the facts less their dated starts are the undated
+    starts."""
+    counted = kept.every_year and kept.years
+    # With every year counted: the span the dated values are in, and how many of each.
+    dated = {}
+    if counted:
+        span = (kept.years[0], kept.years[-1] + _TOP)
+        starts = kept.started[-1]
+        dated = {"start": (span, starts), "end": (span, kept.counted[-1] - starts)}
+    if "start" not in kept.undated and counted:
+        facts = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+        starts = facts - kept.started[-1]
+    else:
+        starts = len(_undated_of(conn, kept.undated, "start", dated.get("start")))
+    page = []
+    if offset < starts:
+        page = _undated_of(conn, kept.undated, "start", dated.get("start"))[offset : offset + limit]
+    if len(page) < limit:
+        skip = max(0, offset - starts)
+        ends = _undated_of(conn, kept.undated, "end", dated.get("end"))
+        page += ends[skip : skip + limit - len(page)]
+    return page
 
 
 def _irregular_rowids(conn, now_key: str, eid: str | None, skip: list[str]) -> list[list]:
@@ -488,7 +488,7 @@ def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
 
 def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
     """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
-    fixes the first ``fixed`` characters; ``ends`` as ``SQLiteHistory._sorted_ends`` gives
+    fixes the first ``fixed`` characters; ``ends`` as :func:`_sorted_ends` gives
     them."""
     columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
     found = [
