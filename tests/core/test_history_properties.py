@@ -178,6 +178,11 @@ def test_changes_between_is_the_brute_force_answer(rows, a, b, entity):
 # ── narrative ─────────────────────────────────────────────────────────────
 
 
+def events(page) -> list[tuple]:
+    """A narrative page as the oracle's (at, kind, id)."""
+    return [(e["at"], e["kind"], e["fact"]["id"]) for e in page]
+
+
 def oracle_events(rows, entity=None) -> list[tuple]:
     """(at, kind, id) in the narrative's order."""
     events = []
@@ -217,12 +222,10 @@ def test_narrative_pages_are_the_brute_force_order(rows, entity, limit, index):
         for offset in {max(0, len(expected) - limit), len(expected) * 2 // 3}:
             with KnowledgeGraph(kg.db_path) as fresh:
                 jumps[offset] = fresh.narrative(entity, limit=limit, offset=offset)
-    assert [(e["at"], e["kind"], e["fact"]["id"]) for e in pages] == expected
+    assert events(pages) == expected
     for offset, page in jumps.items():
-        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
-            offset : offset + limit
-        ]
-    assert [(e["at"], e["kind"], e["fact"]["id"]) for e in odd] == expected[1 : limit + 3]
+        assert events(page) == expected[offset : offset + limit]
+    assert events(odd) == expected[1 : limit + 3]
     # Every start and every end exactly once.
     ids = [tid for tid, s, o, _, _ in numbered(rows) if touches(entity, s, o)]
     assert sorted(e["fact"]["id"] for e in pages if e["kind"] == "start") == ids
@@ -260,10 +263,8 @@ def assert_every_first_page(kg, expected: list[tuple], limit: int) -> None:
         with KnowledgeGraph(kg.db_path) as fresh:
             page = fresh.narrative(limit=limit, offset=offset)
             last = fresh.narrative(limit=limit, offset=len(expected) - limit)
-        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in page] == expected[
-            offset : offset + limit
-        ]
-        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in last] == expected[-limit:]
+        assert events(page) == expected[offset : offset + limit]
+        assert events(last) == expected[-limit:]
 
 
 def test_a_graph_kept_open_pages_as_one_opened_afresh_after_writes():
@@ -303,10 +304,6 @@ def test_what_is_counted_inside_a_write_is_that_write_s_and_never_kept():
 
 KEPT_ROWS = [("ann", "bob", f"2020-03-0{d}", None) for d in range(1, 6)]
 KEPT_ROWS += [("ann", "bob", "2020-04-01", "2021-06-02"), ("bob", "ann", "2019-12-31", None)]
-
-
-def events(page) -> list[tuple]:
-    return [(e["at"], e["kind"], e["fact"]["id"]) for e in page]
 
 
 def read(kg) -> list[list[tuple]]:
