@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
@@ -230,3 +230,12 @@ def test_a_kept_layout_too_wide_for_this_screen_gives_way_to_the_first_run_layou
     assert fourth.graph_dock.isHidden()
     assert "bigger screen" not in fourth.statusBar().currentMessage()
     fourth.close()
+
+
+def test_a_first_run_window_asks_no_more_than_the_screen_has(qtbot, isolated_settings):
+    """1500×950 where there is room; on a smaller screen (the test's is 800×800), the screen."""
+    window = MainWindow(settings=str(isolated_settings))
+    qtbot.addWidget(window)
+    screen = window.screen().availableGeometry().size()
+    assert screen.width() < 1500
+    assert window.size() == QSize(1500, 950).boundedTo(screen)

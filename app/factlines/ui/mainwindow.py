@@ -147,7 +147,8 @@ class MainWindow(QMainWindow):
         self.state.dataChanged.connect(self._update_stats)
         self.state.graphChanged.connect(self._update_title)
 
-        self.resize(1500, 950)
+        # The first-run size, on a screen that has room for it.
+        self.resize(QSize(1500, 950).boundedTo(self.screen().availableGeometry().size()))
         first_run, room = self.saveState(), self.minimumSizeHint()
         self._docks_sized = self._restore_window()
         self.panels.settle_layout(app_settings.WINDOW_STATE.get(self.settings))
@@ -424,7 +425,7 @@ class MainWindow(QMainWindow):
         ):
             return
         self.restoreState(first_run)
-        self.resize(min(self.width(), screen.width()), min(self.height(), screen.height()))
+        self.resize(self.size().boundedTo(screen))
         self._docks_sized = False  # sized for this window when it is shown
         QTimer.singleShot(
             0,
