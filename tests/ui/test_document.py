@@ -217,3 +217,16 @@ def test_an_unreadable_file_is_said_once_while_it_lasts(doc, tmp_path, monkeypat
     assert len(said) == 1 and "the file is gone" in said[0]
     assert not doc.check_external_changes()  # readable again: nothing changed, nothing said
     assert len(said) == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "database", "where"),
+    [
+        ("postgresql://kai@127.0.0.1:5433/team", "team", "kai@127.0.0.1:5433"),
+        ("postgresql://kai@db.example.org/team", "team", "kai@db.example.org"),
+        ("postgresql://kai@:5433/team?host=/run/postgresql", "team", "kai@/run/postgresql:5433"),
+        ("postgresql:///team?host=/tmp/pg", "team", "/tmp/pg"),
+    ],
+)
+def test_a_postgres_title_names_the_server_or_the_socket_folder(label, database, where):
+    assert document_module._database_and_server(label) == (database, where)

@@ -23,9 +23,12 @@ def test_the_picture_comes_first_and_every_picture_exists():
         assert picture.startswith("resources/readme/"), picture
 
 
-def test_the_test_command_is_the_one_ci_runs():
+def test_the_test_command_is_the_one_ci_runs_in_a_fresh_venv():
     assert TEST_COMMAND in README.splitlines()
-    assert "python3 -m pytest" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert TEST_COMMAND in ci, "CI runs the README's command as a person types it"
+    venv = ci.index("python3 -m venv .venv")
+    assert venv < ci.index(". .venv/bin/activate") < ci.index(TEST_COMMAND)
 
 
 def test_every_benchmark_script_is_listed_with_its_command():

@@ -117,10 +117,7 @@ class Document(QObject):
             return "Factlines"
         read_only = " (read-only)" if self.read_only else ""
         if self._kg is not None and self._kg.on_server:
-            # The database, then who on which server (or socket folder) has it open.
-            server, _, database = self._path.partition("://")[2].partition("/")
-            database, _, socket = database.partition("?host=")
-            where = server + socket if server.endswith("@") or not server else server
+            database, where = _database_and_server(self._path)
             return f"{database}{read_only} — {where} — Factlines"
         path = Path(self._path)
         return f"{path.name}{read_only} — {path.parent} — Factlines"
@@ -286,3 +283,16 @@ def _make_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise Unavailable(f"cannot create the folder {folder}: {exc.strerror or exc}") from None
+
+
+def _database_and_server(label: str) -> tuple[str, str]:
+    """A PostgreSQL graph's label (``postgresql://user@host:port/db``, or ``…@:port/db?host=/dir``
+    on a Unix socket) as the database and who on which server or socket folder has it open."""
+    server, _, database = label.partition("://")[2].partition("/")
+    database, _, socket = database.partition("?host=")
+    user, at, host_port = server.rpartition("@")
+    host, colon, port = host_port.rpartition(":")
+    if not colon or not port.isdigit():
+        host, port = host_port, ""
+    where = f"{user}{at}{socket or host}" + (f":{port}" if port else "")
+    return database, where
