@@ -394,6 +394,17 @@ def test_histogram_counts_are_brute_force_counts(rows, bins, index):
     assert sum(found["starts"]) + sum(found["ends"]) == len(keys)
 
 
+def test_histogram_over_the_first_and_last_days_a_fact_may_name(tmp_path):
+    """A fact from 0001-01-01 (and one to 9999-12-31) is a history graph's, not an overflow."""
+    with KnowledgeGraph(str(tmp_path / "kg.sqlite3")) as kg:
+        kg.add_triple("Kai", "is", "mortal", valid_from="0001-01-01", valid_to="9999-12-31")
+        kg.add_triple("Charlemagne", "ruled", "Francia", valid_from="0768-10-09")
+        found = kg.validity_histogram(4)
+    assert found["edges"][0] == datetime(1, 1, 1, tzinfo=timezone.utc).timestamp()
+    assert found["starts"] == [2, 0, 0, 0] and found["ends"] == [0, 0, 0, 1]
+    assert found["valid"] == [2, 2, 2, 2]
+
+
 # ── Refusals ──────────────────────────────────────────────────────────────
 
 

@@ -143,6 +143,13 @@ def test_posix_round_trip():
     assert temporal.to_posix("2026-03-01") == temporal.to_posix("2026-03-01T00:00:00Z")
 
 
+@pytest.mark.parametrize(
+    "instant", ["0001-01-01T00:00:00Z", "0800-12-25T00:00:00Z", "9999-12-31T23:59:59Z"]
+)
+def test_posix_round_trip_keeps_four_digit_years(instant):
+    assert temporal.from_posix(temporal.to_posix(instant)) == instant
+
+
 # ── The validity rule, through Python and through the store's SQL ─────────
 
 

@@ -288,13 +288,16 @@ def _text_threshold(text: object) -> float:
 
 
 def from_posix(seconds: float) -> str:
-    """The UTC instant of POSIX ``seconds`` (truncated to the second)."""
+    """The UTC instant of POSIX ``seconds`` (truncated to the second), years 0001–9999, the year
+    padded to four digits (strftime writes year 800 as ``800``)."""
     # From the epoch by arithmetic: fromtimestamp() fails before 1970 on some platforms.
-    moment = _EPOCH + timedelta(seconds=int(seconds // 1))
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _key_of_posix(int(seconds // 1))
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+def before_posix(seconds: int) -> str:
+    """A key just below every key at or after POSIX ``seconds``: the instant a second earlier, or
+    below every instant when ``seconds`` is the first one a query can name."""
+    return from_posix(seconds - 1) if seconds > _FIRST_SECOND else ""
 
 
 def calendar_day(value: str | None) -> date | None:

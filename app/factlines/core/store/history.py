@@ -181,7 +181,7 @@ class GraphHistory:
         width = int(temporal.to_posix(span[1])) + 1 - first
         # Exact arithmetic: edge i is first + i * width / bins.
         seconds = [first - (-i * width // bins) for i in range(bins + 1)]  # ceil: first key in
-        before = [temporal.from_posix(s - 1) for s in seconds]  # the last key before each edge
+        before = [temporal.before_posix(s) for s in seconds]  # the last key before each edge
         middles = [
             temporal.from_posix(first + (2 * i + 1) * width // (2 * bins)) for i in range(bins)
         ]
