@@ -180,3 +180,44 @@ def test_a_terminal_is_shown_how_far_the_work_is_and_the_line_is_cleared(monkeyp
     said = terminal.getvalue()
     assert "copying…" in said and "copying: 42,000 of 112,345 rows" in said
     assert said.endswith("\r") and said.rstrip("\r").split("\r")[-1].strip() == ""
+
+
+@pytest.mark.slow
+def test_export_never_replaces_the_graph_it_reads_nor_any_database(tmp_path):
+    graph = tmp_path / "kg.json"  # a graph whose name ends in .json, as a person may call it
+    with KnowledgeGraph(graph) as kg:
+        kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    other = tmp_path / "other.json"  # another graph, named as an export might be
+    KnowledgeGraph(other).close()
+    before = {path: path.read_bytes() for path in (graph, other)}
+    for target in (graph, other):
+        result = run("export", graph, target, cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "never replaces" in result.stderr
+    assert {path: path.read_bytes() for path in before} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+@pytest.mark.slow
+def test_export_into_a_missing_folder_is_said_in_words(graph, tmp_path):
+    result = run("export", graph, tmp_path / "missing" / "x.json", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"the folder {tmp_path / 'missing'} does not exist" in result.stderr
+
+
+def test_export_keeps_the_mode_of_the_file_it_replaces(graph, tmp_path):
+    from factlines import open_graph
+    from factlines.core.transfer import export_graph
+
+    kept, new = tmp_path / "kept.csv", tmp_path / "new.csv"
+    kept.write_text("old")
+    kept.chmod(0o644)
+    umask = os.umask(0o022)
+    try:
+        with open_graph(graph, read_only=True) as kg:
+            export_graph(kg, kept)
+            export_graph(kg, new)
+    finally:
+        os.umask(umask)
+    assert kept.stat().st_mode & 0o777 == 0o644 and kept.read_text() != "old"
+    assert new.stat().st_mode & 0o777 == 0o644  # 0666 less the umask, not mkstemp's 0600

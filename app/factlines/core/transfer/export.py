@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factlines.core import temporal
-from factlines.core.errors import Refused
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
+from factlines.core.store.facade import same_graph
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.graphml import write_graphml
 from factlines.core.transfer.values import blob_tag
@@ -59,6 +60,8 @@ CSV_HEADER = (
     "extracted_at",
 )
 BATCH = 2000
+# The first bytes of every SQLite database: an export never replaces one.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 ENTITY_COLUMNS = REPLICATED["entities"]
 TRIPLE_COLUMNS = REPLICATED["triples"]
 
@@ -105,20 +108,60 @@ def export_graph(
     if fmt not in EXTENSIONS.values():
         raise Refused(f"format must be one of {', '.join(EXTENSIONS.values())}, not {fmt!r}")
     as_of = temporal.parse(as_of, "as_of")
+    mode = _mode_for(target, kg)
     with kg.selection(as_of=as_of, entity=entity) as selection:
         total = selection.entity_count + selection.fact_count
-        fd, part = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        part = _part_beside(target)
         try:
-            with open(fd, "w", encoding="utf-8", newline="") as handle:
+            with open(part, "w", encoding="utf-8", newline="") as handle:
                 report(progress, 0, total)
                 writer = {"json": _write_json, "csv": _write_csv, "graphml": _write_graphml}[fmt]
                 meta = {"as_of": as_of, "entity": entity}
                 writer(handle, selection, meta, RowCounter(progress, total))
+            os.chmod(part, mode)
             os.replace(part, target)
         except BaseException:
             Path(part).unlink(missing_ok=True)
             raise
         return ExportSummary(target, fmt, selection.entity_count, selection.fact_count)
+
+
+def _mode_for(target: Path, kg) -> int:
+    """The mode the export is written with: the replaced file's, else what the umask leaves of
+    0666. Refused: a target that is the graph being read, or any SQLite database (an open
+    graph perhaps: an export never replaces one)."""
+    try:
+        with open(target, "rb") as existing:
+            header = existing.read(len(_SQLITE_MAGIC))
+            mode = os.stat(existing.fileno()).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+    except OSError:
+        return 0o666  # not readable: the replace below says why in words, or succeeds
+    if header == _SQLITE_MAGIC or same_graph(target, kg.db_path):
+        raise Refused(
+            f"{target} is a database (perhaps the graph itself): an export never replaces one; "
+            "choose another file name"
+        )
+    return mode
+
+
+def _part_beside(target: Path) -> str:
+    """A new, empty file beside ``target`` to write the export into; a folder that is missing or
+    may not be written is said in words."""
+    folder = target.parent
+    try:
+        fd, part = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+    except FileNotFoundError:
+        raise Refused(f"the folder {folder} does not exist: choose another place") from None
+    except PermissionError:
+        raise Unavailable(f"you may not write in the folder {folder}") from None
+    except OSError as exc:
+        raise Unavailable(f"cannot write in {folder}: {exc.strerror or exc}") from None
+    os.close(fd)
+    return part
 
 
 def _write_json(out, selection, meta: dict, counter: RowCounter) -> None:
