@@ -184,6 +184,14 @@ def test_snapping_days_and_instants():
     assert gl.snap_instant(midnight + 3600 * 5 + 1200, 2000.0) == "2026-03-10T05:00:00Z"
 
 
+def test_an_instant_before_year_1000_is_snapped_to_a_value_the_rules_accept():
+    """A history graph (Charlemagne): the pointer's instant keeps a four-digit year."""
+    crowned = temporal.to_posix("0800-12-25T10:00:00Z")
+    value = gl.snap_instant(crowned, 1.0)
+    assert value == "0800-12-25T10:00:00Z" and temporal.parse(value, "as_of") == value
+    assert gl.start_value(crowned, True) == "0800-12-25"
+
+
 def test_drag_value_clamps_an_inverted_interval():
     layout = gl.build_layout(CHAPTER)
     orion = layout.index_of("orion")
