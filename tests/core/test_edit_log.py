@@ -84,6 +84,8 @@ def test_a_read_only_graph_refuses_a_logged_edit_and_never_gets_the_table(kg_pat
 
 def test_a_bulk_edit_keeps_a_bounded_entry(kg, kg_path):
     ids = [kg.add_triple(f"P{i}", "knows", "Q") for i in range(MAX_IMAGES + 50)]
+    for i in range(100):  # a graph big enough for the entry's 200 rows to fit its share
+        kg.add_entity(f"Filler {i}", properties={"notes": "n" * 50_000})
     with kg.logged("End them all"):
         for tid in ids:
             kg.end_fact(tid, "2025-01-01")
@@ -111,6 +113,43 @@ def test_the_log_stays_within_its_share_of_the_file(kg, kg_path):
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         page = conn.execute("PRAGMA page_size").fetchone()[0]
     assert size <= SHARE * (pages * page - size)
+
+
+def _log_bytes(path) -> tuple[int, int]:
+    """The log's text in UTF-8 bytes, as stored, and the rest of the file's bytes."""
+    with sqlite3.connect(str(path)) as conn:
+        rows = conn.execute(
+            "SELECT what, facts, entities, before, after, reason FROM fl_edit_log"
+        ).fetchall()
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    size = sum(len(text.encode("utf-8")) for row in rows for text in row if text)
+    return size, pages * page - size
+
+
+def test_the_log_s_share_is_counted_in_bytes_not_characters(kg, kg_path):
+    tid = kg.add_triple("王小明", "住在", "北京")
+    for i in range(40):
+        kg.add_triple(f"同事{i}", "认识", "王小明", source_file="会议记录.md" * 20)
+    reason = "因为这条记录已经过时了，需要更正。" * 10
+    for i in range(200):
+        with kg.logged(f"修改 {i}", reason=reason):
+            kg.update_fact(tid, source_file=f"文件 {i}")
+    size, rest = _log_bytes(kg_path)
+    assert kg.edit_log()[0]["what"] == "修改 199"
+    assert size <= SHARE * rest, f"{size} bytes is {size / rest:.1%} of the rest"
+
+
+def test_an_entry_larger_than_the_budget_is_kept_shortened(kg, kg_path):
+    kg.add_triple("Kai", "works_on", "Orion")
+    kg.set_entity_properties("Kai", {"notes": "x" * 2_000_000})
+    with kg.logged("Rename Kai to Kai Moreno", reason="his full name"):
+        kg.rename_entity("Kai", "Kai Moreno")
+    [entry] = [e for e in kg.edit_log() if e["what"] == "Rename Kai to Kai Moreno"]
+    assert entry["reason"] == "his full name" and entry["at"] and entry["rows_total"] >= 1
+    assert entry["before"] == [] and entry["after"] == []  # the 2 MB rows' images left out
+    size, rest = _log_bytes(kg_path)
+    assert size <= SHARE * rest
 
 
 # ── MemPalace's write log ─────────────────────────────────────────────────

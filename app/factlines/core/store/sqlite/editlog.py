@@ -8,8 +8,9 @@ first logged edit, so a file never edited in Factlines (or open read-only) never
 It stays small (contract §1.5): an edit of many rows keeps the images of its first
 :data:`MAX_IMAGES` rows and the ids of its first :data:`MAX_IDS` (with the count of the rest),
 and the oldest entries are dropped once the log holds more than :data:`SHARE` of the file's
-size (the newest entry always stays): with SQLite's page overhead the file stays within the
-15 % rule, and a graph of 100k facts keeps a few thousand edits, one of 500 facts a dozen.
+size in bytes (the newest entry always stays, shortened to its words when it alone is larger):
+with SQLite's page overhead the file stays within the 15 % rule, and a graph of 100k facts
+keeps a few thousand edits, one of 500 facts a dozen.
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ _CREATE = (
     "tool TEXT NOT NULL DEFAULT 'factlines', facts TEXT NOT NULL, entities TEXT NOT NULL, "
     "rows_total INTEGER NOT NULL, before TEXT NOT NULL, after TEXT NOT NULL)"
 )
-# The bytes of an entry's text (its share of the file, near enough).
-_LENGTH = (
-    "length(what) + length(facts) + length(entities) + length(before) + length(after) "
-    "+ COALESCE(length(reason), 0)"
+# The bytes of an entry's text (its share of the file, near enough): length() of a text counts
+# its characters, of a blob its bytes (UTF-8, as stored).
+_LENGTH = " + ".join(
+    f"COALESCE(length(CAST({column} AS BLOB)), 0)"
+    for column in ("what", "facts", "entities", "before", "after", "reason")
 )
 LOGGED_COLUMNS = (
     "at",
@@ -84,7 +86,7 @@ class EditLogWrites:
             if values is None:
                 return False
             conn.execute(self.CREATE)
-            conn.execute(self.INSERT, values)
+            conn.execute(self.INSERT, within(values, self._size_and_budget(conn)[1]))
             self._prune(conn)
         return True
 
@@ -180,6 +182,22 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
             "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
         }
     )
+
+
+def within(values: tuple, budget: int) -> tuple:
+    """An entry (:data:`LOGGED_COLUMNS`' values) no larger than ``budget`` bytes where it can be:
+    the rows' images left out first, then the ids; what, when, who, why and how many rows are
+    always kept."""
+    at, what, reason, tool, facts, entities, total, before, after = values
+    if _bytes(what, reason, facts, entities, before, after) <= budget:
+        return values
+    if _bytes(what, reason, facts, entities) <= budget:
+        return (at, what, reason, tool, facts, entities, total, "[]", "[]")
+    return (at, what, reason, tool, "[]", "[]", total, "[]", "[]")
+
+
+def _bytes(*texts: str | None) -> int:
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts if text)
 
 
 def stored_values(entry: dict) -> tuple:
