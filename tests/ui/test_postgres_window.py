@@ -36,6 +36,13 @@ def test_postgres_the_title_names_the_database_and_no_backup_is_made(pg_window, 
     assert not speed.isEnabled() and "PostgreSQL" in speed.toolTip()
 
 
+def test_postgres_about_names_the_server_s_engine_and_version(pg_window):
+    with psycopg.connect(pg_window.document.kg._store.url) as conn:
+        version = conn.execute("SHOW server_version").fetchone()[0].split()[0]
+    text = pg_window.help_actions.about().label.text()
+    assert f"PostgreSQL {version}" in text and "SQLite" not in text.split("</p>")[-2]
+
+
 def test_postgres_another_client_s_edit_reaches_the_window_keeping_selection_and_as_of(
     pg_window, postgres_url, qtbot
 ):

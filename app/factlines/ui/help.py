@@ -220,7 +220,9 @@ class TimeHelp(QDialog):
         self.resize(620, 470)
 
 
-def library_versions() -> list[tuple[str, str]]:
+def library_versions(kg=None) -> list[tuple[str, str]]:
+    """The libraries Factlines runs on, and the engine holding ``kg`` (SQLite's library when no
+    graph is open; a PostgreSQL graph's server)."""
     import numpy
     import pyqtgraph
     import PySide6
@@ -228,7 +230,8 @@ def library_versions() -> list[tuple[str, str]]:
 
     from factlines.core.store import engine_version
 
-    engine, _, engine_number = engine_version().partition(" ")
+    open_engine = kg.engine if kg is not None and not kg.closed else engine_version()
+    engine, _, engine_number = open_engine.partition(" ")
     return [
         ("Python", platform.python_version()),
         ("PySide6", f"{PySide6.__version__} (Qt {qVersion()})"),
@@ -273,7 +276,9 @@ def compatibility_lines(document: Document) -> list[str]:
 
 def about_html(document: Document) -> str:
     facts = "<br>".join(html.escape(line) for line in compatibility_lines(document))
-    libraries = ", ".join(f"{name} {html.escape(version)}" for name, version in library_versions())
+    libraries = ", ".join(
+        f"{name} {html.escape(version)}" for name, version in library_versions(document.kg)
+    )
     return (
         f"<h3>Factlines {__version__}</h3>"
         "<p>Browse and hand-edit a temporal knowledge graph (MemPalace's SQLite file). A fact "

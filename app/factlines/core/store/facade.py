@@ -98,6 +98,12 @@ class KnowledgeGraph(
         return is_database_url(self.db_path)
 
     @property
+    def engine(self) -> str:
+        """The engine and its version holding this graph: ``SQLite 3.40.1``, ``PostgreSQL 15.18``
+        (the server's)."""
+        return self._store.engine
+
+    @property
     def write_wait(self) -> float:
         """Seconds the app's own edits wait for another program's write (see ``__init__``)."""
         return self._store.write_wait

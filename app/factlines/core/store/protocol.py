@@ -166,6 +166,8 @@ class EditLogStore(Protocol):
 
 class GraphStore(Protocol):
     location: str
+    # The engine and its version as a person reads it (``SQLite 3.40.1``, ``PostgreSQL 15.18``).
+    engine: str
     entities: EntityStore
     facts: FactStore
     # Seconds a write waits for another program's write to end before it fails as Unavailable.

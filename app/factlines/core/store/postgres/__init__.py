@@ -60,6 +60,8 @@ class PostgresStore(EngineStore):
         self._db = PGConnection(url, read_only=read_only, write_wait=write_wait)
         self.location = self._db.label
         self.url = url
+        with self._db.read() as conn:
+            self.engine = f"PostgreSQL {server_version(conn.info.server_version)}"
         self.entities = PGEntities(self._db)
         self.facts = PGFacts(self._db)
         self.predicates = PGPredicates(self._db)
@@ -211,6 +213,13 @@ class PostgresStore(EngineStore):
 def engine_version() -> str:
     """The driver's version (the server's is known once connected)."""
     return f"PostgreSQL (psycopg {driver().__version__})"
+
+
+def server_version(number: int) -> str:
+    """libpq's version number as a person reads it: 150018 is 15.18, 90624 is 9.6.24."""
+    if number >= 100_000:
+        return f"{number // 10_000}.{number % 10_000}"
+    return f"{number // 10_000}.{number // 100 % 100}.{number % 100}"
 
 
 __all__ = ["PostgresStore", "engine_version"]

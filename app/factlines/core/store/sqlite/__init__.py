@@ -39,6 +39,7 @@ class SQLiteStore(EngineStore):
         write_wait: float = WRITE_WAIT,
     ):
         self.location = path
+        self.engine = engine_version()
         self._db = Connection(
             path, read_only=read_only, initialize_empty=initialize_empty, write_wait=write_wait
         )
