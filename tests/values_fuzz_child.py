@@ -110,6 +110,43 @@ def _use_entity(app, win) -> None:
     app.processEvents()
 
 
+def _settle(app, seconds: float = 0.3) -> None:
+    """Let timers fire and background reads deliver (the panels ask the graph off the UI
+    thread and show the answer when it comes)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _use_panels(app, win) -> None:
+    """Every history panel in turn: shown, its rows asked for every role, each row chosen as a
+    click and a double-click would."""
+    from PySide6.QtWidgets import QAbstractItemView
+
+    panels = win.panels
+    panels.changes.set_instants("0001-01-01", "9999-12-31")
+    for dock in panels.docks:
+        panels.show_dock(dock)
+        _settle(app)
+        for view in dock.widget().findChildren(QAbstractItemView):
+            model = view.model()
+            if model is None:
+                continue
+            _every_cell(model)
+            for row in range(min(model.rowCount(), 25)):
+                index = model.index(row, 0)
+                view.setCurrentIndex(index)
+                view.clicked.emit(index)
+                view.doubleClicked.emit(index)
+                view.activated.emit(index)
+                app.processEvents()
+    win.facts_dock.raise_()
+    app.processEvents()
+
+
 def main(path: str) -> int:
     from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
@@ -145,6 +182,11 @@ def main(path: str) -> int:
                 problems.append(f"clicking {entity['id']!r} did not select it")
                 continue
             _use_entity(app, win)
+            panels = win.panels
+            panels.show_dock(panels.narrative_dock)  # the Story follows the selection
+            _settle(app, 0.05)
+            _every_cell(panels.narrative.view.model())
+        _use_panels(app, win)
         for search in ("a", "ö", "x'", ""):
             browser.set_search(search)
             app.processEvents()

@@ -458,3 +458,33 @@ def test_narrative_follows_our_writes_and_other_programs():
         assert kg.narrative(limit=1, offset=7) == []  # the undated ones, none yet
         unknown = kg.add_triple("Bob", "p", "Cy")
         assert kg.narrative(limit=1, offset=7)[0]["fact"]["id"] == unknown
+
+
+def test_the_story_lists_a_fact_without_an_id_and_an_entity_whose_id_is_a_blob(tmp_path):
+    """Ids MemPalace never writes but its tables can hold: no KeyError, no TypeError."""
+    path = tmp_path / "kg.sqlite3"
+    with KnowledgeGraph(path) as kg:
+        kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+            "VALUES (NULL, 'kai', 'knows', 'orion', '2024-05-01', '2024-06-01')"
+        )
+        conn.execute("INSERT INTO entities (id, name) VALUES (?, 'Blob id')", (b"\x01\xfe",))
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES ('t_blob', ?, 'knows', 'kai', '2023-01-01')",
+            (b"\x01\xfe",),
+        )
+    with KnowledgeGraph(path) as kg:
+        story = kg.narrative("Kai")
+        assert [(e["at"], e["kind"], e["fact"]["id"]) for e in story][:3] == [
+            ("2023-01-01", "start", "t_blob"),
+            ("2024-05-01", "start", None),
+            ("2024-06-01", "end", None),
+        ]
+        assert kg.get_entity(b"\x01\xfe")["name"] == "Blob id"
+        assert [e["fact"]["id"] for e in kg.narrative(b"\x01\xfe")] == ["t_blob"]
+        assert kg.narrative_total(b"\x01\xfe") == 1
+        whole = [(e["at"], e["fact"]["id"]) for e in kg.narrative()]
+        assert ("2024-05-01", None) in whole and ("2024-06-01", None) in whole

@@ -1,6 +1,7 @@
 """Fuzz: files holding whatever MemPalace's tables can hold, opened in the window in a child
-process that uses everything (``values_fuzz_child``), which must neither crash, raise nor warn,
-and must leave every byte of MemPalace's tables as it was (issue 9, item 3).
+process that uses everything (``values_fuzz_child``: the entity list, chart, facts table and
+every history panel), which must neither crash, raise nor warn, and must leave every byte of
+MemPalace's tables as it was, the columns a newer MemPalace adds included.
 
 Each file is written through the real MemPalace where it accepts the value (text confidences,
 huge and odd strings) and with raw SQL where it does not (time values the rules refuse, BLOBs,
@@ -118,6 +119,26 @@ def write_file(path: Path, seed: int) -> None:
             "INSERT INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
             ("typed", "Typed", rng.choice(ODD_TEXT), "{not json"),
         )
+        # Ids MemPalace never writes but its tables can hold: a fact with no id, an entity
+        # whose id is a BLOB (with a fact of its own).
+        first = conn.execute("SELECT id FROM entities WHERE typeof(id) = 'text'").fetchone()[0]
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+            "VALUES (NULL, ?, 'knows', 'typed', '2024-01-01')",
+            (first,),
+        )
+        conn.execute("INSERT INTO entities (id, name) VALUES (?, 'Blob id')", (b"\x01\xfe",))
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+            "VALUES ('t_blob_subject', ?, 'knows', ?, '2023-01-01', '2025-01-01')",
+            (b"\x01\xfe", first),
+        )
+        # Columns a newer MemPalace adds (who asserted and ended a fact; an entity's aliases).
+        conn.execute("ALTER TABLE triples ADD COLUMN created_by TEXT")
+        conn.execute("ALTER TABLE triples ADD COLUMN ended_by TEXT")
+        conn.execute("ALTER TABLE entities ADD COLUMN aliases TEXT")
+        conn.execute("UPDATE triples SET created_by = 'mcp:kg_add' WHERE rowid % 2 = 0")
+        conn.execute("UPDATE entities SET aliases = ? WHERE rowid % 3 = 0", (rng.choice(ODD_TEXT),))
         conn.commit()
     finally:
         conn.close()

@@ -35,13 +35,19 @@ class EntityEdits:
     _store: GraphStore
 
     def resolve_entity(self, ref: str) -> str | None:
-        """The id of the entity ``ref`` (an id or a name) means, or None."""
+        """The id of the entity ``ref`` (an id or a name) means, or None. A BLOB id (its table
+        can hold one; the views hand it back as they got it) names its own row."""
+        if isinstance(ref, bytes):
+            return ref if self._store.entities.get(ref) is not None else None
         if not isinstance(ref, str):
             return None
         return self._store.entities.resolve(ref)
 
-    def _resolve_id(self, ref: str) -> str:
-        """The id ``ref`` stands for; MemPalace's rule when no entity matches."""
+    def _resolve_id(self, ref: str | bytes) -> str | bytes:
+        """The id ``ref`` stands for; MemPalace's rule when no entity matches (a BLOB id stands
+        for itself)."""
+        if isinstance(ref, bytes):
+            return ref
         return self.resolve_entity(ref) or entity_id(ref)
 
     def get_entity(self, ref: str) -> dict | None:

@@ -55,32 +55,41 @@ def change_words(started: int, ended: int) -> str:
 
 def build(changes: dict) -> tuple[list[Node], list[int]]:
     """The tree's nodes and the top level's node numbers from ``changes_between``'s answer."""
-    facts: dict[str, dict] = {}
-    change: dict[str, str] = {}
-    for fact in changes["started"]:
-        facts[fact["id"]] = fact
-        change[fact["id"]] = "started"
-    for fact in changes["ended"]:
-        facts[fact["id"]] = fact
-        change[fact["id"]] = "both" if fact["id"] in change else "ended"
-    groups: dict[tuple[str, str], dict[str, list[dict]]] = {}
-    for fact in facts.values():
-        by_predicate = groups.setdefault((fact["subject_name"].casefold(), fact["subject"]), {})
-        by_predicate.setdefault(fact["predicate"], []).append(fact)
+    # (fact, how it changed); a fact both started and ended once, by id. A fact without an id
+    # (MemPalace's table can hold one) cannot be matched, so it is listed for each change.
+    listed: list[tuple[dict, str]] = []
+    where: dict[object, int] = {}
+    for kind in ("started", "ended"):
+        for fact in changes[kind]:
+            tid = fact["id"]
+            if tid is not None and tid in where:
+                listed[where[tid]] = (fact, "both")
+                continue
+            if tid is not None:
+                where[tid] = len(listed)
+            listed.append((fact, kind))
+    groups: dict[tuple, dict[str, list[tuple[dict, str]]]] = {}
+    for fact, kind in listed:
+        subject = fact["subject"]
+        by_predicate = groups.setdefault(
+            (style.order_key(fact["subject_name"]), style.order_key(subject), subject), {}
+        )
+        by_predicate.setdefault(fact["predicate"], []).append((fact, kind))
     nodes: list[Node] = []
     top: list[int] = []
-    for (_name, subject), by_predicate in sorted(groups.items()):
+    for (_name, _key, subject), by_predicate in sorted(groups.items(), key=lambda g: g[0][:2]):
         entity = len(nodes)
-        first = next(iter(by_predicate.values()))[0]
-        nodes.append(Node("entity", -1, len(top), first["subject_name"], entity=subject))
+        first = next(iter(by_predicate.values()))[0][0]
+        text = style.stored_text(first["subject_name"])
+        nodes.append(Node("entity", -1, len(top), text, entity=subject))
         top.append(entity)
-        for predicate in sorted(by_predicate):
+        for predicate in sorted(by_predicate, key=style.order_key):
             number = len(nodes)
             nodes[entity].children.append(number)
             under = len(nodes[entity].children) - 1
-            nodes.append(Node("predicate", entity, under, predicate, entity=subject))
-            for fact in sorted(by_predicate[predicate], key=_when_key):
-                kind = change[fact["id"]]
+            text = style.stored_text(predicate)
+            nodes.append(Node("predicate", entity, under, text, entity=subject))
+            for fact, kind in sorted(by_predicate[predicate], key=_when_key):
                 leaf = len(nodes)
                 nodes[number].children.append(leaf)
                 nodes.append(
@@ -88,7 +97,7 @@ def build(changes: dict) -> tuple[list[Node], list[int]]:
                         "fact",
                         number,
                         len(nodes[number].children) - 1,
-                        f"→ {fact['object_name']}",
+                        f"→ {style.stored_text(fact['object_name'])}",
                         fact=fact,
                         change=kind,
                         entity=subject,
@@ -100,8 +109,10 @@ def build(changes: dict) -> tuple[list[Node], list[int]]:
     return nodes, top
 
 
-def _when_key(fact: dict) -> tuple:
-    return (fact["start"] if fact["start"] is not None else float("-inf"), fact["id"])
+def _when_key(listed: tuple[dict, str]) -> tuple:
+    fact = listed[0]
+    start = fact["start"] if fact["start"] is not None else float("-inf")
+    return (start, style.order_key(fact["id"]))
 
 
 class ChangesModel(QAbstractItemModel):

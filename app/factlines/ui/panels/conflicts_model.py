@@ -65,7 +65,7 @@ def inside(row: dict) -> str | None:
     span's end); None when the span is unbounded both ways."""
     if row["start"] is not None:
         return style.show_key(row["start"], "")
-    if row["end"] is not None:
+    if isinstance(row["end"], str):  # a key; a BLOB stored as the end has no place in time
         return temporal.from_posix(temporal.to_posix(row["end"]) - 1)
     return None
 

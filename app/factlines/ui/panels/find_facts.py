@@ -41,7 +41,7 @@ SEARCH_MS = 200
 
 def provenance_words(fact: dict) -> str:
     parts = [
-        fact[key]
+        style.stored_text(fact[key])
         for key in ("source_file", "source_closet", "source_drawer_id", "adapter_name")
         if fact[key]
     ]

@@ -352,7 +352,7 @@ class NarrativePanel(QWidget):
         state, fact = self._state, event["fact"]
         if self.whole_graph.isChecked() or state.entity not in (fact["subject"], fact["object"]):
             state.select_entity(fact["subject"])
-        if event_key(event) is not None:
+        if event_key(event) is not None and temporal.is_accepted(event["at"]):
             state.set_as_of(event["at"])
         state.select_fact(fact["id"])
         self.view.selectionModel().setCurrentIndex(

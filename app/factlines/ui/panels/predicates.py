@@ -200,6 +200,11 @@ class PredicatesPanel(QWidget):
             self._state.message.emit("Choose a predicate first")
             return False
         if name == "facts":
+            if not isinstance(predicate, str):  # a BLOB: no text to search for
+                self._state.message.emit(
+                    "This predicate is stored as binary data: its facts cannot be searched for"
+                )
+                return False
             self._show_facts(predicate)
             return True
         if name == "single":

@@ -29,6 +29,7 @@ from factlines.core.store.engine_common import (
     changed_facts,
     day_of,
 )
+from factlines.core.store.rows import FACT_FIELDS
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.entities import rows_for_ids
@@ -238,7 +239,12 @@ class SQLiteHistory:
                     conn, f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id IN", ids
                 )
             }
-        return [(at, kind, facts[tid]) for tid, kind, at in page]
+            if None in ids:
+                unnamed = _facts_without_id(conn, eid)
+        return [
+            (at, kind, facts[tid] if tid is not None else _unnamed_row(unnamed, kind, at))
+            for tid, kind, at in page
+        ]
 
     def _graph_events(self, conn, limit: int, offset: int) -> list[tuple]:
         """The page from the dated events, found by counting them per year, month and day on
@@ -470,6 +476,26 @@ def _odd_params(now_key: str) -> list:
     return [now_key[:10], now_key, day_of(now_key)]
 
 
+def _facts_without_id(conn, eid: str | None) -> list[tuple]:
+    """The rows with a NULL id (MemPalace's table can hold them; no id finds them again) of
+    ``eid`` (of the graph when None)."""
+    where = " AND (t.subject = ?1 OR t.object = ?1)" if eid is not None else ""
+    return conn.execute(
+        f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id IS NULL{where}",
+        (eid,) if eid is not None else (),
+    ).fetchall()
+
+
+_VALID_FROM, _VALID_TO = FACT_FIELDS.index("valid_from"), FACT_FIELDS.index("valid_to")
+
+
+def _unnamed_row(rows: list[tuple], kind: str, at) -> tuple:
+    """The row without an id whose event this is, found by its value (two rows with the same
+    value look alike in every view, so either serves)."""
+    column = _VALID_FROM if kind == "start" else _VALID_TO
+    return next(row for row in rows if row[column] == at)
+
+
 def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
     """One entity's page: all its facts (a hub has a few thousand) put in order here."""
     rows = conn.execute(
@@ -587,8 +613,10 @@ def _has_index_on(conn, column: str) -> bool:
     return False
 
 
-def _order(value: str | None, end: bool, tid: str) -> tuple:
-    """An event's place: dated events by (key, start before end, id), then undated ones."""
+def _order(value: str | None, end: bool, tid: str | None) -> tuple:
+    """An event's place: dated events by (key, start before end, id), then undated ones; ids
+    in SQLite's order (a NULL first, a BLOB after every text) so any stored id sorts."""
+    ident = (0, "") if tid is None else (1, tid) if isinstance(tid, str) else (2, str(tid))
     if is_dated(value):
-        return (0, temporal.end_key(value) if end else temporal.start_key(value), end, tid)
-    return (1, "", end, tid)
+        return (0, temporal.end_key(value) if end else temporal.start_key(value), end, ident)
+    return (1, "", end, ident)
