@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from factlines.core import temporal
-from factlines.core.errors import Refused
-from factlines.core.mempalace_log import WriteLog, events_for_fact
+from factlines.core.errors import Refused, WrittenSince
+from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fact
 from factlines.core.mempalace_paths import mempalace_write_log
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.changes import Change
+from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.row_writes import taken_facts
 
 TOOL = "factlines"
 _HISTORY_LIMIT = 10_000
@@ -77,6 +79,28 @@ class EditHistory:
         if log is None:
             log = self.__dict__["_write_log"] = WriteLog(mempalace_write_log())
         return log
+
+    def refuse_when_asserted_since(self, change: Change, to_before: bool) -> None:
+        """Refuse (:class:`WrittenSince`) to undo (``to_before``) or redo ``change`` when
+        MemPalace's write log shows a ``kg_add`` of a fact that would be deleted or ended, since
+        the step (or its last undo or redo) committed: MemPalace found it open and relies on
+        it, though its write left no trace in the graph. An add logged up to MemPalace's wait
+        before counts: its intent is logged before it waits for the lock."""
+        taken = [image.values for image in taken_facts(change, to_before)]
+        if not taken:
+            return
+        found = asserted_since(self.mempalace_write_log(), taken, change.at, MEMPALACE_WAIT)
+        if found is not None:
+            entry, more = found
+            params = entry.params
+            words = f"{params['subject']} {params['predicate']} {params['object']}"
+            also = f" (and {more:,} more of its facts)" if more else ""
+            verb = "undoing" if to_before else "redoing"
+            raise WrittenSince(
+                f"MemPalace asserted “{words}” since this step (its write log, at "
+                f"{entry.at or entry.logged_at}){also}; {verb} it would delete or end that "
+                "fact, which MemPalace relies on, so nothing was changed"
+            )
 
     def fact_history(
         self, triple_id: str, write_log: WriteLog | str | os.PathLike | None = None

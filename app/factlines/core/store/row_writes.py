@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from factlines.core.errors import Refused
+from factlines.core import temporal
+from factlines.core.errors import Refused, WrittenSince
 from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
@@ -29,12 +30,19 @@ class RowWrites:
     # The predicate as the open-twin check compares it: an engine may steer its planner to the
     # subject's index (a predicate's index holds a share of the graph).
     PREDICATE = "predicate"
+    # Who else writes the graph, as a refusal names them.
+    OTHERS = "another program"
 
     def __init__(self) -> None:
         self._depth = 0
         self._recorders: list[Change] = []
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
+        # The steps this write replays, and each step's mark once it commits.
+        self._replayed: list[Change] = []
+        self._marks: list[tuple[Change, object, bool]] = []
+        # Writes made past the store on this connection (MemPalace's code on ``kg._conn()``).
+        self.unknown_writes = 0
 
     # ── What the engine supplies ──────────────────────────────────────────
 
@@ -45,6 +53,14 @@ class RowWrites:
         raise NotImplementedError
 
     def _put_row(self, conn, table: str, row_id: str, image: RowImage | None) -> None:
+        raise NotImplementedError
+
+    def _write_mark(self, conn) -> object:
+        """Inside a write: a mark of where the graph stands as to other writers' writes."""
+        raise NotImplementedError
+
+    def _written_since(self, conn, mark: object) -> bool:
+        """Inside a write: whether anyone but this connection wrote the graph since ``mark``."""
         raise NotImplementedError
 
     # ── Noting writes ─────────────────────────────────────────────────────
@@ -60,11 +76,17 @@ class RowWrites:
 
     def note_unknown_write(self) -> None:
         """Rows were written past the store (raw SQL): tell listeners that anything may have
-        changed, at the end of the write it joined or now."""
+        changed, at the end of the write it joined or now. For undo, it is another writer's."""
+        self.unknown_writes += 1
         if self._depth:
             self._touched.everything = True
             return
         self._tell(Touched.all_rows())
+
+    def note_assertion(self) -> None:
+        """Inside a write: an add found its fact already open and wrote nothing. Where the
+        engine can count it as a write (a server's clients are all Factlines), it does, so
+        another client's undo knows someone may rely on that fact."""
 
     def touch(self, conn, table: str, row_id: str) -> None:
         """Note a row about to be written: its id for the listeners, its image for recordings."""
@@ -99,25 +121,50 @@ class RowWrites:
             for key in [k for k, v in change.rows.items() if len(v) == 3]:
                 del change.rows[key]
         self._touched = Touched.noting_ends()
+        self._replayed, self._marks = [], []
 
     def _fill_after_images(self, conn) -> None:
-        """Before the commit: each recording's rows as the write leaves them."""
+        """Before the commit: each recording's rows as the write leaves them, and where the
+        graph stands for each step written or replayed here."""
         for change in self._recorders:
             for (table, row_id), images in change.rows.items():
                 if len(images) == 3:
                     change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
+        steps = [change for change in self._recorders if change.rows]
+        if not steps and not self._replayed:
+            return
+        mark = self._write_mark(conn)
+        for change in steps:
+            # Another writer between the step's own transactions: it may rely on its rows.
+            interleaved = change.interleaved or (
+                change.mark is not None and self._written_since(conn, change.mark)
+            )
+            self._marks.append((change, mark, interleaved))
+        self._marks += [(change, mark, False) for change in self._replayed]
+        self._replayed = []
 
     def _take_touched(self) -> Touched:
+        """After the commit: what it touched; the steps' marks hold from now on."""
+        at = temporal.now_instant()
+        for change, mark, interleaved in self._marks:
+            change.mark, change.at, change.interleaved = mark, at, interleaved
+        self._marks = []
         touched, self._touched = self._touched, Touched.noting_ends()
         return touched
 
     # ── Undo and redo ─────────────────────────────────────────────────────
 
-    def replay(self, change: Change, to_before: bool, conflict: type[Refused]) -> None:
+    def replay(
+        self, change: Change, to_before: bool, conflict: type[Refused], force: bool = False
+    ) -> None:
         """Put back the rows' images from before (undo) or after (redo) the change, in one write.
 
         Another program may have written the graph since (MemPalace keeps writing it), so:
 
+        - where the step would delete or end a fact and anyone else wrote the graph since the
+          step (or between its own transactions), the whole step is refused
+          (:class:`WrittenSince`) unless ``force``: the other writer may have asserted that
+          fact meanwhile, and asserting an open fact writes nothing, so the rows cannot tell;
         - a row already as wanted is left alone;
         - a fact or setting no longer as the change left it refuses the whole step
           (``conflict``): writing over it would throw away what the other program wrote;
@@ -133,11 +180,14 @@ class RowWrites:
           fact refuses the whole step: two identical open facts are what MemPalace itself never
           writes.
 
-        Any failure (a refusal, a lock, a full disk) rolls the whole write back; ``change`` is
-        never modified, so the same step can be replayed later.
+        Any failure (a refusal, a lock, a full disk) rolls the whole write back; ``change``'s
+        rows are never modified, so the same step can be replayed later (its mark moves to
+        the replay once it commits).
         """
         rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
         with self.transaction() as conn:
+            # Said after the rows are checked: a row changed since refuses the step for good.
+            refusal = None if force else self._written_since_refusal(conn, change, to_before)
             opened: list[tuple[str, dict]] = []
             for (table, row_id), (before, after) in rows:
                 expected, wanted = (after, before) if to_before else (before, after)
@@ -155,6 +205,28 @@ class RowWrites:
             ours = {row_id for (table, row_id) in change.rows if table == "triples"}
             for row_id, values in opened:
                 self._refuse_a_twin(conn, row_id, values, ours, conflict, to_before)
+            if refusal is not None:
+                raise refusal
+            self._replayed.append(change)
+
+    def _written_since_refusal(self, conn, change: Change, to_before: bool) -> Refused | None:
+        taken = taken_facts(change, to_before)
+        if not taken:
+            return None
+        if (
+            change.mark is not None
+            and not change.interleaved
+            and not self._written_since(conn, change.mark)
+        ):
+            return None
+        more = f" and {len(taken) - 1:,} more" if len(taken) > 1 else ""
+        verb = "undoing" if to_before else "redoing"
+        return WrittenSince(
+            f"{self.OTHERS} wrote the graph since this step and may have asserted "
+            f"“{self._in_words(conn, taken[0].values)}”{more}, which {verb} it would delete or "
+            "end (asserting a fact that is already there leaves no trace in the graph); "
+            "nothing was changed"
+        )
 
     def _keeps_entity(self, conn, table: str, row_id: str, current, expected, wanted) -> bool:
         """Whether an entity row stays as it is although the step would remove or create it:
@@ -212,6 +284,17 @@ class RowWrites:
 
         subject, obj = name(values.get("subject")), name(values.get("object"))
         return f"{subject} {values.get('predicate')} {obj}"
+
+
+def taken_facts(change: Change, to_before: bool) -> list[RowImage]:
+    """The open facts, as the step (or its last replay) left them, that undoing
+    (``to_before``) or redoing it would delete, end or turn into another fact."""
+    taken = []
+    for (table, _row_id), (before, after) in change.rows.items():
+        current, wanted = (after, before) if to_before else (before, after)
+        if table == TRIPLES and _opens(wanted, current):
+            taken.append(current)
+    return taken
 
 
 def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:
