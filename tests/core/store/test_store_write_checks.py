@@ -105,6 +105,14 @@ def test_a_predicate_another_client_just_renamed_is_refused_not_renamed_to_nothi
     assert [f["predicate"] for f in second.query_entity("Kai")] == ["member_of"]
 
 
+def test_a_predicate_marked_single_valued_by_another_client_stays_marked(kg, second, monkeypatch):
+    _just_before_its_write(monkeypatch, kg, lambda: second.set_single_valued("works_on"))
+
+    kg.set_single_valued("reports_to")
+
+    assert second.single_valued_predicates() == ["reports_to", "works_on"]
+
+
 def test_two_clients_ending_one_fact_in_threads_one_wins_the_other_is_refused(kg, second):
     """Not staged: both end the same fact at once, many times; exactly one is told ok."""
     for round_ in range(6):
