@@ -50,8 +50,7 @@ class StoreCommand(QUndoCommand):
 
     def _replay(self, apply: Callable[..., None], verb: str, force: bool = False) -> None:
         try:
-            with self._state.kg.logged(f"{verb.capitalize()} {self.text()}"):
-                apply(self._change, force=force)
+            apply(self._change, force=force, log=f"{verb.capitalize()} {self.text()}")
         except WrittenSince as exc:
             question = (
                 f"{exc}.\n\n{verb.capitalize()} “{self.text()}” anyway? Only if you know "

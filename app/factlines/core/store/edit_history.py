@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, WrittenSince
@@ -19,7 +19,7 @@ from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fa
 from factlines.core.mempalace_paths import mempalace_write_log
 from factlines.core.store.changes import Change
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
-from factlines.core.store.row_writes import taken_facts
+from factlines.core.store.replay import taken_facts
 
 TOOL = "factlines"
 _HISTORY_LIMIT = 10_000
@@ -79,6 +79,35 @@ class EditHistory:
         if log is None:
             log = self.__dict__["_write_log"] = WriteLog(mempalace_write_log())
         return log
+
+    def replay_step(self, change: Change, to_before: bool, force: bool, log: str | None) -> None:
+        """Undo (``to_before``) or redo ``change`` (a big one in short writes, see
+        :mod:`~factlines.core.store.replay`), logged as ``log`` in the write that finishes it.
+        Refused first when MemPalace's write log shows an add of a fact it would take away:
+        read before the write, and again inside each part when MemPalace logged more
+        meanwhile (its intent is logged before it waits for the lock)."""
+        if log is not None and (not isinstance(log, str) or not log.strip()):
+            raise Refused("an edit needs words saying what it does")
+        self._store.refuse_writes()
+        write_log = self.mempalace_write_log()
+        if not force:
+            self.refuse_when_asserted_since(change, to_before)
+        read = [write_log.lines()]
+        entry = None
+        if log is not None and not self._logging:  # else part of the surrounding entry
+            entry = {"what": log.strip(), "reason": None, "tool": TOOL}
+
+        def within(last: bool) -> None:
+            if not force and write_log.lines() != read[0]:
+                self.refuse_when_asserted_since(change, to_before)
+                read[0] = write_log.lines()
+            if last and entry is not None:
+                entry["at"] = temporal.now_instant()
+                self._store.edit_log.write(entry, recorded)
+
+        replay = self._store.revert if to_before else self._store.reapply
+        with self._store.recording() if entry is not None else nullcontext() as recorded:
+            replay(change, force=force, within=within)
 
     def refuse_when_asserted_since(self, change: Change, to_before: bool) -> None:
         """Refuse (:class:`WrittenSince`) to undo (``to_before``) or redo ``change`` when

@@ -130,11 +130,11 @@ class EngineStore:
     def note_assertion(self) -> None:
         self._db.note_assertion()
 
-    def revert(self, change: Change, force: bool = False) -> None:
-        self._db.replay(change, to_before=True, conflict=ConflictError, force=force)
+    def revert(self, change: Change, force: bool = False, within=None) -> None:
+        self._db.replay(change, True, ConflictError, force, within)
 
-    def reapply(self, change: Change, force: bool = False) -> None:
-        self._db.replay(change, to_before=False, conflict=ConflictError, force=force)
+    def reapply(self, change: Change, force: bool = False, within=None) -> None:
+        self._db.replay(change, False, ConflictError, force, within)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` after every write this store commits."""

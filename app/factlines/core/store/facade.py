@@ -170,35 +170,17 @@ class KnowledgeGraph(
         with self._store.recording() as change:
             yield change
 
-    def revert(self, change: Change, force: bool = False) -> None:
+    def revert(self, change: Change, force: bool = False, log: str | None = None) -> None:
         """Put back the rows a recorded change wrote (undo). Refused if they changed since;
         and, unless ``force`` (the person knows), where it would delete or end a fact another
         writer may rely on: anyone else wrote the graph since the step, or MemPalace's write
-        log shows it asserting one of those facts (:class:`~factlines.core.errors.WrittenSince`)."""
-        with self._replaying(change, True, force):
-            self._store.revert(change, force=force)
+        log shows it asserting one of those facts (:class:`~factlines.core.errors.WrittenSince`).
+        ``log``: the words of its entry in Factlines' edit log (as :meth:`logged` writes it)."""
+        self.replay_step(change, True, force, log)
 
-    def reapply(self, change: Change, force: bool = False) -> None:
+    def reapply(self, change: Change, force: bool = False, log: str | None = None) -> None:
         """Write again the rows a reverted change had written (redo); refused as :meth:`revert`."""
-        with self._replaying(change, False, force):
-            self._store.reapply(change, force=force)
-
-    @contextmanager
-    def _replaying(self, change: Change, to_before: bool, force: bool) -> Iterator[None]:
-        """The replay's write, refused first when MemPalace's write log shows an add of a fact
-        it would take away: read before the write, and again inside it when MemPalace logged
-        more meanwhile (its intent is logged before it waits for the lock)."""
-        if force:
-            with self._store.transaction():
-                yield
-            return
-        log = self.mempalace_write_log()
-        self.refuse_when_asserted_since(change, to_before)
-        read = log.lines()
-        with self._store.transaction():
-            if log.lines() != read:
-                self.refuse_when_asserted_since(change, to_before)
-            yield
+        self.replay_step(change, False, force, log)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` with the ids of the rows after every write committed here."""
