@@ -129,9 +129,13 @@ class PGConnection(RowWrites):
         """Read-only when asked, on a standby, or when the role may not write the tables."""
         if self.read_only_reason is not None:
             return
+        # Every write counts itself in fl_writes (when the graph has it: else it is made on
+        # the first read-write open, by a role that may).
         standby, writable = conn.execute(
             "SELECT pg_is_in_recovery(), has_table_privilege('triples', 'INSERT, UPDATE, DELETE')"
             " AND has_table_privilege('entities', 'INSERT, UPDATE, DELETE')"
+            " AND CASE WHEN to_regclass('fl_writes') IS NULL THEN true"
+            " ELSE has_table_privilege('fl_writes', 'UPDATE') END"
         ).fetchone()
         if standby:
             self.read_only_reason = "the server is a read-only standby"
