@@ -6,9 +6,11 @@ with :mod:`datetime`, so a test comparing the two compares two independent imple
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -133,6 +135,36 @@ def mempalace_class():
     except ImportError as exc:  # pragma: no cover - CI installs it
         pytest.skip(f"mempalace is not importable ({exc}); pip install --no-deps mempalace==3.11.0")
     return MemPalaceKG
+
+
+def mempalace_tools(graph_path, wal_file, monkeypatch) -> dict:
+    """MemPalace 3.11's own MCP knowledge-graph tools (``mcp_server/tools_kg.py``), run on
+    MemPalace's KnowledgeGraph with its real write-log code, without the server (whose import
+    needs chromadb): the fragment is executed into a namespace holding what it uses."""
+    wal = pytest.importorskip("mempalace.wal", reason="mempalace 3.11 is not installed")
+    config = pytest.importorskip("mempalace.config")
+    monkeypatch.setattr(wal, "_WAL_FILE", wal_file)
+    mempalace_kg = mempalace_class()(str(graph_path))
+    source = (
+        Path(importlib.util.find_spec("mempalace").origin).parent / "mcp_server" / "tools_kg.py"
+    )
+    namespace = {
+        "__name__": "mempalace.mcp_server",
+        "_wal_log": wal._wal_log,
+        "_wal_result": wal._wal_result,
+        "sanitize_kg_value": config.sanitize_kg_value,
+        "sanitize_name": config.sanitize_name,
+        "sanitize_iso_temporal": config.sanitize_iso_temporal,
+        "_call_kg": lambda op: op(mempalace_kg),
+        "_MAX_RESULTS": 100,
+        "Optional": Optional,
+        "date": date,
+        "datetime": datetime,
+        "timezone": timezone,
+    }
+    exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)
+    namespace["close"] = mempalace_kg.close
+    return namespace
 
 
 # ── A plain oracle of the time rules ──────────────────────────────────────

@@ -3,12 +3,8 @@ MemPalace's write log joined to the facts its agents wrote, into one story per f
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sqlite3
-from datetime import date, datetime, timezone
-from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -17,7 +13,7 @@ from factlines.core.errors import ReadOnlyGraph
 from factlines.core.mempalace_log import WriteLog
 from factlines.core.mempalace_paths import mempalace_write_log
 from factlines.core.store.sqlite.editlog import MAX_IMAGES, SHARE
-from store_helpers import dump, mempalace_class
+from store_helpers import dump, mempalace_tools
 
 
 def _log_rows(path) -> list[tuple]:
@@ -192,40 +188,10 @@ def test_the_write_log_is_read_as_it_grows_and_pairs_outcomes(tmp_path):
     assert WriteLog(tmp_path / "absent.jsonl").entries() == []
 
 
-def _mempalace_tools(graph_path, wal_file, monkeypatch) -> dict:
-    """MemPalace 3.11's own MCP knowledge-graph tools (``mcp_server/tools_kg.py``), run on
-    MemPalace's KnowledgeGraph with its real write-log code, without the server (whose import
-    needs chromadb): the fragment is executed into a namespace holding what it uses."""
-    wal = pytest.importorskip("mempalace.wal", reason="mempalace 3.11 is not installed")
-    config = pytest.importorskip("mempalace.config")
-    monkeypatch.setattr(wal, "_WAL_FILE", wal_file)
-    mempalace_kg = mempalace_class()(str(graph_path))
-    source = (
-        Path(importlib.util.find_spec("mempalace").origin).parent / "mcp_server" / "tools_kg.py"
-    )
-    namespace = {
-        "__name__": "mempalace.mcp_server",
-        "_wal_log": wal._wal_log,
-        "_wal_result": wal._wal_result,
-        "sanitize_kg_value": config.sanitize_kg_value,
-        "sanitize_name": config.sanitize_name,
-        "sanitize_iso_temporal": config.sanitize_iso_temporal,
-        "_call_kg": lambda op: op(mempalace_kg),
-        "_MAX_RESULTS": 100,
-        "Optional": Optional,
-        "date": date,
-        "datetime": datetime,
-        "timezone": timezone,
-    }
-    exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)
-    namespace["close"] = mempalace_kg.close
-    return namespace
-
-
 @pytest.mark.interop
 def test_a_facts_story_joins_mempalaces_writes_and_factlines_edits(kg_path, tmp_path, monkeypatch):
     wal_file = tmp_path / "cfg" / "wal" / "write_log.jsonl"
-    tools = _mempalace_tools(kg_path, wal_file, monkeypatch)
+    tools = mempalace_tools(kg_path, wal_file, monkeypatch)
     added = tools["tool_kg_add"]("Kai", "works_on", "Orion", valid_from="2025-01-01")
     again = tools["tool_kg_add"]("Kai", "works_on", "Orion")  # finds the open fact
     tools["tool_kg_add"]("Kai", "works_on", "Vega", valid_from="2025-02-01")

@@ -18,8 +18,10 @@ from factlines import KnowledgeGraph
 from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
 from factlines.ui.chart import GanttChart
+from factlines.ui.commands import run_edit
 from factlines.ui.errors import ErrorHandler
 from factlines.ui.models import VALID_ROLE
+from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import (
     PaintCounter,
@@ -343,6 +345,44 @@ def test_undo_after_another_program_changed_the_rows_drops_the_step(window, demo
     assert "changed by another program since this step" in said[-1]
     assert window.undo_stack.count() == 0  # it can never be undone blindly
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-07-31"
+
+
+def _added_then_mempalace_wrote(window, demo) -> str:
+    """A fact added in the window; then MemPalace writes the file (and may have asserted it)."""
+    run_edit(
+        window.state, window.undo_stack, "Add Ann mentors Zoe",
+        lambda kg: kg.add_fact("Ann", "mentors", "Zoe"),
+    )  # fmt: skip
+    mempalace = mempalace_class()(demo.db_path)
+    try:
+        tid = mempalace.add_triple("Ann", "mentors", "Zoe")  # found open: writes nothing
+        mempalace.add_triple("Zoe", "works_on", "Nova")
+    finally:
+        mempalace.close()
+    return tid
+
+
+@pytest.mark.parametrize("answer", [False, True])
+def test_an_undo_that_would_delete_what_mempalace_may_rely_on_asks_first(
+    window, demo, monkeypatch, answer
+):
+    tid = _added_then_mempalace_wrote(window, demo)
+    asked: list[str] = []
+    monkeypatch.setattr(window, "ask", lambda _title, q: asked.append(q) or answer)
+    said = messages_of(window)
+
+    window.action_undo.trigger()
+
+    assert "another program wrote the graph since this step" in asked[0]
+    assert "“Ann mentors Zoe”" in asked[0] and "Undo “Add Ann mentors Zoe” anyway?" in asked[0]
+    if answer:
+        assert file_fact(demo.db_path, tid) is None  # the person decided, knowingly
+        assert window.undo_stack.index() == 0
+    else:
+        assert file_fact(demo.db_path, tid)["valid_to"] is None
+        assert said[-1].startswith("Did not undo “Add Ann mentors Zoe”: another program")
+        assert (window.undo_stack.count(), window.undo_stack.index()) == (1, 1)
+        assert window.action_undo.isEnabled()  # the step is kept: undo stays possible
 
 
 # ── A bug is shown as a bug ────────────────────────────────────────────────

@@ -54,6 +54,12 @@ class ConflictError(Refused):
     """The rows changed since a recorded edit, so it cannot be undone or redone blindly."""
 
 
+class WrittenSince(Refused):
+    """Undoing or redoing a step would delete or end facts, and another writer may have come
+    to rely on them since (it wrote the graph, or MemPalace's write log shows it asserting
+    one): only a step replayed on purpose (``force``) goes ahead."""
+
+
 class TimeValueError(Refused):
     """A time value that is not one of the accepted forms, or an inverted interval.
 
@@ -104,4 +110,5 @@ __all__ = [
     "Refused",
     "TimeValueError",
     "Unavailable",
+    "WrittenSince",
 ]

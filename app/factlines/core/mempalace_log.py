@@ -104,6 +104,11 @@ class WriteLog:
         self._refresh()
         return list(self._entries)
 
+    def lines(self) -> int:
+        """How many lines the log holds now (read up to its end)."""
+        self._refresh()
+        return self._lines
+
     def about(self, subject_id: str) -> list[WriteLogEntry]:
         """The logged writes whose subject is ``subject_id`` (by MemPalace's id rule)."""
         self._refresh()
@@ -171,6 +176,40 @@ def _ids(params: dict, *names: str) -> tuple | None:
 def _extracted(fact: dict) -> str | None:
     stamp = fact.get("extracted_at")
     return stamp.replace(" ", "T") + "Z" if isinstance(stamp, str) and len(stamp) == 19 else None
+
+
+def asserted_since(
+    log: WriteLog, facts: list[dict], since: str | None, slack: float
+) -> tuple[WriteLogEntry, int] | None:
+    """The first ``kg_add`` in ``log`` that asserted one of ``facts`` (rows: id, subject,
+    predicate, object) at or after ``since`` (a UTC instant; None: any time) less ``slack``
+    seconds, and how many more of the facts were asserted too; None when none was. An add
+    whose outcome names another row is not this fact's; one whose time cannot be read counts."""
+    by_subject: dict[str, dict[tuple, str]] = {}
+    for fact in facts:
+        key = (fact["predicate"], fact["object"])
+        by_subject.setdefault(fact["subject"], {})[key] = fact["id"]
+    earliest = _seconds(since)
+    first, hits = None, set()
+    for subject, wanted in by_subject.items():
+        for entry in log.about(subject):
+            params = entry.params
+            if entry.operation != "kg_add" or not isinstance(params.get("predicate"), str):
+                continue
+            ids = _ids(params, "object")
+            key = (predicate_id(params["predicate"]), ids[0] if ids else None)
+            result = entry.result or {}
+            if key not in wanted or result.get("success") is False:
+                continue
+            if result.get("triple_id") not in (None, wanted[key]):
+                continue
+            logged = _seconds(entry.at)
+            if earliest is not None and logged is not None and logged < earliest - slack:
+                continue
+            hits.add(wanted[key])
+            if first is None or entry.line < first.line:
+                first = entry
+    return None if first is None else (first, len(hits) - 1)
 
 
 def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:

@@ -9,6 +9,8 @@ rows), written in the same transaction as the rows.
 When undo or redo cannot be done:
 
 - the rows changed since (``ConflictError``): the step is dropped, it can never be replayed;
+- it would delete or end facts another writer may rely on (``WrittenSince``): the person is
+  asked, in words, whether to do it anyway; if not, the step stays where it was;
 - the store is unavailable (locked, disk full, gone): nothing was written and the step stays
   where it was, so the same undo or redo can be tried again.
 """
@@ -19,7 +21,7 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from factlines.core.errors import ConflictError, Refused, Unavailable
+from factlines.core.errors import ConflictError, Refused, Unavailable, WrittenSince
 from factlines.core.store import Change, KnowledgeGraph
 from factlines.ui.state import AppState
 
@@ -46,10 +48,19 @@ class StoreCommand(QUndoCommand):
             return
         self._replay(self._state.kg.revert, "undo")
 
-    def _replay(self, apply: Callable[[Change], None], verb: str) -> None:
+    def _replay(self, apply: Callable[..., None], verb: str, force: bool = False) -> None:
         try:
-            with self._state.kg.logged(f"{verb.capitalize()} {self.text()}"):
-                apply(self._change)
+            apply(self._change, force=force, log=f"{verb.capitalize()} {self.text()}")
+        except WrittenSince as exc:
+            question = (
+                f"{exc}.\n\n{verb.capitalize()} “{self.text()}” anyway? Only if you know "
+                "nobody relies on those facts: the other program would lose them."
+            )
+            if self._state.ask(f"{verb.capitalize()} anyway?", question):
+                self._replay(apply, verb, force=True)
+                return
+            self._stay(verb)
+            self._state.message.emit(f"Did not {verb} “{self.text()}”: {exc}; the step is kept")
         except ConflictError as exc:
             self.setObsolete(True)
             self._state.message.emit(f"Cannot {verb} “{self.text()}”: {exc}")

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.errors: list[str] = []
 
         self.state = AppState(None, self)
+        self.state.ask = lambda title, question: self.ask(title, question)
         self.document = Document(self.state, self.settings, self)
         self.backups = Backups(self.document, self.settings, self)
         self.fact_actions = FactActions(

@@ -5,6 +5,8 @@ Views read from it and listen to its signals; none keeps its own copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -33,6 +35,8 @@ class AppState(QObject):
         self._facts: EntityFacts | None = None
         self._flipped = np.zeros(0, dtype=np.int64)
         self._reload_pending = False
+        # A yes-or-no question to the person (title, question) -> yes; the window answers it.
+        self.ask: Callable[[str, str], bool] = lambda _title, _question: False
         self._written.connect(self.notify_data_changed)
         if kg is not None:
             kg.add_listener(self._store_wrote)

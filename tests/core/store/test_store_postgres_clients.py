@@ -137,6 +137,24 @@ def test_postgres_read_only_reads_and_refuses_every_write(postgres_url):
     assert dump(postgres_url) == before
 
 
+def test_postgres_a_role_that_may_not_count_its_writes_opens_read_only(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+    role = f"clerk_{time.monotonic_ns()}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+        conn.execute(f"GRANT INSERT, UPDATE, DELETE ON triples, entities TO {role}")
+    try:
+        with KnowledgeGraph(postgres_url.replace("postgres@", f"{role}@", 1)) as clerk:
+            assert clerk.read_only
+            assert clerk.read_only_reason == "this database role may not write the graph"
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+
+
 def test_postgres_another_application_s_database_is_refused_untouched(postgres_url):
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE invoices (id int)")

@@ -40,13 +40,15 @@ def _recorded(kg, edit):
 
 
 # ── An entity another writer now uses is kept ─────────────────────────────
+# Another program wrote since the step, so the undo deletes a fact only when the person says
+# so (``force``; see test_store_undo_relied_on.py for the refusal).
 
 
 def test_undo_keeps_an_entity_another_program_s_fact_now_uses(kg, mempalace):
     change = _recorded(kg, lambda g: g.add_fact("Ann", "mentors", "Zoe"))
     mempalace.add_triple("Zoe", "works_on", "Nova")
 
-    kg.revert(change)
+    kg.revert(change, force=True)
 
     assert kg.find_open_fact("Ann", "mentors", "Zoe") is None  # the user's fact is gone
     assert kg.get_entity("zoe") is not None  # ... but not the entity MemPalace's fact uses
@@ -58,7 +60,7 @@ def test_undo_keeps_an_entity_another_program_s_fact_now_uses(kg, mempalace):
 def test_redo_after_such_an_undo_brings_the_fact_back_and_undo_works_again(kg, mempalace):
     change = _recorded(kg, lambda g: g.add_fact("Ann", "mentors", "Zoe"))
     mempalace.add_triple("Zoe", "works_on", "Nova")
-    kg.revert(change)
+    kg.revert(change, force=True)
 
     kg.reapply(change)
     assert kg.find_open_fact("Ann", "mentors", "Zoe") is not None
@@ -71,7 +73,7 @@ def test_undo_keeps_an_entity_another_program_rewrote(kg, mempalace):
     change = _recorded(kg, lambda g: g.add_fact("Ann", "mentors", "Zoe"))
     mempalace.add_entity("Zoe", "person", {"role": "intern"})
 
-    kg.revert(change)
+    kg.revert(change, force=True)
 
     assert kg.find_open_fact("Ann", "mentors", "Zoe") is None
     assert kg.get_entity("zoe")["properties"] == {"role": "intern"}
@@ -84,7 +86,7 @@ def test_redo_of_a_merge_keeps_the_source_when_another_program_uses_it_again(kg,
     kg.revert(change)
     mempalace.add_triple("Cy", "knows", "Bob")
 
-    kg.reapply(change)
+    kg.reapply(change, force=True)
 
     assert kg.find_open_fact("Robert", "knows", "Ann") is not None
     assert kg.get_entity("bob") is not None

@@ -66,6 +66,12 @@ class Change:
 
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], list] = {}
+        # Where the graph stood when the step (or its last undo or redo) committed: the
+        # engine's opaque mark of other writers' writes, and the UTC instant; ``interleaved``
+        # when another writer wrote between the step's own transactions.
+        self.mark: object = None
+        self.at: str | None = None
+        self.interleaved = False
 
     def __bool__(self) -> bool:
         return any(before != after for before, after in self.rows.values())

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from factlines.core import temporal
-from factlines.core.errors import Refused
-from factlines.core.mempalace_log import WriteLog, events_for_fact
+from factlines.core.errors import Refused, WrittenSince
+from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fact
 from factlines.core.mempalace_paths import mempalace_write_log
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.changes import Change
+from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.replay import taken_facts
 
 TOOL = "factlines"
 _HISTORY_LIMIT = 10_000
@@ -77,6 +79,57 @@ class EditHistory:
         if log is None:
             log = self.__dict__["_write_log"] = WriteLog(mempalace_write_log())
         return log
+
+    def replay_step(self, change: Change, to_before: bool, force: bool, log: str | None) -> None:
+        """Undo (``to_before``) or redo ``change`` (a big one in short writes, see
+        :mod:`~factlines.core.store.replay`), logged as ``log`` in the write that finishes it.
+        Refused first when MemPalace's write log shows an add of a fact it would take away:
+        read before the write, and again inside each part when MemPalace logged more
+        meanwhile (its intent is logged before it waits for the lock)."""
+        if log is not None and (not isinstance(log, str) or not log.strip()):
+            raise Refused("an edit needs words saying what it does")
+        self._store.refuse_writes()
+        write_log = self.mempalace_write_log()
+        if not force:
+            self.refuse_when_asserted_since(change, to_before)
+        read = [write_log.lines()]
+        entry = None
+        if log is not None and not self._logging:  # else part of the surrounding entry
+            entry = {"what": log.strip(), "reason": None, "tool": TOOL}
+
+        def within(last: bool) -> None:
+            if not force and write_log.lines() != read[0]:
+                self.refuse_when_asserted_since(change, to_before)
+                read[0] = write_log.lines()
+            if last and entry is not None:
+                entry["at"] = temporal.now_instant()
+                self._store.edit_log.write(entry, recorded)
+
+        replay = self._store.revert if to_before else self._store.reapply
+        with self._store.recording() if entry is not None else nullcontext() as recorded:
+            replay(change, force=force, within=within)
+
+    def refuse_when_asserted_since(self, change: Change, to_before: bool) -> None:
+        """Refuse (:class:`WrittenSince`) to undo (``to_before``) or redo ``change`` when
+        MemPalace's write log shows a ``kg_add`` of a fact that would be deleted or ended, since
+        the step (or its last undo or redo) committed: MemPalace found it open and relies on
+        it, though its write left no trace in the graph. An add logged up to MemPalace's wait
+        before counts: its intent is logged before it waits for the lock."""
+        taken = [image.values for image in taken_facts(change, to_before)]
+        if not taken:
+            return
+        found = asserted_since(self.mempalace_write_log(), taken, change.at, MEMPALACE_WAIT)
+        if found is not None:
+            entry, more = found
+            params = entry.params
+            words = f"{params['subject']} {params['predicate']} {params['object']}"
+            also = f" (and {more:,} more of its facts)" if more else ""
+            verb = "undoing" if to_before else "redoing"
+            raise WrittenSince(
+                f"MemPalace asserted “{words}” since this step (its write log, at "
+                f"{entry.at or entry.logged_at}){also}; {verb} it would delete or end that "
+                "fact, which MemPalace relies on, so nothing was changed"
+            )
 
     def fact_history(
         self, triple_id: str, write_log: WriteLog | str | os.PathLike | None = None

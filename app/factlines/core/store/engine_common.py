@@ -127,11 +127,14 @@ class EngineStore:
         with self._db.recording() as change:
             yield change
 
-    def revert(self, change: Change) -> None:
-        self._db.replay(change, to_before=True, conflict=ConflictError)
+    def note_assertion(self) -> None:
+        self._db.note_assertion()
 
-    def reapply(self, change: Change) -> None:
-        self._db.replay(change, to_before=False, conflict=ConflictError)
+    def revert(self, change: Change, force: bool = False, within=None) -> None:
+        self._db.replay(change, True, ConflictError, force, within)
+
+    def reapply(self, change: Change, force: bool = False, within=None) -> None:
+        self._db.replay(change, False, ConflictError, force, within)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` after every write this store commits."""

@@ -127,20 +127,24 @@ class EntityEdits:
 
     def rename_entity(self, ref: str, new_name: str) -> str:
         """Change the display name; the id (and every fact pointing at it) stays."""
-        entity = self._require_entity(ref)
         check_name(new_name, "new name")
-        self._store.entities.update(entity["id"], name=new_name)
+        with self._store.transaction():
+            entity = self._require_entity(ref)
+            self._store.entities.update(entity["id"], name=new_name)
         return entity["id"]
 
     def set_entity_type(self, ref: str, entity_type: str) -> None:
-        entity = self._require_entity(ref)
         if not isinstance(entity_type, str) or not entity_type.strip():
             raise Refused("an entity type must be a non-empty string")
-        self._store.entities.update(entity["id"], type=entity_type.strip())
+        with self._store.transaction():
+            entity = self._require_entity(ref)
+            self._store.entities.update(entity["id"], type=entity_type.strip())
 
     def set_entity_properties(self, ref: str, properties: dict) -> None:
-        entity = self._require_entity(ref)
-        self._store.entities.update(entity["id"], properties=properties_json(properties))
+        properties = properties_json(properties)
+        with self._store.transaction():
+            entity = self._require_entity(ref)
+            self._store.entities.update(entity["id"], properties=properties)
 
     def merge_entities(self, source: str, target: str) -> str:
         """Re-point every fact of ``source`` at ``target`` and drop ``source``, in one write.
@@ -149,11 +153,12 @@ class EntityEdits:
         one that came from ``source`` is closed into the survivor: the survivor keeps the earlier
         start, and the duplicate row is removed.
         """
-        src, dst = self._require_entity(source, "source"), self._require_entity(target, "target")
-        if src["id"] == dst["id"]:
-            raise Refused(f"cannot merge {src['name']!r} into itself")
         facts = self._store.facts
         with self._store.transaction():
+            src = self._require_entity(source, "source")
+            dst = self._require_entity(target, "target")
+            if src["id"] == dst["id"]:
+                raise Refused(f"cannot merge {src['name']!r} into itself")
             for tid, sub, pred, obj, vf, vt in facts.touching(src["id"]):
                 new_sub = dst["id"] if sub == src["id"] else sub
                 new_obj = dst["id"] if obj == src["id"] else obj

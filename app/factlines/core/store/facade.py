@@ -176,13 +176,17 @@ class KnowledgeGraph(
         with self._store.recording() as change:
             yield change
 
-    def revert(self, change: Change) -> None:
-        """Put back the rows a recorded change wrote (undo). Refused if they changed since."""
-        self._store.revert(change)
+    def revert(self, change: Change, force: bool = False, log: str | None = None) -> None:
+        """Put back the rows a recorded change wrote (undo). Refused if they changed since;
+        and, unless ``force`` (the person knows), where it would delete or end a fact another
+        writer may rely on: anyone else wrote the graph since the step, or MemPalace's write
+        log shows it asserting one of those facts (:class:`~factlines.core.errors.WrittenSince`).
+        ``log``: the words of its entry in Factlines' edit log (as :meth:`logged` writes it)."""
+        self.replay_step(change, True, force, log)
 
-    def reapply(self, change: Change) -> None:
-        """Write again the rows a reverted change had written (redo)."""
-        self._store.reapply(change)
+    def reapply(self, change: Change, force: bool = False, log: str | None = None) -> None:
+        """Write again the rows a reverted change had written (redo); refused as :meth:`revert`."""
+        self.replay_step(change, False, force, log)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` with the ids of the rows after every write committed here."""

@@ -43,7 +43,6 @@ class FactEdits:
                 f"cannot set {', '.join(unknown)} on a fact; "
                 f"the fields are {', '.join(sorted(_EDITABLE))}"
             )
-        fact = self.get_fact(triple_id)
         values: dict = {}
         for field in ("valid_from", "valid_to"):
             if field in changes:
@@ -62,10 +61,13 @@ class FactEdits:
         for field in ("subject", "object"):
             if field in changes:
                 check_name(changes[field], field)
-        temporal.check_interval(
-            values.get("valid_from", fact["valid_from"]), values.get("valid_to", fact["valid_to"])
-        )
+        # The fact is read inside the write: another client's edit is seen, never overwritten.
         with self._store.transaction():
+            fact = self.get_fact(triple_id)
+            temporal.check_interval(
+                values.get("valid_from", fact["valid_from"]),
+                values.get("valid_to", fact["valid_to"]),
+            )
             for field in ("subject", "object"):
                 if field in changes:
                     values[field] = self._entity_for(changes[field])
@@ -83,7 +85,7 @@ class FactEdits:
                         twin,
                     )
             self._store.facts.update(triple_id, values)
-        return self.get_fact(triple_id)
+            return self.get_fact(triple_id)
 
     def _entity_for(self, name: str) -> str:
         """The id of the entity ``name`` means, created (as MemPalace would) if there is none."""
@@ -136,19 +138,16 @@ class FactEdits:
     ) -> str:
         """``supersede`` addressed by the fact's id: end it at ``at`` and open its successor with
         ``new_object`` at the same instant, in one write. Returns the successor's id."""
-        fact = self.get_fact(triple_id)
-        described = describe(fact)
-        if fact["valid_to"] is not None:
-            raise Refused(f"{described} already ended on {fact['valid_to']}")
         check_name(new_object, "new object")
         at = temporal.boundary(at)
-        temporal.check_interval(fact["valid_from"], at, to_field="at")
         confidence = confidence_value(confidence)
         prov = (source_closet, source_file, source_drawer_id, adapter_name)
         with self._store.transaction():
+            fact = self._open_fact(triple_id)
+            temporal.check_interval(fact["valid_from"], at, to_field="at")
             new_id = self._entity_for(new_object)
             if new_id == fact["object"]:
-                raise Refused(f"{described} already has {new_object!r} as its object")
+                raise Refused(f"{describe(fact)} already has {new_object!r} as its object")
             self._store.facts.update(triple_id, {"valid_to": at})
             return self._open_successor(
                 fact["subject"], fact["predicate"], new_id, at, confidence, prov
@@ -156,18 +155,25 @@ class FactEdits:
 
     def end_fact(self, triple_id: str, ended: str | None = None) -> dict:
         """End one open fact at ``ended`` (default today), as ``invalidate`` does by triple."""
+        ended = temporal.parse(ended, "ended") or temporal.today()
+        with self._store.transaction():
+            fact = self._open_fact(triple_id)
+            temporal.check_interval(fact["valid_from"], ended, to_field="ended")
+            self._store.facts.update(triple_id, {"valid_to": ended})
+            return self.get_fact(triple_id)
+
+    def _open_fact(self, triple_id: str) -> dict:
+        """The fact, read in the caller's write; refused when it has already ended."""
         fact = self.get_fact(triple_id)
         if fact["valid_to"] is not None:
             raise Refused(f"the fact {describe(fact)} already ended on {fact['valid_to']}")
-        ended = temporal.parse(ended, "ended") or temporal.today()
-        temporal.check_interval(fact["valid_from"], ended, to_field="ended")
-        self._store.facts.update(triple_id, {"valid_to": ended})
-        return self.get_fact(triple_id)
+        return fact
 
     def delete_fact(self, triple_id: str) -> dict:
         """Remove one fact (for mistakes; a fact that stopped being true is ended instead)."""
-        fact = self.get_fact(triple_id)
-        self._store.facts.delete(triple_id)
+        with self._store.transaction():
+            fact = self.get_fact(triple_id)
+            self._store.facts.delete(triple_id)
         return fact
 
     # ── Finding facts ─────────────────────────────────────────────────────

@@ -25,10 +25,11 @@ class GraphSettings:
 
     def set_single_valued(self, predicate: str, single: bool = True) -> None:
         check_name(predicate, "predicate")
-        marked = set(self.single_valued_predicates())
         pred = predicate_id(predicate)
-        marked = marked | {pred} if single else marked - {pred}
-        self._store.set_meta(SINGLE_VALUED, json.dumps(sorted(marked)))
+        with self._store.transaction():  # read inside the write: another client's mark stays
+            marked = set(self.single_valued_predicates())
+            marked = marked | {pred} if single else marked - {pred}
+            self._store.set_meta(SINGLE_VALUED, json.dumps(sorted(marked)))
 
     def graph_settings(self) -> dict[str, str]:
         """Every setting the graph keeps, by key, as stored (for a copy of the graph)."""

@@ -157,6 +157,7 @@ class MemPalaceSurface:
             obj_id = self._ensure_entity(obj)
             existing = self._store.facts.open_ids(sub_id, pred, obj_id)
             if existing:
+                self._store.note_assertion()  # someone now relies on it: an undo must know
                 return existing[0][0]
             return self._insert_fact(sub_id, pred, obj_id, valid_from, valid_to, confidence, prov)
 

@@ -130,29 +130,38 @@ class PredicateEdits:
         predicate no fact carries (with history kept: no open fact), ``at`` without history,
         a read-only graph.
         """
-        stored = self._stored_predicate(old)
         check_name(new, "new predicate")
         target = predicate_id(new.strip())
-        if target == stored:
-            raise Refused(f"the predicate is already called {target!r}: nothing to rename")
         if not keep_history and at is not None:
             raise Refused("a time applies only when history is kept (in place has no instant)")
         boundary = temporal.boundary(at) if keep_history else None
-        merge = self._store.predicates.count(target) > 0
-        words = rename_words(stored, target, keep_history=keep_history, merge=merge)
+        # What the graph holds is read inside the write: another client's rename is seen.
+        with self._store.transaction():
+            stored = self._stored_predicate(old)
+            if target == stored:
+                raise Refused(f"the predicate is already called {target!r}: nothing to rename")
+            merge = self._store.predicates.count(target) > 0
+            report = self._renamed(stored, target, boundary, merge, reason)
+        return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
+
+    def _renamed(
+        self, stored: str, target: str, boundary: str | None, merge: bool, reason: str | None
+    ) -> dict:
+        """The rename's writes, logged, in the caller's write."""
+        words = rename_words(stored, target, keep_history=boundary is not None, merge=merge)
         with self.logged(words, reason):
             # (subject, object) → (id, valid_from) of the facts open under the new name.
             twins = {
                 (row[1], row[3]): (row[0], row[4])
                 for row in self._store.predicates.open_rows(target, None)
             }
-            if keep_history:
+            if boundary is not None:
                 report = self._succeed(stored, target, boundary, twins)
             else:
                 report = self._rewrite(stored, target, twins)
             old_left = self._store.predicates.count(stored) > 0
             self._settings_follow(stored, target, merge, old_left)
-        return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
+        return report
 
     def _stored_predicate(self, old: str) -> str:
         """``old`` as the facts carry it: as given, else in §3.3's form; refused when no fact

@@ -39,7 +39,7 @@ def discard_new_graph(url: str) -> None:
     """Remove the graph a command made in an empty database moments ago and then wrote
     nothing into, if it still holds nothing but our empty tables: the tables go, the
     database stays (it was the server's before)."""
-    own = {"entities", "triples", "fl_meta", "fl_schema", TABLE}
+    own = {"entities", "triples", "fl_meta", "fl_schema", "fl_writes", TABLE}
     with connect(url) as conn, conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema.WRITE_LOCK,))
         found = set(schema.tables(conn))

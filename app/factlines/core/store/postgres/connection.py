@@ -70,6 +70,7 @@ class PGConnection(RowWrites):
     """The connection, its lock, the open transaction's depth, recordings and the feed."""
 
     MARK = "%s"
+    OTHERS = "another client"
 
     def __init__(self, url: str, *, read_only: bool = False, write_wait: float = WRITE_WAIT):
         super().__init__()
@@ -84,6 +85,10 @@ class PGConnection(RowWrites):
         # the search index are valid for one generation.
         self.generation = 0
         self._pending = Touched()
+        # This client's committed writes, each counted in fl_writes too; whether the open
+        # write found a fact it adds already open (counted, though it changes no row).
+        self._own_writes = 0
+        self._asserted = False
         self._closed = False
         self._conn = None
         self._feed = None
@@ -124,9 +129,13 @@ class PGConnection(RowWrites):
         """Read-only when asked, on a standby, or when the role may not write the tables."""
         if self.read_only_reason is not None:
             return
+        # Every write counts itself in fl_writes (when the graph has it: else it is made on
+        # the first read-write open, by a role that may).
         standby, writable = conn.execute(
             "SELECT pg_is_in_recovery(), has_table_privilege('triples', 'INSERT, UPDATE, DELETE')"
             " AND has_table_privilege('entities', 'INSERT, UPDATE, DELETE')"
+            " AND CASE WHEN to_regclass('fl_writes') IS NULL THEN true"
+            " ELSE has_table_privilege('fl_writes', 'UPDATE') END"
         ).fetchone()
         if standby:
             self.read_only_reason = "the server is a read-only standby"
@@ -233,6 +242,9 @@ class PGConnection(RowWrites):
             try:
                 yield conn
                 self._fill_after_images(conn)
+                counted = bool(self._touched) or self._asserted
+                if counted:
+                    conn.execute("UPDATE fl_writes SET n = n + 1")
                 if self._touched:
                     conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self._payload()))
                 conn.execute("COMMIT")
@@ -244,7 +256,9 @@ class PGConnection(RowWrites):
                 raise
             finally:
                 self._depth = 0
+                self._asserted = False
             touched = self._take_touched()
+            self._own_writes += counted
             if touched:
                 self.generation += 1
         if touched:
@@ -304,7 +318,18 @@ class PGConnection(RowWrites):
             pending, self._pending = self._pending, Touched()
         return pending
 
-    # ── Row images, for undo ──────────────────────────────────────────────
+    # ── Row images and other writers, for undo ────────────────────────────
+
+    def note_assertion(self) -> None:
+        self._asserted = True
+
+    def _write_mark(self, conn) -> object:
+        """Before this write's own count: all clients' writes, and this client's."""
+        return conn.execute("SELECT SUM(n) FROM fl_writes").fetchone()[0], self._own_writes
+
+    def _written_since(self, conn, mark: object) -> bool:
+        (all_then, own_then), (all_now, own_now) = mark, self._write_mark(conn)
+        return all_now - all_then != own_now - own_then
 
     def _row_image(self, conn, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(f"SELECT * FROM {table} WHERE {KEY_COLUMN[table]} = %s", (row_id,))

@@ -55,6 +55,10 @@ MEMPALACE_SCHEMA = (
 FL_TABLES = (
     f"CREATE TABLE IF NOT EXISTS fl_meta (key {_TEXT} PRIMARY KEY, value TEXT)",
     "CREATE TABLE IF NOT EXISTS fl_schema (version INTEGER NOT NULL)",
+    # Counts the writes of every client (SQLite's data_version, which PostgreSQL lacks): an
+    # undo learns from it whether anyone else wrote since its step.
+    "CREATE TABLE IF NOT EXISTS fl_writes (n BIGINT NOT NULL)",
+    "INSERT INTO fl_writes (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM fl_writes)",
 )
 # Our indexes, name -> indexed terms: the entity list in SQLite's NOCASE name order, and the
 # comparison keys of starts and ends (the events in order, counts of keys).
@@ -123,7 +127,8 @@ def prepare(conn, label: str, read_only: bool) -> None:
             f"Factlines knows versions up to {SCHEMA_VERSION}); it was left untouched"
         )
     newer = [c for c in NEWER_TRIPLE_COLUMNS if c not in columns["triples"]]
-    if read_only or (version == SCHEMA_VERSION and not newer and "fl_meta" in columns):
+    ours = "fl_meta" in columns and "fl_writes" in columns
+    if read_only or (version == SCHEMA_VERSION and not newer and ours):
         return
     _write(conn, [f"ALTER TABLE triples ADD COLUMN {c} TEXT" for c in newer] + list(FL_TABLES))
 

@@ -254,6 +254,14 @@ class Connection(RowWrites):
         if touched:
             self._tell(touched)
 
+    def _write_mark(self, conn: sqlite3.Connection) -> object:
+        # data_version moves when another connection commits, never for this one's commits.
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        return self.epoch, version, self.unknown_writes
+
+    def _written_since(self, conn: sqlite3.Connection, mark: object) -> bool:
+        return self._write_mark(conn) != mark
+
     @staticmethod
     def _row_image(conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(

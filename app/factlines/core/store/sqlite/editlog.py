@@ -165,7 +165,11 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
     ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
     changed = []
     for (table, row_id), images in change.rows.items():
-        if table in _LOGGED_TABLES and images[0] != (after := row_image(table, row_id)):
+        if table not in _LOGGED_TABLES:
+            continue
+        # A row an earlier transaction of the change wrote is as that one left it.
+        after = images[1] if len(images) == 2 else row_image(table, row_id)
+        if images[0] != after:
             changed.append((table, row_id, images[0], after))
     if not changed:
         return None

@@ -1,0 +1,314 @@
+"""Undo and redo: a recorded step's rows put back (undo) or written again (redo), over any
+engine's connection (:class:`~factlines.core.store.row_writes.RowWrites`), with the rules that
+keep another writer's work safe, and in short writes so that MemPalace never waits long.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from factlines.core.errors import Refused, Unavailable, WrittenSince
+from factlines.core.store.changes import TRIPLES, Change, RowImage
+
+_ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
+# Facts first: whether an entity the step would remove is still referred to depends on them.
+_REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
+# A step of at most this many rows is undone in one write (well under 0.2 s).
+ONE_WRITE = 500
+# One part of a bigger undo or redo: at most this many rows, written in one transaction that
+# ends once it has held the write lock this long; then the lock is let go for GAP seconds.
+# MemPalace's busy handler tries again at most every 100 ms, so a write of it arriving during a
+# part gets in within the part and the gap after it (measured in bench_undo_lock.py).
+PART = 5_000
+PART_SECONDS = 0.2
+GAP = 0.1
+# Rows written between two looks at the clock.
+_CLOCK_EVERY = 50
+
+
+class StepReplay:
+    """One undo (``to_before``) or redo of ``change``. Another program may have written the
+    graph since (MemPalace keeps writing it), so:
+
+    - where the step would delete or end a fact and anyone else wrote the graph since the step
+      (or between its own transactions), it is refused (:class:`WrittenSince`) unless
+      ``force``: the other writer may have asserted that fact meanwhile, and asserting an open
+      fact writes nothing, so the rows cannot tell;
+    - a row already as wanted is left alone;
+    - a fact or setting no longer as the change left it refuses the whole step (``conflict``):
+      writing over it would throw away what the other program wrote;
+    - an entity the step would remove, but which a fact outside the step now refers to (or
+      which someone else rewrote), is kept and the rest of the step is carried out. The person
+      undoing "Ann mentors Zoe" wants that fact gone; the entity ``zoe`` was only made on the
+      way, and since MemPalace added "Zoe works_on Nova" it is MemPalace's too: deleting it
+      would hide MemPalace's fact from MemPalace's own queries (they join on entities), while
+      refusing would leave the person no way to take back their fact. Keeping an entity harms
+      nobody: MemPalace itself never deletes one. Likewise an entity the step would create that
+      exists again is taken as it is, not overwritten;
+    - a fact the step would open while another writer has meanwhile opened the identical fact
+      refuses the whole step: two identical open facts are what MemPalace itself never writes.
+
+    A step of up to :data:`ONE_WRITE` rows, or one replayed inside a caller's write, is one
+    write. A bigger one is checked first without the write lock (a refusal writes nothing and
+    holds no lock), then written in parts (:data:`PART` rows or :data:`PART_SECONDS`, whichever
+    comes first, :data:`GAP` between them), each its own transaction checking its rows again.
+    All or nothing still, as a person sees it: when a part is refused or fails (a row changed
+    meanwhile, another writer wrote between the parts of a step that takes facts away, a lock,
+    a full disk), the parts written are put back before the error is raised; should even that
+    fail, the error says so, and the same undo or redo tried again carries on where it stopped
+    (rows already as wanted are left alone).
+
+    ``change``'s rows are never modified, so the same step can be replayed later; its mark
+    moves to the replay once it commits. ``within(last)`` runs inside each part's write, after
+    its rows (the caller's own checks; ``last`` for the part that finishes the step).
+    """
+
+    def __init__(
+        self,
+        db,
+        change: Change,
+        to_before: bool,
+        conflict: type[Refused],
+        force: bool,
+        within: Callable[[bool], None] | None,
+    ):
+        self.db, self.change, self.to_before = db, change, to_before
+        self.conflict, self.force, self.within = conflict, force, within
+        ordered = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
+        # (table, id, the row as the step left it, the row wanted)
+        self.rows = [
+            (table, row_id, *((after, before) if to_before else (before, after)))
+            for (table, row_id), (before, after) in ordered
+        ]
+        self.ours = {row_id for (table, row_id) in change.rows if table == TRIPLES}
+        self.verb = "undoing" if to_before else "redoing"
+        # The rows the open part has written (indexes into ``rows``), to put back on failure.
+        self._written: list[int] = []
+
+    def run(self) -> None:
+        db, rows = self.db, self.rows
+        if db.writing or len(rows) <= ONE_WRITE:
+            with db.transaction() as conn:
+                self._write(conn, 0, len(rows), deadline=None)
+            return
+        self._check([rows[i : i + PART] for i in range(0, len(rows), PART)])
+        change = self.change
+        saved = change.mark, change.at, change.interleaved
+        done: list[list[int]] = []
+        try:
+            mark, start = None, 0
+            while start < len(rows):
+                if done:
+                    time.sleep(GAP)  # the lock is free: a waiting writer gets in
+                self._written = []
+                with db.transaction() as conn:
+                    if mark is not None and not self.force and db._written_since(conn, mark):
+                        self._refuse_between_parts(conn, rows[start:])
+                    deadline = time.monotonic() + PART_SECONDS
+                    end = self._write(conn, start, min(start + PART, len(rows)), deadline)
+                    mark = db._write_mark(conn)
+                done.append(self._written)
+                start = end
+        except BaseException as exc:
+            change.mark, change.at, change.interleaved = saved
+            if done:
+                self._put_back(done, exc)
+            raise
+
+    # ── Checking ──────────────────────────────────────────────────────────
+
+    def _check(self, parts: list[list]) -> None:
+        """The refusals a big step meets, said before any of it is written: read part by part
+        (the connection is free in between), without the write lock."""
+        for part in parts:
+            with self.db.snapshot() as conn:
+                for table, row_id, expected, wanted in part:
+                    self._needs_writing(conn, table, row_id, expected, wanted)
+        if not self.force:
+            with self.db.snapshot() as conn:
+                refusal = self._written_since_refusal(conn)
+            if refusal is not None:
+                raise refusal
+
+    def _needs_writing(
+        self, conn, table: str, row_id: str, expected, wanted
+    ) -> tuple[bool, RowImage | None]:
+        """Whether the step writes the row (not when it is as wanted, or an entity kept), and
+        the row now. Refused (``conflict``) when someone else changed it since the step."""
+        current = self.db._row_image(conn, table, row_id)
+        if current == wanted or self._keeps_entity(conn, table, row_id, current, expected, wanted):
+            return False, current
+        if current != expected:
+            raise self.conflict(self._changed_since(conn, table, row_id, current or expected))
+        return True, current
+
+    def _written_since_refusal(self, conn) -> Refused | None:
+        change = self.change
+        taken = taken_facts(change, self.to_before)
+        if not taken:
+            return None
+        if (
+            change.mark is not None
+            and not change.interleaved
+            and not self.db._written_since(conn, change.mark)
+        ):
+            return None
+        more = f" and {len(taken) - 1:,} more" if len(taken) > 1 else ""
+        return WrittenSince(
+            f"{self.db.OTHERS} wrote the graph since this step and may have asserted "
+            f"“{self._in_words(conn, taken[0].values)}”{more}, which {self.verb} it would delete "
+            "or end (asserting a fact that is already there leaves no trace in the graph); "
+            "nothing was changed"
+        )
+
+    def _refuse_between_parts(self, conn, left: list) -> None:
+        """Another writer wrote between two parts: refused when what is left takes a fact away
+        (the parts written are then put back)."""
+        taken = [e for t, _, e, w in left if t == TRIPLES and _opens(w, e)]
+        if taken:
+            raise WrittenSince(
+                f"{self.db.OTHERS} wrote the graph while this step was being "
+                f"{'undone' if self.to_before else 'redone'} and may have asserted "
+                f"“{self._in_words(conn, taken[0].values)}”, which {self.verb} it would delete "
+                "or end; what was done was put back, so nothing was changed"
+            )
+
+    # ── Writing ───────────────────────────────────────────────────────────
+
+    def _write(self, conn, start: int, stop: int, deadline: float | None) -> int:
+        """Write rows ``start`` to ``stop`` in the open write, or as many of them as
+        ``deadline`` (monotonic seconds) leaves time for; the index after the last written."""
+        db = self.db
+        # Said after the rows are checked: a row changed since refuses the step for good.
+        first = start == 0 and not self.force
+        refusal = self._written_since_refusal(conn) if first else None
+        opened: list[tuple[str, dict]] = []
+        end = stop
+        for n in range(start, stop):
+            looks = deadline is not None and n > start and not (n - start) % _CLOCK_EVERY
+            if looks and time.monotonic() > deadline:
+                end = n
+                break
+            table, row_id, expected, wanted = self.rows[n]
+            write, current = self._needs_writing(conn, table, row_id, expected, wanted)
+            if not write:
+                continue
+            db.touch(conn, table, row_id)
+            db._put_row(conn, table, row_id, wanted)
+            self._written.append(n)
+            if table == TRIPLES and _opens(current, wanted):
+                opened.append((row_id, wanted.values))
+        for row_id, values in opened:
+            if self._open_twin(conn, row_id, values):
+                raise self.conflict(
+                    f"“{self._in_words(conn, values)}” is already an open fact again (another "
+                    f"program added it since); {self.verb} this step would make it twice, so "
+                    "nothing was changed"
+                )
+        if refusal is not None:
+            raise refusal
+        if self.within is not None:
+            self.within(end == len(self.rows))
+        db._replayed.append(self.change)
+        return end
+
+    def _put_back(self, done: list[list[int]], failure: BaseException) -> None:
+        """Write back, newest part first, the rows the parts ``done`` wrote, where each is
+        still as they wrote it (a fact another writer has opened again meanwhile stays
+        theirs)."""
+        db = self.db
+        try:
+            for part in reversed(done):
+                with db.transaction() as conn:
+                    for n in reversed(part):
+                        table, row_id, expected, wanted = self.rows[n]
+                        if db._row_image(conn, table, row_id) != wanted:
+                            continue
+                        reopens = table == TRIPLES and _opens(wanted, expected)
+                        if reopens and self._open_twin(conn, row_id, expected.values):
+                            continue
+                        db.touch(conn, table, row_id)
+                        db._put_row(conn, table, row_id, expected)
+        except (Refused, Unavailable) as exc:
+            raise Unavailable(
+                f"{self.verb.capitalize()} this step stopped part way ({failure}), and what it "
+                f"had done could not be put back ({exc}); the step is kept: try again, it "
+                "carries on where it stopped"
+            ) from failure
+
+    # ── Rules ─────────────────────────────────────────────────────────────
+
+    def _keeps_entity(self, conn, table: str, row_id: str, current, expected, wanted) -> bool:
+        """Whether an entity row stays as it is although the step would remove or create it:
+        removed, when a fact still refers to it or someone else rewrote it; created, when it
+        exists again."""
+        if table != "entities" or current is None:
+            return False
+        if wanted is not None:
+            return expected is None
+        if current != expected:
+            return True
+        mark = self.db.MARK
+        used = conn.execute(
+            f"SELECT 1 FROM triples WHERE subject = {mark} UNION ALL "
+            f"SELECT 1 FROM triples WHERE object = {mark} LIMIT 1",
+            (row_id, row_id),
+        ).fetchone()
+        return used is not None
+
+    def _open_twin(self, conn, row_id: str, values: dict) -> bool:
+        """Whether a fact outside the step is open with the same subject, predicate, object."""
+        mark = self.db.MARK
+        twins = conn.execute(
+            f"SELECT id FROM triples WHERE subject = {mark} AND {self.db.PREDICATE} = {mark} "
+            f"AND object = {mark} AND valid_to IS NULL AND id != {mark}",
+            (values["subject"], values["predicate"], values["object"], row_id),
+        ).fetchall()
+        return any(twin not in self.ours for (twin,) in twins)
+
+    def _changed_since(self, conn, table: str, row_id: str, image: RowImage | None) -> str:
+        if table == TRIPLES and image is not None:
+            what = f"the fact “{self._in_words(conn, image.values)}”"
+        elif table == "entities" and image is not None:
+            what = f"the entity “{image.values.get('name') or row_id}”"
+        else:
+            what = f"{_ROW_LABEL[table]} {row_id!r}"
+        return (
+            f"{what} was changed by another program since this step; nothing was changed, so "
+            "as not to overwrite their edit (reload to see the graph as it is)"
+        )
+
+    def _in_words(self, conn, values: dict) -> str:
+        """A fact row as a person reads it: its entities' names and the predicate."""
+
+        def name(eid):
+            row = conn.execute(
+                f"SELECT name FROM entities WHERE id = {self.db.MARK}", (eid,)
+            ).fetchone()
+            return row[0] if row and row[0] else eid
+
+        subject, obj = name(values.get("subject")), name(values.get("object"))
+        return f"{subject} {values.get('predicate')} {obj}"
+
+
+def taken_facts(change: Change, to_before: bool) -> list[RowImage]:
+    """The open facts, as the step (or its last replay) left them, that undoing
+    (``to_before``) or redoing it would delete, end or turn into another fact."""
+    taken = []
+    for (table, _row_id), (before, after) in change.rows.items():
+        current, wanted = (after, before) if to_before else (before, after)
+        if table == TRIPLES and _opens(wanted, current):
+            taken.append(current)
+    return taken
+
+
+def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:
+    """Whether writing ``wanted`` over ``current`` opens a fact (subject, predicate, object)
+    that was not open as this row before."""
+    if wanted is None or wanted.values.get("valid_to") is not None:
+        return False
+    if current is None or current.values.get("valid_to") is not None:
+        return True
+    keys = ("subject", "predicate", "object")
+    return any(current.values.get(k) != wanted.values.get(k) for k in keys)
