@@ -9,11 +9,13 @@ keeps rows at a physical position, the image carries it).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from factlines.core.errors import Refused
 from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
+from factlines.core.store.giving_way import GiveWay
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
@@ -33,6 +35,9 @@ class RowWrites:
     def __init__(self) -> None:
         self._depth = 0
         self._recorders: list[Change] = []
+        # The rows the open write added to each recording (a long recording's earlier writes
+        # are not walked again at every commit).
+        self._pending: list[tuple[Change, tuple[str, str]]] = []
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
 
@@ -66,15 +71,17 @@ class RowWrites:
             return
         self._tell(Touched.all_rows())
 
-    def touch(self, conn, table: str, row_id: str) -> None:
-        """Note a row about to be written: its id for the listeners, its image for recordings."""
+    def touch(self, conn, table: str, row_id: str, new: bool = False) -> None:
+        """Note a row about to be written: its id for the listeners, its image for recordings
+        (``new``: the row is about to be inserted, so there is none to read)."""
         self._touched.add(table, row_id)
         image = before = None
         for change in self._recorders:
             if (table, row_id) not in change.rows:
                 if image is None:
-                    image = [self._row_image(conn, table, row_id)]
+                    image = [None if new else self._row_image(conn, table, row_id)]
                 change.rows[(table, row_id)] = [image[0], None, True]
+                self._pending.append((change, (table, row_id)))
             images = change.rows[(table, row_id)]
             # [before, None, True] while this transaction writes it; [before, after] when an
             # earlier transaction of the recording did: then "after" is the row now.
@@ -95,17 +102,30 @@ class RowWrites:
                 self._recorders.remove(change)
 
     def _forget_uncommitted(self) -> None:
-        for change in self._recorders:
-            for key in [k for k, v in change.rows.items() if len(v) == 3]:
+        for change, key in self._pending:
+            if len(change.rows.get(key, ())) == 3:
                 del change.rows[key]
+        self._pending = []
         self._touched = Touched.noting_ends()
+
+    def _row_images(self, conn, table: str, row_ids: list[str]) -> dict:
+        """The images of many rows of ``table`` by id (a row not there is left out); an engine
+        may read them in fewer statements."""
+        images = {row_id: self._row_image(conn, table, row_id) for row_id in row_ids}
+        return {row_id: image for row_id, image in images.items() if image is not None}
 
     def _fill_after_images(self, conn) -> None:
         """Before the commit: each recording's rows as the write leaves them."""
-        for change in self._recorders:
-            for (table, row_id), images in change.rows.items():
-                if len(images) == 3:
-                    change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
+        wanted: dict[str, set[str]] = {}
+        for change, (table, row_id) in self._pending:
+            if len(change.rows[(table, row_id)]) == 3:
+                wanted.setdefault(table, set()).add(row_id)
+        now = {table: self._row_images(conn, table, list(ids)) for table, ids in wanted.items()}
+        for change, (table, row_id) in self._pending:
+            images = change.rows[(table, row_id)]
+            if len(images) == 3:
+                change.rows[(table, row_id)] = [images[0], now[table].get(row_id)]
+        self._pending = []
 
     def _take_touched(self) -> Touched:
         touched, self._touched = self._touched, Touched.noting_ends()
@@ -155,6 +175,28 @@ class RowWrites:
             ours = {row_id for (table, row_id) in change.rows if table == "triples"}
             for row_id, values in opened:
                 self._refuse_a_twin(conn, row_id, values, ours, conflict, to_before)
+
+    def take_back(self, change: Change, rows_per_write: int) -> None:
+        """Remove again what ``change`` wrote, for a write made of several transactions that
+        failed part-way: each row goes back to its image from before, in transactions of
+        ``rows_per_write`` rows (giving way to other programs' writes in between, as
+        :mod:`.giving_way` says), but only while it is still exactly as the change left it: a
+        row another program changed since is theirs now and stays, and so does an entity the
+        step made that a fact outside it now refers to."""
+        rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
+        give_way = GiveWay()
+        for start in range(0, len(rows), rows_per_write):
+            began = time.monotonic()
+            with self.transaction() as conn:
+                for (table, row_id), (before, after) in rows[start : start + rows_per_write]:
+                    current = self._row_image(conn, table, row_id)
+                    if current != after or current == before:
+                        continue
+                    if self._keeps_entity(conn, table, row_id, current, after, before):
+                        continue
+                    self.touch(conn, table, row_id)
+                    self._put_row(conn, table, row_id, before)
+            give_way.held(time.monotonic() - began)
 
     def _keeps_entity(self, conn, table: str, row_id: str, current, expected, wanted) -> bool:
         """Whether an entity row stays as it is although the step would remove or create it:

@@ -76,11 +76,17 @@ class EditLogWrites:
         self._db = db
 
     def write(self, entry: dict, change: Change) -> bool:
-        """Log the rows ``change`` recorded in the open write (their images before, and as they
-        are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
-        rows are as they were."""
+        """Log the rows ``change`` recorded (their images before, and as the change left
+        them: as they are now for the open write's, as committed for an earlier write's), with
+        ``entry``'s at, what, reason and tool. False (nothing logged) when the rows are as they
+        were."""
         with self._db.transaction() as conn:
-            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
+
+            def after(table: str, row_id: str):
+                images = change.rows[(table, row_id)]
+                return images[1] if len(images) == 2 else self._db._row_image(conn, table, row_id)
+
+            values = logged_values(entry, change, after)
             if values is None:
                 return False
             conn.execute(self.CREATE)
