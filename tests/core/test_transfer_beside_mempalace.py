@@ -1,7 +1,8 @@
-"""Import and copy beside a real MemPalace writing the same file: the file is read and checked
-before the write lock is taken, the rows are written in short transactions between which
-MemPalace writes, a failure takes back only what is still exactly as written, and a refused
-import or copy into a new file removes only what it created."""
+"""Import, copy and renaming a predicate beside a real MemPalace writing the same file: the file
+is read and checked before the write lock is taken, the rows are written in short transactions
+between which MemPalace writes, a failure takes back only what is still exactly as written, a
+fact MemPalace ends meanwhile is left as it made it, and a refused import or copy into a new
+file removes only what it created."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from factlines import Refused, open_graph
 from factlines.cli_transfer import main as cli
 from factlines.core import transfer
 from factlines.core.store import edit_history
+from factlines.core.store.predicate_edits import _FACTS_PER_PART as PART
 from factlines.core.transfer import Cancelled, copy_graph, copying, import_file, import_recorded
 from factlines.core.transfer.plan import CHUNK
 
@@ -236,3 +238,45 @@ def test_a_cancelled_copy_takes_back_its_rows_and_keeps_mempalace_s(tmp_path):
     with pytest.raises(Cancelled):
         copy_graph(source, target, progress=mempalace_writes_then_cancel)
     assert _facts(target) == {("mempalace", "records", "a_note", None)}
+
+
+def _between_writes(monkeypatch, kg, action):
+    """Run ``action()`` once, after the first of ``kg``'s short transactions of a long write
+    (where it gives way), outside the write lock."""
+    real, calls = kg._store.settle, []
+
+    def settle():
+        real()
+        if not calls:
+            calls.append(action())
+
+    monkeypatch.setattr(kg._store, "settle", settle)
+    return calls
+
+
+def test_mempalace_writes_while_a_predicate_is_renamed(kg_path, monkeypatch):
+    facts = 3 * PART
+    with open_graph(kg_path) as kg:
+        kg.insert_rows(
+            "triples",
+            [(f"t{n}", f"s{n}", "works_on", f"o{n}", "2020-01-01") for n in range(facts)],
+            columns=("id", "subject", "predicate", "object", "valid_from"),
+        )
+        palace = mempalace.KnowledgeGraph(db_path=str(kg_path))
+
+        def mempalace_writes():
+            palace.add_triple("MemPalace", "records", "a note")
+            # A fact the rename has not reached yet: MemPalace ends it meanwhile.
+            palace.invalidate(f"s{facts - 1}", "works_on", f"o{facts - 1}", ended="2024-01-01")
+            return True
+
+        calls = _between_writes(monkeypatch, kg, mempalace_writes)
+        try:
+            report = kg.rename_predicate("works_on", "working_on", at="2025-01-01")
+        finally:
+            palace.close()
+        assert calls == [True]
+        assert report["ended"] == report["opened"] == facts - 1
+        left = kg.get_fact(f"t{facts - 1}")
+        assert (left["predicate"], left["valid_to"]) == ("works_on", "2024-01-01")
+        assert kg.query_relationship("records")[0]["subject"] == "MemPalace"

@@ -1,12 +1,14 @@
 """A write made of several short transactions (``batched``, what import and copy use so that
 MemPalace writes in between): all or nothing, as far as another client's writes allow, on both
-engines."""
+engines; and a refused import into a new graph removes it only while it holds nothing else."""
 
 from __future__ import annotations
 
 import pytest
 
 from factlines import KnowledgeGraph
+from factlines.cli_transfer import main as cli
+from factlines.core import transfer
 
 
 def _facts(kg) -> set[tuple]:
@@ -59,3 +61,26 @@ def test_a_batched_write_that_writes_nothing_logs_nothing(kg):
     with kg.batched("Import nothing"):
         pass
     assert kg.edit_log() == []
+
+
+def test_a_refused_import_into_a_new_graph_keeps_another_client_s_fact(
+    graph_url, tmp_path, monkeypatch
+):
+    """``factlines import NEW rows.csv`` with a bad last row creates NEW; another client
+    writes into it meanwhile; the refused import leaves NEW and that client's fact."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text(
+        "subject,predicate,object,valid_from,valid_to\nAnn,knows,Bo,2025-05-01,2025-04-01\n",
+        encoding="utf-8",
+    )
+    real = transfer.import_file
+
+    def another_client_writes_first(kg, path, **options):
+        with KnowledgeGraph(graph_url) as other:
+            other.add_triple("Zed", "knows", "Kai")
+        return real(kg, path, **options)
+
+    monkeypatch.setattr(transfer, "import_file", another_client_writes_first)
+    assert cli(["import", graph_url, str(rows)]) == 1
+    with KnowledgeGraph(graph_url) as kg:
+        assert _facts(kg) == {("zed", "knows", "kai", None)}

@@ -82,16 +82,21 @@ class EditHistory:
             try:
                 with self._store.recording() as change:
                     yield
-                    if entry is not None and change:
-                        with self.batch():
-                            entry["at"] = temporal.now_instant()
-                            self._store.edit_log.write(entry, change)
+                    if entry is not None:
+                        self._log_committed({**entry, "at": temporal.now_instant()}, change)
             except BaseException:
                 if change is not None:
                     self._store.take_back(change)
                 raise
             finally:
                 self._give_way = outer
+
+    def _log_committed(self, entry: dict, change) -> None:
+        """Log a batched block's rows: the entry made without the lock, then written."""
+        logged = self._store.edit_log.committed(entry, change)
+        if logged is not None:
+            with self.batch():
+                self._store.edit_log.append([logged])
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -103,7 +108,9 @@ class EditHistory:
         with self._store.transaction():
             yield
         if give_way is not None:
-            give_way.held(time.monotonic() - began)
+            held = time.monotonic() - began
+            self._store.settle()
+            give_way.held(held)
 
     def write_in_parts(
         self,

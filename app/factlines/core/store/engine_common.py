@@ -123,6 +123,9 @@ class EngineStore:
     def writing(self) -> bool:
         return self._db.writing
 
+    def settle(self) -> None:
+        self._db.settle()
+
     @contextmanager
     def transaction(self, wait: float | None = None) -> Iterator[None]:
         with self._db.transaction(wait):

@@ -23,7 +23,7 @@ _CARRIED = ("subject", "object", "confidence", "source_closet", "source_file",
             "source_drawer_id", "adapter_name")  # fmt: skip
 _SUCCESSOR_COLUMNS = ("id", "predicate", "valid_from", "valid_to", *_CARRIED)
 # Facts read again and changed at once (a few such parts to each short transaction).
-_FACTS_PER_PART = 1000
+_FACTS_PER_PART = 500
 
 
 def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool = False) -> str:

@@ -52,6 +52,11 @@ class RowWrites:
     def _put_row(self, conn, table: str, row_id: str, image: RowImage | None) -> None:
         raise NotImplementedError
 
+    def settle(self) -> None:
+        """Between the transactions of a long write: put what they wrote where the engine
+        keeps it for good, outside any lock, so that another program's next commit does not
+        do that work (and wait on it). Nothing to do for an engine without such a step."""
+
     # ── Noting writes ─────────────────────────────────────────────────────
 
     @property
@@ -196,7 +201,9 @@ class RowWrites:
                         continue
                     self.touch(conn, table, row_id)
                     self._put_row(conn, table, row_id, before)
-            give_way.held(time.monotonic() - began)
+            held = time.monotonic() - began
+            self.settle()
+            give_way.held(held)
 
     def _keeps_entity(self, conn, table: str, row_id: str, current, expected, wanted) -> bool:
         """Whether an entity row stays as it is although the step would remove or create it:

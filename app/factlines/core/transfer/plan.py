@@ -8,9 +8,9 @@ from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.transfer.readers import Problem
 
-# Rows per write: short enough that MemPalace never waits long for the lock, and each chunk's
-# look-ups inside the write stay index searches.
-CHUNK = 1000
+# Rows checked again and inserted at once (a few such chunks to each short write): small, so
+# that a write ends soon after its time is up (``write_in_parts``) even on a busy machine.
+CHUNK = 200
 
 
 @dataclass

@@ -206,6 +206,14 @@ class Connection(RowWrites):
 
     # ── Writing ───────────────────────────────────────────────────────────
 
+    def settle(self) -> None:
+        """Checkpoint the write-ahead log into the file now, without waiting for readers or
+        writers (PASSIVE): else the commit that takes the log past SQLite's threshold does
+        it, and that may be MemPalace's, waiting on the pages a long write left there."""
+        with self.read() as conn:
+            if not conn.in_transaction:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
     def _wait(self, conn: sqlite3.Connection, seconds: float) -> None:
         """Let SQLite wait up to ``seconds`` for another program's lock (cheap when unchanged)."""
         ms = max(0, round(seconds * 1000))

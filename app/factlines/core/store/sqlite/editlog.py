@@ -76,23 +76,23 @@ class EditLogWrites:
         self._db = db
 
     def write(self, entry: dict, change: Change) -> bool:
-        """Log the rows ``change`` recorded (their images before, and as the change left
-        them: as they are now for the open write's, as committed for an earlier write's), with
-        ``entry``'s at, what, reason and tool. False (nothing logged) when the rows are as they
-        were."""
+        """Log the rows ``change`` recorded in the open write (their images before, and as they
+        are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
+        rows are as they were."""
         with self._db.transaction() as conn:
-
-            def after(table: str, row_id: str):
-                images = change.rows[(table, row_id)]
-                return images[1] if len(images) == 2 else self._db._row_image(conn, table, row_id)
-
-            values = logged_values(entry, change, after)
+            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
             if values is None:
                 return False
             conn.execute(self.CREATE)
             conn.execute(self.INSERT, values)
             self._prune(conn)
         return True
+
+    def committed(self, entry: dict, change: Change) -> dict | None:
+        """The entry :meth:`write` would log for ``change`` once all its writes are committed
+        (each row as its write left it), in ``read``'s form, for :meth:`append`: made without
+        the write lock (a long write's log holds many rows). None when nothing changed."""
+        return logged_entry(entry, change, lambda table, row_id: change.rows[(table, row_id)][1])
 
     def append(self, entries: list[dict]) -> None:
         """Add another log's entries (``read``'s form, oldest first) after this one's, as they
@@ -167,6 +167,13 @@ class SQLiteEditLog(EditLogWrites):
 def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
     """The values of :data:`LOGGED_COLUMNS` for ``entry`` and the rows ``change`` recorded,
     ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
+    logged = logged_entry(entry, change, row_image)
+    return None if logged is None else stored_values(logged)
+
+
+def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
+    """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
+    giving each as it is after the change; None when they are as they were."""
     changed = []
     for (table, row_id), images in change.rows.items():
         if table in _LOGGED_TABLES and images[0] != (after := row_image(table, row_id)):
@@ -174,18 +181,14 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
     if not changed:
         return None
     kept = changed[:MAX_IMAGES]
-    return stored_values(
-        {
-            **entry,
-            "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
-            "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][
-                :MAX_IDS
-            ],
-            "rows_total": len(changed),
-            "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
-            "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
-        }
-    )
+    return {
+        **entry,
+        "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
+        "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][:MAX_IDS],
+        "rows_total": len(changed),
+        "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
+        "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
+    }
 
 
 def stored_values(entry: dict) -> tuple:
