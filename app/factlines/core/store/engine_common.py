@@ -83,7 +83,7 @@ CHUNK = 300
 # entities (cheaper than as many index searches).
 _SCAN_SHARE = 3 / 10
 # Rows put back per transaction when a write of several transactions is taken back.
-TAKE_BACK_ROWS = 1000
+TAKE_BACK_ROWS = 300
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 

@@ -37,7 +37,7 @@ class RowWrites:
         self._recorders: list[Change] = []
         # The rows the open write added to each recording (a long recording's earlier writes
         # are not walked again at every commit).
-        self._pending: list[tuple[Change, tuple[str, str]]] = []
+        self._recorded_now: list[tuple[Change, tuple[str, str]]] = []
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
 
@@ -86,7 +86,7 @@ class RowWrites:
                 if image is None:
                     image = [None if new else self._row_image(conn, table, row_id)]
                 change.rows[(table, row_id)] = [image[0], None, True]
-                self._pending.append((change, (table, row_id)))
+                self._recorded_now.append((change, (table, row_id)))
             images = change.rows[(table, row_id)]
             # [before, None, True] while this transaction writes it; [before, after] when an
             # earlier transaction of the recording did: then "after" is the row now.
@@ -107,10 +107,10 @@ class RowWrites:
                 self._recorders.remove(change)
 
     def _forget_uncommitted(self) -> None:
-        for change, key in self._pending:
+        for change, key in self._recorded_now:
             if len(change.rows.get(key, ())) == 3:
                 del change.rows[key]
-        self._pending = []
+        self._recorded_now = []
         self._touched = Touched.noting_ends()
 
     def _row_images(self, conn, table: str, row_ids: list[str]) -> dict:
@@ -122,15 +122,15 @@ class RowWrites:
     def _fill_after_images(self, conn) -> None:
         """Before the commit: each recording's rows as the write leaves them."""
         wanted: dict[str, set[str]] = {}
-        for change, (table, row_id) in self._pending:
+        for change, (table, row_id) in self._recorded_now:
             if len(change.rows[(table, row_id)]) == 3:
                 wanted.setdefault(table, set()).add(row_id)
         now = {table: self._row_images(conn, table, list(ids)) for table, ids in wanted.items()}
-        for change, (table, row_id) in self._pending:
+        for change, (table, row_id) in self._recorded_now:
             images = change.rows[(table, row_id)]
             if len(images) == 3:
                 change.rows[(table, row_id)] = [images[0], now[table].get(row_id)]
-        self._pending = []
+        self._recorded_now = []
 
     def _take_touched(self) -> Touched:
         touched, self._touched = self._touched, Touched.noting_ends()
