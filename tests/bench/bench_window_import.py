@@ -3,9 +3,9 @@
     python tests/bench/bench_window_import.py            # 100k CSV rows
     python tests/bench/bench_window_import.py --quick    # 10k: does it run
 
-The window's import is the command's plus what makes it one undo step and one entry of the
-edit log: every row's image recorded before and after (``kg.recording``) and the entry written
-(``kg.logged``). Both import the same CSV (exported from bench_io's graph) into a new file;
+The window's import (``import_recorded``) is the command's plus what makes it one undo step
+and one entry of the edit log: every row's image recorded before and after (``kg.recording``)
+and the entry written. Both import the same CSV (exported from bench_io's graph) into a new file;
 then the window's is undone (``kg.revert``), which is what Edit → Undo runs. No target of its
 own (the command's is 5 s for 100k rows); prints the figures, the median of two runs each.
 """
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_io
 
 from factlines import open_graph
-from factlines.core.transfer import export_graph, import_file
+from factlines.core.transfer import export_graph, import_file, import_recorded
 
 RUNS = 2
 
@@ -50,8 +50,7 @@ def main() -> int:
 
         started = time.perf_counter()
         graph = folder / f"window{run}.sqlite3"
-        with open_graph(graph) as kg, kg.recording() as change, kg.logged("Import facts.csv"):
-            import_file(kg, rows)
+        change = import_recorded(graph, rows, "Import facts.csv")[1]
         window.append(time.perf_counter() - started)
         with open_graph(graph) as kg:
             started = time.perf_counter()

@@ -12,7 +12,7 @@ import postgres_server
 from factlines import Refused, open_graph
 from factlines.core.errors import NotAKnowledgeGraph
 from factlines.core.transfer import Cancelled, copy_graph
-from factlines.core.transfer.copying import BATCH
+from factlines.core.transfer.plan import CHUNK
 from store_helpers import by_id, dump, graph_state, raw_sql
 
 # Values the time rules refuse, and others no check would let in, as a graph of either engine
@@ -176,7 +176,7 @@ def test_a_value_postgresql_cannot_hold_is_refused_by_its_fact_and_nothing_is_wr
 ):
     source = tmp_path / "source.sqlite3"
     with open_graph(source) as kg:
-        for n in range(2 * BATCH):  # the odd row in the second batch: the first is written
+        for n in range(2 * CHUNK):  # the odd row in the second batch: the first is written
             kg.add_triple("Kai", "knows", f"p{n}")
         kg.add_triple("Kai", "works_on", "Orion")
     conn = sqlite3.connect(source)

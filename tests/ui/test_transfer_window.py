@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from factlines.core import temporal
-from factlines.core.transfer import Cancelled
+from factlines.core.transfer import Cancelled, importing
 from factlines.ui import transfer_actions
 from factlines.ui.transfer_actions import TransferActions
 from ui_fixtures import *  # noqa: F403
@@ -185,7 +185,7 @@ def test_a_cancelled_import_writes_nothing_and_pushes_no_step(
 ):
     source = tmp_path / "facts.csv"
     source.write_text(BAD_CSV.split("Kai Moreno,speaks,Klingon")[0], encoding="utf-8")
-    real = transfer_actions.import_file
+    real = importing.import_file
 
     def cancel_while_writing(kg, path, *, progress, **options):
         def pressed_cancel(done, total):
@@ -194,7 +194,7 @@ def test_a_cancelled_import_writes_nothing_and_pushes_no_step(
 
         return real(kg, path, progress=pressed_cancel, **options)
 
-    monkeypatch.setattr(transfer_actions, "import_file", cancel_while_writing)
+    monkeypatch.setattr(importing, "import_file", cancel_while_writing)
     before, said = dump(demo.db_path), messages_of(window)  # noqa: F405
     _finish(qtbot, window.transfer.import_from(source))
     assert dump(demo.db_path) == before and window.undo_stack.count() == 0

@@ -6,11 +6,12 @@ or the snapshot at as_of, the whole graph or the selected entity, as JSON, CSV o
 (``factlines.core.transfer.export_graph``). Cancel leaves no file.
 
 **Import** (Factlines' JSON, a CSV, MemPalace's ``entity_facts`` seed) writes through a
-connection of its own too, on a worker thread, all or nothing in one transaction, recorded
-(the rows before and after) and logged in Factlines' edit log. It becomes ONE undo step whose
-undo removes exactly what was imported. When a row is rejected, nothing is written and the
-report (``line N: reason``) asks whether to import the good rows; rows the graph already
-holds (an open fact again) are reported, never doubled. Cancel writes nothing.
+connection of its own too, on a worker thread (``import_recorded``): the file read and
+checked first, then the rows in short transactions between which MemPalace writes, all or
+nothing, recorded (the rows before and after) and logged in Factlines' edit log. It becomes
+ONE undo step whose undo removes exactly what was imported. When a row is rejected, nothing is
+written and the report (``line N: reason``) asks whether to import the good rows; rows the
+graph already holds (an open fact again) are reported, never doubled. Cancel writes nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
-from factlines.core.transfer import export_graph, import_file
+from factlines.core.transfer import export_graph, import_recorded
 from factlines.ui.actions import FactActions, make_action
 from factlines.ui.commands import StoreCommand
 from factlines.ui.document import Document
@@ -198,9 +199,7 @@ class TransferActions(QObject):
             return None
 
         def work(progress):
-            with open_graph(graph) as own, own.recording() as change, own.logged(text):
-                report = import_file(own, source, good_rows=good_rows, progress=progress)
-            return report, change
+            return import_recorded(graph, source, text, good_rows=good_rows, progress=progress)
 
         job = Job(work, self)
         self._document.own_write_started()

@@ -88,30 +88,3 @@ def test_inserted_rows_are_recorded_and_heard(kg):
         kg.insert_rows("entities", [{"id": "c", "colour": "red"}])
     with pytest.raises(Refused, match="without an id"):
         kg.insert_rows("entities", [{"name": "C"}])
-
-
-def _indexes(path) -> list[tuple]:
-    with sqlite3.connect(str(path)) as conn:
-        return conn.execute(
-            "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name"
-        ).fetchall()
-
-
-def test_a_large_load_leaves_every_index_as_the_file_had_it(kg, kg_path):
-    with sqlite3.connect(str(kg_path)) as conn:  # another tool's index, in its own words
-        conn.execute("create index  other_tools_index on triples (source_file)")
-    before = _indexes(kg_path)
-    rows = [(f"t{i}", f"s{i % 97}", "p", f"o{i % 13}") for i in range(12_000)]
-    columns = ("id", "subject", "predicate", "object")
-    with pytest.raises(RuntimeError), kg.loading("triples", len(rows)):
-        kg.insert_rows("triples", rows[:5000], columns=columns)
-        raise RuntimeError("stop half way")
-    assert _indexes(kg_path) == before and kg.stats()["triples"] == 0
-    with kg.recording() as change, kg.loading("triples", len(rows)):
-        kg.insert_rows("triples", rows, columns=columns)
-    assert _indexes(kg_path) == before
-    assert kg.open_fact_ids([("s5", "p", "o5")]) == {("s5", "p", "o5"): "t5"}
-    with sqlite3.connect(str(kg_path)) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    kg.revert(change)
-    assert kg.stats()["triples"] == 0 and _indexes(kg_path) == before

@@ -333,7 +333,7 @@ def _arguments(name: str) -> tuple:
         "logged": ("Add Zoe",),
         "add_edit_log_entries": ([{"at": "2026-01-01T00:00:00Z", "what": "Add Zoe"}],),
         "set_graph_settings": ({"single_valued_predicates": "[]"},),
-        "loading": ("triples", 1),
+        "batched": ("Add Zoe",),
         "update_fact": ("t_x",),
         "add_fact": ("Zoe", "knows", "Kai"),
         "supersede_fact": ("t_x", "Atlas"),

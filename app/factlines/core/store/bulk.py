@@ -51,15 +51,6 @@ class BulkRows:
         """For each ``(subject id, predicate, object id)`` with an open fact, that fact's id."""
         return self._store.bulk.open_fact_ids(list(keys))
 
-    @contextmanager
-    def loading(self, table: str, rows: int) -> Iterator[None]:
-        """One write in which about ``rows`` rows will be inserted into ``table`` (by
-        :meth:`insert_rows`): the engine may keep its indexes up to date once, at the end,
-        instead of row by row. Nothing else may be read from ``table`` by its indexes inside."""
-        _columns(table)
-        with self._store.transaction(), self._store.bulk.loading(table, int(rows)):
-            yield
-
     def insert_rows(self, table: str, rows: list, columns: tuple[str, ...] | None = None) -> int:
         """Insert new rows into ``table`` as given: no check of their values, no entity made.
         Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A

@@ -10,18 +10,23 @@ MemPalace logs its own agents' writes in ``<config folder>/wal/write_log.jsonl``
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
+from typing import TypeVar
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, WrittenSince
 from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fact
 from factlines.core.mempalace_paths import mempalace_write_log
 from factlines.core.store.changes import Change
+from factlines.core.store.giving_way import HOLD_S, GiveWay
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
 from factlines.core.store.replay import taken_facts
 
 TOOL = "factlines"
+T = TypeVar("T")
+_END = object()  # past the last of write_in_parts' parts
 _HISTORY_LIMIT = 10_000
 # Within one second (the clocks' resolution), events in the order a fact lives them.
 _LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "deleted": 5}
@@ -30,6 +35,7 @@ _LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "d
 class EditHistory:
     _store: GraphStore
     _logging = False  # inside a logged block
+    _give_way: GiveWay | None = None  # inside a batched block: its lock time
 
     @contextmanager
     def logged(self, what: str, reason: str | None = None) -> Iterator[None]:
@@ -40,12 +46,8 @@ class EditHistory:
         logged when the block changed nothing, and nothing at all when it fails. A logged
         block inside another (an edit that logs itself, run by a command that logs) is part of
         the outer one's entry."""
-        if not isinstance(what, str) or not what.strip():
-            raise Refused("an edit needs words saying what it does")
-        if reason is not None and not isinstance(reason, str):
-            raise Refused("a reason must be text")
+        entry = _entry(what, reason)
         self._store.refuse_writes()
-        entry = {"what": what.strip(), "reason": (reason or "").strip() or None, "tool": TOOL}
         with self._store.transaction():  # holds the lock: no other thread logs meanwhile
             if self._logging:
                 yield
@@ -58,6 +60,86 @@ class EditHistory:
                     self._store.edit_log.write(entry, change)
             finally:
                 self._logging = False
+
+    @contextmanager
+    def batched(self, what: str | None = None, reason: str | None = None) -> Iterator[None]:
+        """Run the block as one write made of several short transactions (each of its
+        :meth:`batch` blocks, and each write outside one), so that other programs write in
+        between and none waits long; all or nothing still, as far as their writes allow:
+        when the block fails (a refusal, a lock, a cancel), what its transactions wrote is
+        taken back, each row only while it is still exactly as written (a row another program
+        changed since is left as they made it). With ``what``, the block is logged as one
+        entry of the edit log (:meth:`logged`'s), written in a last short transaction whose
+        failure takes the block back too. Works inside :meth:`recording` (one undo step);
+        inside a caller's transaction it is part of that write (and of its log entry)."""
+        entry = _entry(what, reason) if what is not None else None
+        self._store.refuse_writes()
+        with self._store.lock:  # (the recording holds it too) no other thread writes between
+            if self._store.writing:  # part of the caller's write: all or nothing with it
+                with self.logged(what, reason) if entry is not None else nullcontext():
+                    yield
+                return
+            change, outer = None, self._give_way
+            self._give_way = GiveWay()
+            try:
+                with self._store.recording() as change:
+                    yield
+                    if entry is not None:
+                        self._log_committed({**entry, "at": temporal.now_instant()}, change)
+            except BaseException:
+                if change is not None:
+                    self._store.take_back(change)
+                raise
+            finally:
+                self._give_way = outer
+
+    def _log_committed(self, entry: dict, change) -> None:
+        """Log a batched block's rows: the entry made without the lock, then written."""
+        logged = self._store.edit_log.committed(entry, change)
+        if logged is not None:
+            with self.batch():
+                self._store.edit_log.append([logged])
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One of a :meth:`batched` block's transactions (elsewhere, just a transaction):
+        after it, the block gives way to other programs' writes once it has held the write
+        lock long enough (:mod:`~factlines.core.store.giving_way`)."""
+        give_way = self._give_way
+        began = time.monotonic()
+        with self._store.transaction():
+            yield
+        if give_way is not None:
+            held = time.monotonic() - began
+            self._store.settle()
+            give_way.held(held)
+
+    def write_in_parts(
+        self,
+        parts: Iterable[T],
+        write: Callable[[T], None],
+        written: Callable[[T], None] = lambda _part: None,
+    ) -> None:
+        """Call ``write(part)`` for each of ``parts`` (a list or a stream), several to one
+        transaction while it has held the write lock under
+        :data:`~factlines.core.store.giving_way.HOLD_S` (a commit costs a flush to disk: one
+        per part would be slow), each transaction one of a :meth:`batched` block's; then
+        ``written(part)`` for each, once its transaction is committed (outside it: progress
+        and cancel, another program's write)."""
+        parts = iter(parts)
+        part = next(parts, _END)
+        while part is not _END:
+            done = []
+            with self.batch():
+                began = time.monotonic()
+                while part is not _END:
+                    write(part)
+                    done.append(part)
+                    part = next(parts, _END)
+                    if time.monotonic() - began >= HOLD_S:
+                        break
+            for each in done:
+                written(each)
 
     def edit_log(self, limit: int = 100, offset: int = 0) -> list[dict]:
         """Factlines' logged edits, newest first: ``{id, at, what, reason, tool, facts,
@@ -234,3 +316,12 @@ def _with_defaults(row: dict) -> dict:
         "valid_to": row.get("valid_to"),
         "extracted_at": row.get("extracted_at"),
     }
+
+
+def _entry(what: str, reason: str | None) -> dict:
+    """An edit log entry's words, checked: what the edit does, and the person's why."""
+    if not isinstance(what, str) or not what.strip():
+        raise Refused("an edit needs words saying what it does")
+    if reason is not None and not isinstance(reason, str):
+        raise Refused("a reason must be text")
+    return {"what": what.strip(), "reason": (reason or "").strip() or None, "tool": TOOL}

@@ -82,6 +82,8 @@ CHUNK = 300
 # A neighbourhood's ring read in one pass over the facts once its ends are this share of the
 # entities (cheaper than as many index searches).
 _SCAN_SHARE = 3 / 10
+# Rows put back per transaction when a write of several transactions is taken back.
+TAKE_BACK_ROWS = 300
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 
@@ -117,6 +119,13 @@ class EngineStore:
     def write_wait(self, seconds: float) -> None:
         self._db.write_wait = float(seconds)
 
+    @property
+    def writing(self) -> bool:
+        return self._db.writing
+
+    def settle(self) -> None:
+        self._db.settle()
+
     @contextmanager
     def transaction(self, wait: float | None = None) -> Iterator[None]:
         with self._db.transaction(wait):
@@ -135,6 +144,9 @@ class EngineStore:
 
     def reapply(self, change: Change, force: bool = False, within=None) -> None:
         self._db.replay(change, False, ConflictError, force, within)
+
+    def take_back(self, change: Change) -> None:
+        self._db.take_back(change, TAKE_BACK_ROWS)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` after every write this store commits."""
@@ -486,7 +498,7 @@ class RowInserts:
             raise ValueError("the first column of inserted rows must be id")
         with self._db.transaction() as conn:
             for row in rows:
-                self._db.touch(conn, table, row[0])
+                self._db.touch(conn, table, row[0], new=True)
             cursor = conn.cursor()
             try:
                 cursor.executemany(

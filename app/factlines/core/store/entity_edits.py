@@ -16,6 +16,11 @@ from factlines.core.store.mempalace import properties_json
 from factlines.core.store.protocol import FactStore, GraphStore
 from factlines.core.store.rows import ENTITY_ORDERS
 
+# Facts read again and re-pointed at once (a few such parts to each short transaction), and
+# the columns of each as ``FactStore.touching`` gives it.
+_FACTS_PER_PART = 500
+_TOUCHING = ("id", "subject", "predicate", "object", "valid_from", "valid_to")
+
 
 def keep_earlier_start(
     facts: FactStore, survivor_id: str, survivor_from: str | None, valid_from: str | None
@@ -147,27 +152,52 @@ class EntityEdits:
             self._store.entities.update(entity["id"], properties=properties)
 
     def merge_entities(self, source: str, target: str) -> str:
-        """Re-point every fact of ``source`` at ``target`` and drop ``source``, in one write.
+        """Re-point every fact of ``source`` at ``target`` and drop ``source``, in one write
+        (in short transactions, between which MemPalace writes: :meth:`batched`).
 
         Where the merge leaves two open facts with the same subject, predicate and object, the
         one that came from ``source`` is closed into the survivor: the survivor keeps the earlier
         start, and the duplicate row is removed.
         """
         facts = self._store.facts
-        with self._store.transaction():
-            src = self._require_entity(source, "source")
-            dst = self._require_entity(target, "target")
-            if src["id"] == dst["id"]:
-                raise Refused(f"cannot merge {src['name']!r} into itself")
-            for tid, sub, pred, obj, vf, vt in facts.touching(src["id"]):
-                new_sub = dst["id"] if sub == src["id"] else sub
-                new_obj = dst["id"] if obj == src["id"] else obj
-                twins = [] if vt is not None else facts.open_ids(new_sub, pred, new_obj)
-                survivor = next(((i, f) for i, f in twins if i != tid), None)
-                if survivor is None:
-                    facts.update(tid, {"subject": new_sub, "object": new_obj})
-                    continue
-                keep_earlier_start(facts, *survivor, vf)
-                facts.delete(tid)
-            self._store.entities.delete(src["id"])
+        src, dst = self._require_entity(source, "source"), self._require_entity(target, "target")
+        if src["id"] == dst["id"]:
+            raise Refused(f"cannot merge {src['name']!r} into itself")
+        touching = facts.touching(src["id"])
+
+        def write(part: list[tuple]) -> None:
+            now = self._store.bulk.rows_with_ids("triples", _TOUCHING, [row[0] for row in part])
+            still = set(now) & {tuple(row) for row in part}
+            for row in part:
+                if tuple(row) in still:  # one changed since is taken as it is now, below
+                    self._repoint(row, src["id"], dst["id"])
+
+        parts = (
+            touching[i : i + _FACTS_PER_PART] for i in range(0, len(touching), _FACTS_PER_PART)
+        )
+        with self.batched():
+            self.write_in_parts(parts, write)
+            with self.batch():  # what another program wrote with the source meanwhile, too
+                # Checked again inside the write that finishes the merge: another client may
+                # have merged or renamed either entity meanwhile.
+                self._require_entity(src["id"], "source")
+                self._require_entity(dst["id"], "target")
+                for row in facts.touching(src["id"]):
+                    self._repoint(row, src["id"], dst["id"])
+                self._store.entities.delete(src["id"])
         return dst["id"]
+
+    def _repoint(self, row: tuple, source: str, target: str) -> None:
+        """Point one fact (``touching``'s row) at ``target`` instead of ``source``; where that
+        makes it an open twin of another fact, close it into that one."""
+        facts = self._store.facts
+        tid, sub, pred, obj, vf, vt = row
+        new_sub = target if sub == source else sub
+        new_obj = target if obj == source else obj
+        twins = [] if vt is not None else facts.open_ids(new_sub, pred, new_obj)
+        survivor = next(((i, f) for i, f in twins if i != tid), None)
+        if survivor is None:
+            facts.update(tid, {"subject": new_sub, "object": new_obj})
+            return
+        keep_earlier_start(facts, *survivor, vf)
+        facts.delete(tid)

@@ -280,7 +280,7 @@ WRITE_METHODS = (
     "rewrite",
     "apply_row",
     "insert_rows",
-    "loading",
+    "batched",
     "logged",
     "add_edit_log_entries",
     "set_graph_settings",
@@ -369,19 +369,20 @@ def graph_exists(location: str | os.PathLike) -> bool:
 
 
 def discard_new_graph(location: str | os.PathLike) -> None:
-    """Remove the graph a command created at ``location`` moments ago and then wrote
-    nothing into (an import that wrote nothing, a cancelled copy): the file and its side files,
-    or a PostgreSQL database's new empty tables. Only for a location :func:`graph_exists` said
-    was free."""
+    """Remove the graph a command created at ``location`` moments ago and then wrote nothing
+    into, or took back all it wrote (an import that wrote nothing, a cancelled copy): the file
+    and its side files, or a PostgreSQL database's new tables; only while it holds exactly
+    what the command created (no row of anyone's; a file no other program has open).
+    Otherwise it stays as it is. Only for a location :func:`graph_exists` said was free."""
     if is_database_url(location):
         from factlines.core.store.postgres import discard_new_graph as discard_tables
 
         return discard_tables(location)
     if _is_url(location):
         return
-    path = Path(location).expanduser()
-    for side in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{side}").unlink(missing_ok=True)
+    from factlines.core.store.sqlite import discard_new_graph as discard_file
+
+    discard_file(str(Path(location).expanduser()))
 
 
 def same_graph(first: str | os.PathLike, second: str | os.PathLike) -> bool:

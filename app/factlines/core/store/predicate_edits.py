@@ -22,6 +22,8 @@ from factlines.core.vocabulary import near_duplicates
 _CARRIED = ("subject", "object", "confidence", "source_closet", "source_file",
             "source_drawer_id", "adapter_name")  # fmt: skip
 _SUCCESSOR_COLUMNS = ("id", "predicate", "valid_from", "valid_to", *_CARRIED)
+# Facts read again and changed at once (a few such parts to each short transaction).
+_FACTS_PER_PART = 500
 
 
 def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool = False) -> str:
@@ -50,8 +52,8 @@ def report_words(report: dict) -> str:
 class PredicateEdits:
     _store: GraphStore
 
-    # Also uses, from the façade's other parts: logged (EditHistory), single_valued_predicates
-    # and _settings_follow (GraphSettings).
+    # Also uses, from the façade's other parts: batched and batch (EditHistory),
+    # single_valued_predicates and _settings_follow (GraphSettings).
 
     def predicate_stats(self) -> list[dict]:
         """Every predicate with its figures and MemPalace's audit signals, by predicate:
@@ -109,7 +111,9 @@ class PredicateEdits:
         reason: str | None = None,
     ) -> dict:
         """Rename predicate ``old`` to ``new`` (§3.3's form), or merge it into ``new`` when
-        facts already carry that; one write, logged in the edit log with ``reason``.
+        facts already carry that; one write (in short transactions, between which MemPalace
+        writes: :meth:`batched`), logged in the edit log with ``reason``. A fact another
+        program ends or changes meanwhile is left as they made it.
 
         ``keep_history`` (the default): every open fact of ``old`` that had begun by ``at``
         (§2.7: default now, a day is its first second) ends at that instant and its successor
@@ -135,33 +139,30 @@ class PredicateEdits:
         if not keep_history and at is not None:
             raise Refused("a time applies only when history is kept (in place has no instant)")
         boundary = temporal.boundary(at) if keep_history else None
-        # What the graph holds is read inside the write: another client's rename is seen.
-        with self._store.transaction():
-            stored = self._stored_predicate(old)
-            if target == stored:
-                raise Refused(f"the predicate is already called {target!r}: nothing to rename")
-            merge = self._store.predicates.count(target) > 0
-            report = self._renamed(stored, target, boundary, merge, reason)
-        return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
-
-    def _renamed(
-        self, stored: str, target: str, boundary: str | None, merge: bool, reason: str | None
-    ) -> dict:
-        """The rename's writes, logged, in the caller's write."""
-        words = rename_words(stored, target, keep_history=boundary is not None, merge=merge)
-        with self.logged(words, reason):
-            # (subject, object) → (id, valid_from) of the facts open under the new name.
-            twins = {
-                (row[1], row[3]): (row[0], row[4])
-                for row in self._store.predicates.open_rows(target, None)
-            }
+        stored = self._stored_predicate(old)
+        if target == stored:
+            raise Refused(f"the predicate is already called {target!r}: nothing to rename")
+        merge = self._store.predicates.count(target) > 0
+        words = rename_words(stored, target, keep_history=keep_history, merge=merge)
+        # Read before the write and written in short parts; each part takes only the facts
+        # still as read, inside its own write (another client's rename meanwhile is seen).
+        with self.batched(words, reason):
+            with self.batch():
+                if not self._store.predicates.count(stored):  # another client renamed it
+                    raise Refused(f"no fact has the predicate {stored!r}")
+                # (subject, object) → (id, valid_from) of the facts open under the new name.
+                twins = {
+                    (row[1], row[3]): (row[0], row[4])
+                    for row in self._store.predicates.open_rows(target, None)
+                }
             if boundary is not None:
                 report = self._succeed(stored, target, boundary, twins)
             else:
                 report = self._rewrite(stored, target, twins)
-            old_left = self._store.predicates.count(stored) > 0
-            self._settings_follow(stored, target, merge, old_left)
-        return report
+            with self.batch():
+                old_left = self._store.predicates.count(stored) > 0
+                self._settings_follow(stored, target, merge, old_left)
+        return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
 
     def _stored_predicate(self, old: str) -> str:
         """``old`` as the facts carry it: as given, else in §3.3's form; refused when no fact
@@ -175,27 +176,27 @@ class PredicateEdits:
 
     def _succeed(self, old: str, new: str, boundary: str, twins: dict) -> dict:
         """End the open facts of ``old`` at ``boundary`` and open their successors."""
-        facts = self._store.facts
-        ended, in_place, duplicates, successors = [], [], [], []
         rows = self._store.predicates.open_rows(old, boundary)
         if not rows:
             raise Refused(
                 f"no fact of {old!r} is open: with its history kept nothing would change (ended "
                 "facts keep their words); rewrite it in place to rename those"
             )
+        # Each open fact as read, and what becomes of it: ended (with its successor, or None
+        # where the fact is already open under the new name), or renamed in place.
+        planned, duplicates = [], []
         for *row, started in rows:
             fact = dict(zip(TRIPLE_COLUMNS, row))
             key = (fact["subject"], fact["object"])
             if key in twins:
                 duplicates.append((fact["id"], twins[key][0]))
                 if started:
-                    ended.append(fact["id"])
+                    planned.append((tuple(row), "end", None))
                 continue
             if not started:
-                in_place.append(fact["id"])
+                planned.append((tuple(row), "rename", None))
                 twins[key] = (fact["id"], fact["valid_from"])
                 continue
-            ended.append(fact["id"])
             successor = {
                 **{column: fact[column] for column in _CARRIED},
                 "id": new_triple_id(fact["subject"], new, fact["object"]),
@@ -206,36 +207,68 @@ class PredicateEdits:
             if successor["confidence"] is None:
                 successor["confidence"] = 1.0  # as MemPalace's rewrite: NULL counts as 1.0
             twins[key] = (successor["id"], boundary)
-            successors.append(tuple(successor[column] for column in _SUCCESSOR_COLUMNS))
-        taken = self._store.bulk.rows_with_ids("triples", ("id",), [s[0] for s in successors])
-        if taken:  # 48 random bits: never in practice, but an id is never reused
-            raise Refused("new fact ids collided with existing ones; try again")
-        facts.update_many(ended, {"valid_to": boundary})
-        facts.update_many(in_place, {"predicate": new})
-        self._store.bulk.insert_rows("triples", _SUCCESSOR_COLUMNS, successors)
-        return {
-            "ended": len(ended),
-            "opened": len(successors),
-            "renamed": len(in_place),
-            "duplicates": duplicates,
+            planned.append((tuple(row), "end", tuple(successor[c] for c in _SUCCESSOR_COLUMNS)))
+        counts = {"ended": 0, "opened": 0, "renamed": 0}
+
+        def write(part: list[tuple]) -> None:
+            part = self._still_as_read(part)
+            successors = [successor for _, _, successor in part if successor is not None]
+            taken = self._store.bulk.rows_with_ids("triples", ("id",), [s[0] for s in successors])
+            if taken:  # 48 random bits: never in practice, but an id is never reused
+                raise Refused("new fact ids collided with existing ones; try again")
+            ends = [row[0] for row, action, _ in part if action == "end"]
+            in_place = [row[0] for row, action, _ in part if action == "rename"]
+            self._store.facts.update_many(ends, {"valid_to": boundary})
+            self._store.facts.update_many(in_place, {"predicate": new})
+            self._store.bulk.insert_rows("triples", _SUCCESSOR_COLUMNS, successors)
+            counts["ended"] += len(ends)
+            counts["opened"] += len(successors)
+            counts["renamed"] += len(in_place)
+
+        self.write_in_parts(_parts(planned), write)
+        return {**counts, "duplicates": duplicates}
+
+    def _still_as_read(self, planned: list[tuple]) -> list[tuple]:
+        """The planned facts still exactly as they were read (inside the write that changes
+        them): one another program ended or changed since is left as they made it."""
+        ids = [row[0] for row, _, _ in planned]
+        now = {
+            row[0]: row for row in self._store.bulk.rows_with_ids("triples", TRIPLE_COLUMNS, ids)
         }
+        return [step for step in planned if now.get(step[0][0]) == step[0]]
 
     def _rewrite(self, old: str, new: str, twins: dict) -> dict:
         """Give every fact of ``old`` the predicate ``new`` in place."""
         facts = self._store.facts
         duplicates = []
-        for *row, _started in self._store.predicates.open_rows(old, None):
-            fact = dict(zip(TRIPLE_COLUMNS, row))
-            key = (fact["subject"], fact["object"])
-            if key not in twins:
-                continue
-            survivor, survivor_from = twins[key]
-            duplicates.append((fact["id"], survivor))
-            twins[key] = (
-                survivor,
-                keep_earlier_start(facts, survivor, survivor_from, fact["valid_from"]),
-            )
-            facts.delete(fact["id"])
-        ids = self._store.predicates.ids(old)
-        facts.update_many(ids, {"predicate": new})
-        return {"ended": 0, "opened": 0, "renamed": len(ids), "duplicates": duplicates}
+        with self.batch():
+            for *row, _started in self._store.predicates.open_rows(old, None):
+                fact = dict(zip(TRIPLE_COLUMNS, row))
+                key = (fact["subject"], fact["object"])
+                if key not in twins:
+                    continue
+                survivor, survivor_from = twins[key]
+                duplicates.append((fact["id"], survivor))
+                twins[key] = (
+                    survivor,
+                    keep_earlier_start(facts, survivor, survivor_from, fact["valid_from"]),
+                )
+                facts.delete(fact["id"])
+        renamed = 0
+
+        def write(part: list[str]) -> None:
+            nonlocal renamed
+            now = self._store.bulk.rows_with_ids("triples", ("id", "predicate"), part)
+            still = [tid for tid, predicate in now if predicate == old]
+            facts.update_many(still, {"predicate": new})
+            renamed += len(still)
+
+        self.write_in_parts(_parts(self._store.predicates.ids(old)), write)
+        return {"ended": 0, "opened": 0, "renamed": renamed, "duplicates": duplicates}
+
+
+def _parts(items: list) -> list[list]:
+    """``items`` in parts of :data:`_FACTS_PER_PART`, each checked and written at once."""
+    return [
+        items[start : start + _FACTS_PER_PART] for start in range(0, len(items), _FACTS_PER_PART)
+    ]

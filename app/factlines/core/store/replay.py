@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
 from factlines.core.store.changes import TRIPLES, Change, RowImage
+from factlines.core.store.giving_way import GiveWay
 
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
@@ -290,6 +291,32 @@ class StepReplay:
 
         subject, obj = name(values.get("subject")), name(values.get("object"))
         return f"{subject} {values.get('predicate')} {obj}"
+
+
+def take_back(db, change: Change, rows_per_write: int) -> None:
+    """Remove again what ``change`` wrote, for a write made of several transactions that failed
+    part-way: each row goes back to its image from before, in transactions of
+    ``rows_per_write`` rows (giving way to other programs' writes in between, as
+    :mod:`.giving_way` says), but only while it is still exactly as the change left it: a row
+    another program changed since is theirs now and stays, and so does an entity the step made
+    that a fact outside it now refers to."""
+    rules = StepReplay(db, change, to_before=True, conflict=Refused, force=True, within=None)
+    rows = rules.rows
+    give_way = GiveWay()
+    for start in range(0, len(rows), rows_per_write):
+        began = time.monotonic()
+        with db.transaction() as conn:
+            for table, row_id, after, before in rows[start : start + rows_per_write]:
+                current = db._row_image(conn, table, row_id)
+                if current != after or current == before:
+                    continue
+                if rules._keeps_entity(conn, table, row_id, current, after, before):
+                    continue
+                db.touch(conn, table, row_id)
+                db._put_row(conn, table, row_id, before)
+        held = time.monotonic() - began
+        db.settle()
+        give_way.held(held)
 
 
 def taken_facts(change: Change, to_before: bool) -> list[RowImage]:

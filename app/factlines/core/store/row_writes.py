@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
-from factlines.core.store.replay import StepReplay
+from factlines.core.store.replay import StepReplay, take_back
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
 
@@ -34,6 +34,9 @@ class RowWrites:
     def __init__(self) -> None:
         self._depth = 0
         self._recorders: list[Change] = []
+        # The rows the open write added to each recording (a long recording's earlier writes
+        # are not walked again at every commit).
+        self._recorded_now: list[tuple[Change, tuple[str, str]]] = []
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
         # The steps this write replays, and each step's mark once it commits.
@@ -61,6 +64,11 @@ class RowWrites:
         """Inside a write: whether anyone but this connection wrote the graph since ``mark``."""
         raise NotImplementedError
 
+    def settle(self) -> None:
+        """Between the transactions of a long write: put what they wrote where the engine
+        keeps it for good, outside any lock, so that another program's next commit does not
+        do that work (and wait on it). Nothing to do for an engine without such a step."""
+
     # ── Noting writes ─────────────────────────────────────────────────────
 
     @property
@@ -86,15 +94,17 @@ class RowWrites:
         engine can count it as a write (a server's clients are all Factlines), it does, so
         another client's undo knows someone may rely on that fact."""
 
-    def touch(self, conn, table: str, row_id: str) -> None:
-        """Note a row about to be written: its id for the listeners, its image for recordings."""
+    def touch(self, conn, table: str, row_id: str, new: bool = False) -> None:
+        """Note a row about to be written: its id for the listeners, its image for recordings
+        (``new``: the row is about to be inserted, so there is none to read)."""
         self._touched.add(table, row_id)
         image = before = None
         for change in self._recorders:
             if (table, row_id) not in change.rows:
                 if image is None:
-                    image = [self._row_image(conn, table, row_id)]
+                    image = [None if new else self._row_image(conn, table, row_id)]
                 change.rows[(table, row_id)] = [image[0], None, True]
+                self._recorded_now.append((change, (table, row_id)))
             images = change.rows[(table, row_id)]
             # [before, None, True] while this transaction writes it; [before, after] when an
             # earlier transaction of the recording did: then "after" is the row now.
@@ -115,19 +125,32 @@ class RowWrites:
                 self._recorders.remove(change)
 
     def _forget_uncommitted(self) -> None:
-        for change in self._recorders:
-            for key in [k for k, v in change.rows.items() if len(v) == 3]:
+        for change, key in self._recorded_now:
+            if len(change.rows.get(key, ())) == 3:
                 del change.rows[key]
+        self._recorded_now = []
         self._touched = Touched.noting_ends()
         self._replayed, self._marks = [], []
+
+    def _row_images(self, conn, table: str, row_ids: list[str]) -> dict:
+        """The images of many rows of ``table`` by id (a row not there is left out); an engine
+        may read them in fewer statements."""
+        images = {row_id: self._row_image(conn, table, row_id) for row_id in row_ids}
+        return {row_id: image for row_id, image in images.items() if image is not None}
 
     def _fill_after_images(self, conn) -> None:
         """Before the commit: each recording's rows as the write leaves them, and where the
         graph stands for each step written or replayed here."""
-        for change in self._recorders:
-            for (table, row_id), images in change.rows.items():
-                if len(images) == 3:
-                    change.rows[(table, row_id)] = [images[0], self._row_image(conn, table, row_id)]
+        wanted: dict[str, set[str]] = {}
+        for change, (table, row_id) in self._recorded_now:
+            if len(change.rows[(table, row_id)]) == 3:
+                wanted.setdefault(table, set()).add(row_id)
+        now = {table: self._row_images(conn, table, list(ids)) for table, ids in wanted.items()}
+        for change, (table, row_id) in self._recorded_now:
+            images = change.rows[(table, row_id)]
+            if len(images) == 3:
+                change.rows[(table, row_id)] = [images[0], now[table].get(row_id)]
+        self._recorded_now = []
         steps = [change for change in self._recorders if change.rows]
         if not steps and not self._replayed:
             return
@@ -163,3 +186,8 @@ class RowWrites:
         """Put back the rows' images from before (undo) or after (redo) the change: see
         :class:`~factlines.core.store.replay.StepReplay` for the rules."""
         StepReplay(self, change, to_before, conflict, force, within).run()
+
+    def take_back(self, change: Change, rows_per_write: int) -> None:
+        """Remove again what ``change`` wrote, for a write of several transactions that failed
+        part-way: see :func:`~factlines.core.store.replay.take_back`."""
+        take_back(self, change, rows_per_write)

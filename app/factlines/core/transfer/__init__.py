@@ -13,7 +13,7 @@ from factlines.core.transfer.export import (
     export_graph,
     format_of,
 )
-from factlines.core.transfer.importing import ImportReport, import_file
+from factlines.core.transfer.importing import ImportReport, import_file, import_recorded
 from factlines.core.transfer.readers import Problem
 
 __all__ = [
@@ -31,4 +31,5 @@ __all__ = [
     "export_graph",
     "format_of",
     "import_file",
+    "import_recorded",
 ]

@@ -9,10 +9,12 @@ engine keeps for itself is not copied but made by the target's engine as it does
 graph: its schema version, its default indexes (speed indexes are asked for again there).
 
 The source is only read, in one snapshot, so the copy is one state of it even while MemPalace
-writes. The target is written in one transaction: a new place (created when missing) or an
-empty graph; a graph that holds anything is refused, never merged into or overwritten.
-Cancelled (``progress`` returning False), refused or failed, the target is as it was: a graph
-this copy created is removed again.
+writes. The target is a new place (created when missing) or an empty graph; a graph that holds
+anything is refused, never merged into or overwritten. It is written in short transactions, so
+that MemPalace, should it have the target open, writes in between (an entity it made meanwhile
+is kept as it made it). Cancelled (``progress`` returning False), refused or failed, what the
+copy wrote is taken back, and a graph this copy created is removed again while it holds
+nothing but what the copy made (no other program's rows, no other program has it open).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from factlines.core.errors import Refused
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
 from factlines.core.store.replication import REPLICATED
+from factlines.core.transfer.plan import CHUNK, still_new
 
-BATCH = 2000
 _LOG_PAGE = 1000
 
 
@@ -85,31 +87,46 @@ def copy_graph(
 
 
 def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
-    with src.selection() as rows, dst.transaction():
-        held = dst.stats()
-        if held["entities"] or held["triples"]:
-            raise Refused(
-                f"{dst.db_path} already holds a graph ({held['triples']:,} facts, "
-                f"{held['entities']:,} entities): a copy goes only into a new place or an "
-                "empty graph, never over or into another graph"
-            )
+    with src.selection() as rows, dst.batched():
         counter = RowCounter(progress, rows.entity_count + rows.fact_count)
         counter.add(0)
-        for table, count, batches in (
-            ("entities", rows.entity_count, rows.entity_rows),
-            ("triples", rows.fact_count, rows.fact_rows),
-        ):
-            with dst.loading(table, count):
-                for batch in batches(BATCH):
-                    dst.insert_rows(table, batch, columns=REPLICATED[table])
-                    counter.add(len(batch))
+        checked = False
+
+        def write(part: tuple[str, list]) -> None:
+            nonlocal checked
+            table, batch = part
+            checked = checked or _refuse_a_graph(dst)
+            fresh = still_new(dst, table, batch, REPLICATED[table])
+            dst.insert_rows(table, fresh, columns=REPLICATED[table])
+
+        parts = (
+            (table, batch)
+            for table, batches in (("entities", rows.entity_rows), ("triples", rows.fact_rows))
+            for batch in batches(CHUNK)
+        )
+        dst.write_in_parts(parts, write, lambda part: counter.add(len(part[1])))
         settings = src.graph_settings()
-        dst.set_graph_settings(settings)
         logged = _edit_log(src)
-        dst.add_edit_log_entries(logged)
-        # The last word before the write is committed: a cancel until now leaves nothing.
-        report(progress, counter.done, counter.total)
+        with dst.batch():
+            checked or _refuse_a_graph(dst)
+            dst.set_graph_settings(settings)
+            dst.add_edit_log_entries(logged)
+            # The last word before the last write is committed: a cancel until now leaves
+            # nothing (what the earlier writes wrote is taken back).
+            report(progress, counter.done, counter.total)
     return rows.entity_count, rows.fact_count, len(settings), len(logged)
+
+
+def _refuse_a_graph(dst) -> bool:
+    """Refuse a target that holds a graph (inside the copy's first write)."""
+    held = dst.stats()
+    if held["entities"] or held["triples"]:
+        raise Refused(
+            f"{dst.db_path} already holds a graph ({held['triples']:,} facts, "
+            f"{held['entities']:,} entities): a copy goes only into a new place or an "
+            "empty graph, never over or into another graph"
+        )
+    return True
 
 
 def _edit_log(kg) -> list[dict]:

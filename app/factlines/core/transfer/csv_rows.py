@@ -146,11 +146,12 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     unstamped = [tuple(row[:-1]) for row in new_facts if row[-1] is None]
 
     def write() -> None:
-        insert(kg, "entities", list(new_entities.values()), steps, ("id", "name"))
-        with kg.loading("triples", len(new_facts)):
-            insert(kg, "triples", stamped, steps, COLUMNS)
-            insert(kg, "triples", unstamped, steps, COLUMNS[:-1])
-        rep.entities_added, rep.facts_added = len(new_entities), len(new_facts)
+        rep.entities_added = insert(
+            kg, "entities", list(new_entities.values()), steps, ("id", "name")
+        )
+        rep.facts_added = insert(kg, "triples", stamped, steps, COLUMNS) + insert(
+            kg, "triples", unstamped, steps, COLUMNS[:-1]
+        )
 
     return write
 

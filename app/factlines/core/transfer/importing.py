@@ -8,13 +8,17 @@
   A CSV's ``id``, ``subject_id`` and ``object_id`` are used when given; otherwise ids are made
   by MemPalace's rules and a missing entity is created with the name as spelled.
 
-Everything happens in one transaction (inside the caller's :meth:`recording`, it is one undo
-step). A row that breaks a rule is **rejected**; a file with any rejected row writes nothing
-unless ``good_rows`` is asked for. A row the graph already holds is **skipped** and reported,
-never doubled: a fact whose (subject, predicate, object) is already open (an open row only),
-a fact of the copy whose id the graph already has unchanged, an entity of the copy the graph
-already has (kept as the graph has it). Each problem names the file's line (the header, or the
-JSON's first line, is line 1).
+The whole file is read and checked, and the graph read for what it holds already, before
+anything is written; then the rows are written in short transactions, so that MemPalace's
+writes go on in between (``KnowledgeGraph.batched``): all or nothing still, a failure or a
+cancel takes back what the earlier ones wrote (inside the caller's :meth:`recording`, it is
+one undo step). A row that breaks a rule is **rejected**; a file with any rejected row writes
+nothing, and takes no write lock, unless ``good_rows`` is asked for. A row the graph already
+holds is **skipped** and reported, never doubled: a fact whose (subject, predicate, object)
+is already open (an open row only), a fact of the copy whose id the graph already has
+unchanged, an entity of the copy the graph already has (kept as the graph has it; also one
+another program makes while the rows are written). Each problem names the file's line (the
+header, or the JSON's first line, is line 1).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import os
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress
+from factlines.core.store import open_graph
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.csv_rows import plan_csv
 from factlines.core.transfer.plan import ImportReport, Steps, describe, first_seen, insert
@@ -41,16 +46,19 @@ def import_file(
     *,
     good_rows: bool = False,
     progress: Progress | None = None,
+    words: str | None = None,
 ) -> ImportReport:
-    """Import ``path`` into ``kg`` (see the module's rules) and say what happened.
+    """Import ``path`` into ``kg`` (see the module's rules) and say what happened; with
+    ``words``, logged under them in the edit log.
 
     ``progress(done, total)`` may cancel (:mod:`.progress`; then nothing is written).
-    Refused: a file that cannot be read or is none of the three kinds, a read-only graph.
+    Refused: a file that cannot be read or is none of the three kinds, a read-only graph,
+    another program's write meanwhile of a fact the import would add.
     """
     data = read_file(path, progress)
     rep = ImportReport(data.kind, rejected=list(data.problems))
     planner = {"json": _plan_copy, "csv": plan_csv, "seed": plan_seed}[data.kind]
-    with kg.transaction():
+    with kg.batched(words):
         steps = Steps(progress, sum(len(rows) for rows in data.rows.values()))
         steps.add(0)
         write = planner(kg, data, rep, steps)
@@ -59,6 +67,22 @@ def import_file(
         write()
         rep.written = True
     return rep
+
+
+def import_recorded(
+    location: str | os.PathLike,
+    path: str | os.PathLike,
+    words: str,
+    *,
+    good_rows: bool = False,
+    progress: Progress | None = None,
+):
+    """Import ``path`` into the graph at ``location`` as one undo step, logged in the edit log
+    under ``words`` (what File → Import… runs, on a connection of its own): ``(report,
+    change)``, the change for :meth:`~factlines.core.store.KnowledgeGraph.revert`."""
+    with open_graph(location) as kg, kg.recording() as change:
+        report = import_file(kg, path, good_rows=good_rows, progress=progress, words=words)
+    return report, change
 
 
 # ── Factlines' JSON: a copy ───────────────────────────────────────────────
@@ -137,8 +161,7 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     facts = [row for _, row in planned["triples"] if row["id"] not in duplicates]
 
     def write() -> None:
-        insert(kg, "entities", entities, steps)
-        insert(kg, "triples", facts, steps)
-        rep.entities_added, rep.facts_added = len(entities), len(facts)
+        rep.entities_added = insert(kg, "entities", entities, steps)
+        rep.facts_added = insert(kg, "triples", facts, steps)
 
     return write

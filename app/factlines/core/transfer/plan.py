@@ -1,13 +1,16 @@
-"""What every kind of import shares: the report, progress over the rows, bulk inserts."""
+"""What every kind of import shares: the report, progress over the rows, inserts in chunks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.transfer.readers import Problem
 
-CHUNK = 5000
+# Rows checked again and inserted at once (a few such chunks to each short write): small, so
+# that a write ends soon after its time is up (``write_in_parts``) even on a busy machine.
+CHUNK = 200
 
 
 @dataclass
@@ -53,13 +56,42 @@ class Steps:
         report(self.progress, self.done, self.total)
 
 
-def insert(kg, table: str, rows: list, steps: Steps, columns: tuple | None = None) -> None:
-    """Insert ``rows`` (dicts, or tuples of ``columns``) in chunks, counting progress."""
-    with kg.loading(table, len(rows)):
-        for start in range(0, len(rows), CHUNK):
-            chunk = rows[start : start + CHUNK]
-            kg.insert_rows(table, chunk, columns=columns)
-            steps.add(len(chunk))
+def insert(kg, table: str, rows: list, steps: Steps, columns: tuple | None = None) -> int:
+    """Insert ``rows`` (dicts, or tuples of ``columns``) in chunks, a few to each short write
+    (:meth:`write_in_parts`, inside the import's :meth:`batched`: MemPalace writes in between),
+    counting progress.
+
+    Each chunk is checked again inside its write against what other programs wrote since the
+    plan was made: an entity made meanwhile is kept as they made it (not inserted again); a
+    fact id taken meanwhile refuses the import (what it wrote is taken back). Returns the rows
+    inserted."""
+    written = 0
+
+    def write(chunk: list) -> None:
+        nonlocal written
+        fresh = still_new(kg, table, chunk, columns)
+        kg.insert_rows(table, fresh, columns=columns)
+        written += len(fresh)
+
+    chunks = (rows[start : start + CHUNK] for start in range(0, len(rows), CHUNK))
+    kg.write_in_parts(chunks, write, lambda chunk: steps.add(len(chunk)))
+    return written
+
+
+def still_new(kg, table: str, rows: list, columns: tuple | None) -> list:
+    """``rows`` less the entities the graph has now (inside the write that inserts them);
+    refused when the id of one of the facts is taken now."""
+    position = {name: i for i, name in enumerate(columns or ())}
+    ids = [row.get("id") if isinstance(row, dict) else row[position["id"]] for row in rows]
+    there = kg.rows_with_ids(table, ids)
+    if table == "entities":
+        return [row for row, row_id in zip(rows, ids) if row_id not in there]
+    if there:
+        raise Refused(
+            f"another program added a fact with the id {next(iter(there))!r} meanwhile; "
+            "nothing was written"
+        )
+    return rows
 
 
 def first_seen(rows: list[tuple[int, dict]], rep: ImportReport, what: str) -> list:

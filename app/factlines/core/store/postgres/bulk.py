@@ -94,10 +94,3 @@ class PGBulk(RowInserts):
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
         refuse_unstorable(table, columns, rows)
         super().insert_rows(table, columns, rows)
-
-    @contextmanager
-    def loading(self, table: str, rows: int) -> Iterator[None]:
-        """PostgreSQL keeps its indexes in step with a load well enough: nothing to defer."""
-        bulk_columns(table, ("id",))
-        with self._db.transaction():
-            yield

@@ -19,12 +19,49 @@ from factlines.core.store.sqlite import indexes
 from factlines.core.store.sqlite.bulk import SQLiteBulk
 from factlines.core.store.sqlite.compat import MemPalaceConnection
 from factlines.core.store.sqlite.connection import Connection
-from factlines.core.store.sqlite.editlog import SQLiteEditLog
+from factlines.core.store.sqlite.editlog import TABLE, SQLiteEditLog
 from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
 from factlines.core.store.sqlite.history import SQLiteHistory
 from factlines.core.store.sqlite.predicates import SQLitePredicates
 from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
+
+# What a new graph's file holds: its tables, and the rows that are ours (the schema's version).
+_NEW_GRAPH_TABLES = {"entities", "triples", "fl_meta", "fl_schema", TABLE}
+_FILLED_BY_ANYONE = ("entities", "triples", "fl_meta", TABLE)
+
+
+def discard_new_graph(path: str) -> None:
+    """Remove the graph file a command created at ``path`` moments ago and then wrote nothing
+    into (or took back all it wrote), with its side files, only while it holds exactly what
+    the command created: nothing but the new graph's empty tables, and no other program has
+    it open (MemPalace may have opened it meanwhile, and would go on writing a file no longer
+    there). Otherwise it is left as it is: it is someone else's graph now."""
+    try:
+        conn = sqlite3.connect(path, timeout=0, isolation_level=None)
+    except sqlite3.Error:
+        return
+    try:
+        # In WAL mode the exclusive lock is refused while any other connection has the file.
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+        conn.execute("BEGIN EXCLUSIVE")
+        tables = {
+            name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if not tables <= _NEW_GRAPH_TABLES or any(
+            conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()[0]
+            for table in _FILLED_BY_ANYONE
+            if table in tables
+        ):
+            return
+        # Removed while the lock is held: nobody opens the file between the look and the removal.
+        for side in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{path}{side}")
+    except sqlite3.Error:
+        return
+    finally:
+        conn.close()
 
 
 class SQLiteStore(EngineStore):

@@ -17,10 +17,6 @@ from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
-# Host parameters per statement: far below SQLite's limit (999 before 3.32) for every build.
-# Rows from which dropping a table's indexes for a load and building them again pays.
-_LOAD_AT_LEAST = 10_000
-
 
 def _fact_filter(as_of_key: str | None, eid: str | None) -> tuple[str, list]:
     """A WHERE clause over ``triples t`` keeping the facts valid at ``as_of_key`` (when given)
@@ -145,31 +141,6 @@ class SQLiteBulk(RowInserts):
                 for subject, predicate, obj, tid in rows:
                     found.setdefault((subject, predicate, obj), tid)
         return found
-
-    @contextmanager
-    def loading(self, table: str, rows: int) -> Iterator[None]:
-        """Many rows (about ``rows``) are about to be inserted into ``table`` in the open write.
-
-        When they outnumber the rows already there (and are many), the table's indexes are
-        dropped for the time of the block and created again at its end, from the very SQL the
-        file holds (MemPalace's, ours): one sorted build is cheaper than keeping every index
-        in step row by row. All inside the write: other connections never see the table
-        without them, and a failure rolls their drop back with everything else."""
-        bulk_columns(table, ("id",))
-        with self._db.transaction() as conn:
-            present = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-            indexes = []
-            if rows >= _LOAD_AT_LEAST and rows > present:
-                indexes = conn.execute(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                    "AND sql IS NOT NULL ORDER BY rowid",
-                    (table,),
-                ).fetchall()
-            for name, _ in indexes:
-                conn.execute(f'DROP INDEX "{name}"')
-            yield
-            for _, sql in indexes:
-                conn.execute(sql)
 
 
 def _many(conn: sqlite3.Connection, table: str, wanted: int) -> bool:

@@ -24,6 +24,8 @@ from factlines.core.store.sqlite.errors import unavailable
 from factlines.core.store.sqlite.schema import connect_read_only, open_connection
 
 T = TypeVar("T")
+# Ids per ``IN (…)`` list: far below SQLite's limit of parameters (999 before 3.32).
+_IDS_PER_STATEMENT = 300
 
 
 class Connection(RowWrites):
@@ -204,6 +206,14 @@ class Connection(RowWrites):
 
     # ── Writing ───────────────────────────────────────────────────────────
 
+    def settle(self) -> None:
+        """Checkpoint the write-ahead log into the file now, without waiting for readers or
+        writers (PASSIVE): else the commit that takes the log past SQLite's threshold does
+        it, and that may be MemPalace's, waiting on the pages a long write left there."""
+        with self.read() as conn:
+            if not conn.in_transaction:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
     def _wait(self, conn: sqlite3.Connection, seconds: float) -> None:
         """Let SQLite wait up to ``seconds`` for another program's lock (cheap when unchanged)."""
         ms = max(0, round(seconds * 1000))
@@ -272,6 +282,20 @@ class Connection(RowWrites):
             return None
         names = [d[0] for d in cursor.description[1:]]
         return RowImage(dict(zip(names, row[1:])), position=row[0])
+
+    def _row_images(self, conn: sqlite3.Connection, table: str, row_ids: list[str]) -> dict:
+        key, images = KEY_COLUMN[table], {}
+        for start in range(0, len(row_ids), _IDS_PER_STATEMENT):
+            chunk = row_ids[start : start + _IDS_PER_STATEMENT]
+            cursor = conn.execute(
+                f"SELECT rowid, * FROM {table} WHERE {key} IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            names = [d[0] for d in cursor.description[1:]]
+            for row in cursor:
+                values = dict(zip(names, row[1:]))
+                images[values[key]] = RowImage(values, position=row[0])
+        return images
 
     @staticmethod
     def _put_row(conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None):

@@ -90,6 +90,12 @@ class EditLogWrites:
             self._prune(conn)
         return True
 
+    def committed(self, entry: dict, change: Change) -> dict | None:
+        """The entry :meth:`write` would log for ``change`` once all its writes are committed
+        (each row as its write left it), in ``read``'s form, for :meth:`append`: made without
+        the write lock (a long write's log holds many rows). None when nothing changed."""
+        return logged_entry(entry, change, lambda table, row_id: change.rows[(table, row_id)][1])
+
     def append(self, entries: list[dict]) -> None:
         """Add another log's entries (``read``'s form, oldest first) after this one's, as they
         were written there; then keep the log within its share of the graph."""
@@ -163,6 +169,13 @@ class SQLiteEditLog(EditLogWrites):
 def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
     """The values of :data:`LOGGED_COLUMNS` for ``entry`` and the rows ``change`` recorded,
     ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
+    logged = logged_entry(entry, change, row_image)
+    return None if logged is None else stored_values(logged)
+
+
+def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
+    """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
+    giving each as it is after the change; None when they are as they were."""
     changed = []
     for (table, row_id), images in change.rows.items():
         if table not in _LOGGED_TABLES:
@@ -174,18 +187,14 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
     if not changed:
         return None
     kept = changed[:MAX_IMAGES]
-    return stored_values(
-        {
-            **entry,
-            "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
-            "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][
-                :MAX_IDS
-            ],
-            "rows_total": len(changed),
-            "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
-            "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
-        }
-    )
+    return {
+        **entry,
+        "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
+        "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][:MAX_IDS],
+        "rows_total": len(changed),
+        "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
+        "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
+    }
 
 
 def within(values: tuple, budget: int) -> tuple:

@@ -14,15 +14,19 @@ takes 0.4 to 3 s and adds 11 to 110 MB. So:
   after being told their cost.
 
 Every build or removal runs on its own connection, one index per transaction, so it can run on
-a worker thread while the app reads on its own connection.
+a worker thread while the app reads on its own connection; between two, it pauses for a
+MemPalace write waiting meanwhile to go in (:mod:`factlines.core.store.giving_way`): MemPalace
+waits for one build at most, not for all of them.
 """
 
 from __future__ import annotations
 
 import random
 import sqlite3
+import time
 from collections.abc import Callable
 
+from factlines.core.store.giving_way import PAUSE_S
 from factlines.core.store.sqlite.schema import (
     BUSY_TIMEOUT_MS,
     DEFAULT_INDEXES,
@@ -89,6 +93,8 @@ def _one_by_one(path: str, names: list[str], statement, progress: Progress | Non
                 raise
             conn.execute("COMMIT")
             done.append(name)
+            if number + 1 < len(names):
+                time.sleep(PAUSE_S)  # a MemPalace write waiting meanwhile goes in between
         if progress is not None and names:
             progress(len(names), len(names), "")
     finally:
