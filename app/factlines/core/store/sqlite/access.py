@@ -1,12 +1,15 @@
 """How a file may be opened: in place, read-only in place, or through a private snapshot.
 
-Read-only means nothing is written: no migration, no index, no journal-mode switch, no journal.
-SQLite still keeps ``-wal`` / ``-shm`` files beside a WAL database it reads (``mode=ro`` creates
-them in a writable folder, and cannot read at all where it may not create them). Those side files
-must never belong to anyone but the file's owner: another user's MemPalace cannot write a ``-shm``
-we own. So a file that is someone else's, or whose folder we may not write, is read through a
-:class:`Snapshot`: a private copy of the file and its ``-wal``, taken again when they change.
-(``immutable=1`` would avoid the side files but does not see a live ``-wal``.)
+Read-only means nothing is written: no migration, no index, no journal-mode switch, no journal,
+and no file left beside the graph. SQLite keeps ``-wal`` / ``-shm`` files beside a WAL database it
+reads (``mode=ro`` creates them in a writable folder, and cannot read at all where it may not
+create them), and a read-only connection cannot remove them when it closes: left with the file's
+mode (0444 for an unwritable file), they make MemPalace's next write fail ("attempt to write a
+readonly database"). So a WAL file is read in place only while both side files are already there
+(a writer has it open) and this user may use them; any other WAL file (someone else's, in a folder
+we may not write, or one nobody has open) is read through a :class:`Snapshot`: a private copy of
+the file and its ``-wal``, taken again when they change. (``immutable=1`` would avoid the side
+files but does not see a live ``-wal``; a rollback-journal file leaves nothing when read.)
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ def decide(path: str, read_only: bool) -> Access:
 
     Read-only, with the reason in words, when asked or when this user may not write the file,
     its folder, or the ``-wal`` / ``-shm`` beside it. Through a private copy when read-only and
-    SQLite's side files, created or used in place, would not be the file owner's or could not
-    be created at all.
+    reading in place would create a side file (none may be left behind) or use one that is not
+    the file owner's.
     """
     folder = os.path.dirname(os.path.abspath(path))
     st = os.stat(path)
@@ -64,8 +67,17 @@ def decide(path: str, read_only: bool) -> Access:
         reason = "its -wal / -shm files belong to another user"
     else:
         return Access(read_only=False)
-    private = not own or not folder_writable or side_blocked
+    private = not own or not folder_writable or side_blocked or _would_make_side_files(path)
     return Access(read_only=True, reason=reason, private_copy=private)
+
+
+def _would_make_side_files(path: str) -> bool:
+    """Would reading ``path`` in place create a ``-wal`` or ``-shm``? For a WAL database (its
+    header's read and write versions are 2) whose side files are not both there already."""
+    with open(path, "rb") as handle:
+        header = handle.read(20)
+    wal_mode = header[18:20] == b"\x02\x02"
+    return wal_mode and not all(os.path.exists(path + suffix) for suffix in SIDE_SUFFIXES)
 
 
 def access_for(path: str, read_only: bool) -> Access:
