@@ -9,6 +9,8 @@ user, those cases cannot make files of another owner and are skipped with that r
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import pickle
 import pwd
@@ -24,9 +26,12 @@ import pytest
 
 # The engine and what it imports, loaded before any fork: the child, no longer root, may
 # not read the Python install under root's home.
-import factlines.core.store.sqlite  # noqa: F401
-from factlines import KnowledgeGraph, open_graph
-from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph
+import factlines.cli_transfer
+import factlines.core.store.sqlite
+import factlines.core.transfer  # noqa: F401
+from factlines import KnowledgeGraph, cli, open_graph
+from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph, Unavailable
+from factlines.core.store import graph_exists
 from factlines.core.store.facade import WRITE_METHODS
 from store_helpers import dump, make_old_mempalace_file, mempalace_class
 
@@ -346,6 +351,45 @@ def _schema(path) -> list:
         ]
     finally:
         conn.close()
+
+
+# ── A folder the reader may not open (MemPalace makes its folder 0700) ──
+
+
+def test_a_graph_in_a_folder_the_reader_may_not_open_is_unavailable_in_words(reader, shared):
+    folder = shared / "palace"
+    folder.mkdir()
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    folder.chmod(0o700)
+    seen = reader(_open_every_way, str(path), str(shared / "out.csv"))
+    said = f"unavailable: you may not open the folder {folder}, where {path.name} is"
+    assert seen["KnowledgeGraph"] == ("Unavailable", said)
+    assert seen["open_graph"] == ("Unavailable", said)
+    assert seen["open_graph read-only"] == ("Unavailable", said)
+    assert seen["graph_exists"] == ("Unavailable", said)
+    assert seen["export"] == (2, f"factlines export: {said}\n")
+    assert not (shared / "out.csv").exists()
+
+
+def _open_every_way(path: str, out: str) -> dict:
+    seen = {}
+    for name, attempt in {
+        "KnowledgeGraph": lambda: KnowledgeGraph(path),
+        "open_graph": lambda: open_graph(path),
+        "open_graph read-only": lambda: open_graph(path, read_only=True),
+        "graph_exists": lambda: graph_exists(path),
+    }.items():
+        try:
+            attempt()
+            seen[name] = "opened"
+        except Unavailable as exc:
+            seen[name] = ("Unavailable", str(exc))
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        code = cli.main(["export", path, out])
+    seen["export"] = (code, said.getvalue())
+    return seen
 
 
 # ── Asked for, on one's own file ──────────────────────────────────────────

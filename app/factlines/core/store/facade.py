@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
+from factlines.core.store import places
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.edit_history import EditHistory
@@ -338,9 +340,10 @@ def open_graph(
     if is_database_url(location):
         return KnowledgeGraph(location, read_only=read_only)
     path = Path(location).expanduser()
-    if (not create or read_only) and not path.exists():
+    found = places.look_at(path)
+    if (not create or read_only) and found is None:
         raise Refused(f"{path} does not exist")
-    if path.exists() and not path.is_file():
+    if found is not None and not stat.S_ISREG(found.st_mode):
         raise NotAKnowledgeGraph(f"{path} is not a file")
     return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)
 
@@ -354,8 +357,7 @@ def graph_exists(location: str | os.PathLike) -> bool:
         return graph_at(location)
     if _is_url(location):
         return True
-    path = Path(location).expanduser()
-    return path.exists() or path.is_symlink()
+    return places.exists(Path(location).expanduser())
 
 
 def discard_new_graph(location: str | os.PathLike) -> None:

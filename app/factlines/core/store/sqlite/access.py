@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 
 from factlines.core.errors import Unavailable
+from factlines.core.store.places import look_at
 
 SIDE_SUFFIXES = ("-wal", "-shm")
 # A copy whose original changed while it was copied is taken again, this many times at most.
@@ -84,12 +85,9 @@ def access_for(path: str, read_only: bool) -> Access:
     """:func:`decide` for ``path`` when it is a file; a path where nothing is yet is created
     (or refused in read-only mode) later. Unavailable when the path cannot even be looked at
     (a folder this user may not search must not pass for "no file yet")."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
+    st = look_at(path)
+    if st is None:
         return Access(read_only=read_only)
-    except OSError as exc:
-        raise Unavailable(f"{path} could not be opened: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         return Access(read_only=read_only)  # refused as not a file when opened
     try:
