@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
+from factlines.core.progress import Progress
 from factlines.core.store import places
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
@@ -197,15 +198,18 @@ class KnowledgeGraph(
 
     # ── A copy of the file ────────────────────────────────────────────────
 
-    def backup_to(self, path: str | os.PathLike) -> Path:
+    def backup_to(self, path: str | os.PathLike, progress: Progress | None = None) -> Path:
         """Copy the whole graph, as committed now, into a new file at ``path`` (its folder
         must exist) and return that path. Another program may go on writing meanwhile; a
-        read-only graph can be copied too. Refused when ``path`` exists (a copy never
-        overwrites); Unavailable when it cannot be written (no room, no permission)."""
+        read-only graph can be copied too. ``progress(done, total)`` hears the megabytes
+        copied (returning False cancels: ``Cancelled``, nothing left). The copy reads through
+        a connection of its own, so it may run on another thread while this graph is used.
+        Refused when ``path`` exists (a copy never overwrites); Unavailable when it cannot be
+        written (no room, no permission)."""
         target = Path(path).expanduser()
         if target.exists() or target.is_symlink():
             raise Refused(f"{target} already exists; a copy never overwrites a file")
-        self._store.backup_to(str(target))
+        self._store.backup_to(str(target), progress)
         return target
 
     # ── What the file holds (read only) ───────────────────────────────────
