@@ -429,6 +429,26 @@ def test_read_only_as_asked_beside_a_live_writer_uses_its_side_files_in_place(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["knowledge_graph.sqlite3"]
 
 
+def test_read_only_as_asked_leaves_side_files_alone_while_mempalace_holds_them(tmp_path):
+    """Opened read-only while nobody had it open, then MemPalace opens it and writes: closing
+    removes nothing MemPalace uses; once MemPalace closes too, nothing is left."""
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    with KnowledgeGraph(path, read_only=True) as kg:
+        assert kg._store.private_copy is False
+        mp = mempalace_class()(str(path))
+        mp.add_triple("Zoe", "knows", "Kai")
+        assert kg.stats()["triples"] == 4
+    try:
+        beside = sorted(p.name for p in tmp_path.iterdir())
+        mp.add_triple("Zoe", "knows", "Ann")  # its side files still work for it
+        assert len(mp.query_entity("Zoe")) == 2
+    finally:
+        mp.close()
+    assert beside == [path.name, path.name + "-shm", path.name + "-wal"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
 def _arguments(name: str) -> tuple:
     """Plausible arguments for each write method (the refusal must come first anyway)."""
     return {

@@ -5,11 +5,15 @@ and no file left beside the graph. SQLite keeps ``-wal`` / ``-shm`` files beside
 reads (``mode=ro`` creates them in a writable folder, and cannot read at all where it may not
 create them), and a read-only connection cannot remove them when it closes: left with the file's
 mode (0444 for an unwritable file), they make MemPalace's next write fail ("attempt to write a
-readonly database"). So a WAL file is read in place only while both side files are already there
-(a writer has it open) and this user may use them; any other WAL file (someone else's, in a folder
-we may not write, or one nobody has open) is read through a :class:`Snapshot`: a private copy of
-the file and its ``-wal``, taken again when they change. (``immutable=1`` would avoid the side
-files but does not see a live ``-wal``; a rollback-journal file leaves nothing when read.)
+readonly database"). So a WAL file is read in place, ``mode=ro``, only while both side files are
+already there (a writer has it open) and this user may use them. One's own writable file nobody
+has open (neither side file there) is read in place on a read-write connection that may not
+write (``query_only``): SQLite then removes the side files itself when the last connection
+closes, and only then (nobody else holds them). Any other WAL file (someone else's, in a folder
+we may not write, one we may not write, or a ``-wal`` left without its ``-shm``) is read through
+a :class:`Snapshot`: a private copy of the file and its ``-wal``, taken again when they change.
+(``immutable=1`` would avoid the side files but does not see a live ``-wal``; a rollback-journal
+file leaves nothing when read.)
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ class Access:
     read_only: bool
     reason: str | None = None
     private_copy: bool = False
+    # Read in place on a read-write connection that may not write, so that SQLite removes the
+    # side files it makes once the last connection closes.
+    tidy: bool = False
 
 
 def _is_own(st: os.stat_result) -> bool:
@@ -46,21 +53,22 @@ def decide(path: str, read_only: bool) -> Access:
     """How ``path`` (an existing file) must be opened, given whether read-only was asked for.
 
     Read-only, with the reason in words, when asked or when this user may not write the file,
-    its folder, or the ``-wal`` / ``-shm`` beside it. Through a private copy when read-only and
-    reading in place would create a side file (none may be left behind) or use one that is not
-    the file owner's.
+    its folder, or the ``-wal`` / ``-shm`` beside it. Read-only in place when SQLite's side
+    files are there and this user's to use, or (``tidy``) when neither is and the file is this
+    user's and writable; else through a private copy (none may be left behind).
     """
     folder = os.path.dirname(os.path.abspath(path))
     st = os.stat(path)
     own = _is_own(st)
     folder_writable = os.access(folder, os.W_OK | os.X_OK)
+    file_writable = os.access(path, os.W_OK)
     side_blocked = any(
         os.path.exists(path + suffix) and not os.access(path + suffix, os.R_OK | os.W_OK)
         for suffix in SIDE_SUFFIXES
     )
     if read_only:
         reason = "opened read-only, as asked"
-    elif not os.access(path, os.W_OK):
+    elif not file_writable:
         reason = "you may not write this file"
     elif not folder_writable:
         reason = "you may not write its folder, where SQLite keeps its -wal and -shm files"
@@ -68,17 +76,21 @@ def decide(path: str, read_only: bool) -> Access:
         reason = "its -wal / -shm files belong to another user"
     else:
         return Access(read_only=False)
-    private = not own or not folder_writable or side_blocked or _would_make_side_files(path)
-    return Access(read_only=True, reason=reason, private_copy=private)
+    private = not own or not folder_writable or side_blocked
+    made = _side_files_made(path)
+    tidy = not private and made == set(SIDE_SUFFIXES) and file_writable
+    private = private or (bool(made) and not tidy)
+    return Access(read_only=True, reason=reason, private_copy=private, tidy=tidy)
 
 
-def _would_make_side_files(path: str) -> bool:
-    """Would reading ``path`` in place create a ``-wal`` or ``-shm``? For a WAL database (its
-    header's read and write versions are 2) whose side files are not both there already."""
+def _side_files_made(path: str) -> set[str]:
+    """The side files reading ``path`` in place would create: for a WAL database (its
+    header's read and write versions are 2), those of ``-wal`` / ``-shm`` not there yet."""
     with open(path, "rb") as handle:
         header = handle.read(20)
-    wal_mode = header[18:20] == b"\x02\x02"
-    return wal_mode and not all(os.path.exists(path + suffix) for suffix in SIDE_SUFFIXES)
+    if header[18:20] != b"\x02\x02":
+        return set()
+    return {suffix for suffix in SIDE_SUFFIXES if not os.path.exists(path + suffix)}
 
 
 def access_for(path: str, read_only: bool) -> Access:

@@ -78,6 +78,7 @@ class Connection(RowWrites):
             read_only=self.access.read_only,
             initialize_empty=self._initialize_empty,
             source=self._snapshot.path if self._snapshot is not None else None,
+            tidy=self.access.tidy,
         )
 
     def close(self) -> None:
