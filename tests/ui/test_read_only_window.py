@@ -192,6 +192,8 @@ def test_the_command_line_opens_read_only_and_writes_nothing(tmp_path):
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
+    # Nothing left beside it (looked at first: reading it below could tidy up).
+    assert sorted(p.name for p in tmp_path.glob("kg.sqlite3*")) == ["kg.sqlite3"]
     assert shot.read_bytes()[:4] == b"\x89PNG"
     assert _untouched(path) == before
     assert not (tmp_path / "data").exists()  # no backup, nothing kept for a read-only file
