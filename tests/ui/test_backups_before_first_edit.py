@@ -238,3 +238,24 @@ def test_the_backups_folder_names_factlines_once():
         app.setApplicationName(names[1])
     data = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
     assert folder == Path(data) / "Factlines" / "backups"
+
+
+def test_cancelling_the_backup_stops_the_edit_and_leaves_nothing(
+    window, demo, isolated_backups, monkeypatch
+):
+    backup_to = KnowledgeGraph.backup_to
+
+    def cancelled_at_once(kg, path, progress=None):
+        window.backups.job.cancel()  # as the dialog's Cancel does
+        return backup_to(kg, path, progress)
+
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", cancelled_at_once)
+    before = dump(demo.db_path)
+    said = messages_of(window)
+    assert not window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")
+    assert "the backup was cancelled" in said[-1] and "turn off" in said[-1]
+    assert dump(demo.db_path) == before and window.undo_stack.count() == 0
+    assert _kept(isolated_backups) == []
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", backup_to)
+    assert window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")  # asked again: kept
+    assert len(_kept(isolated_backups)) == 1

@@ -240,7 +240,7 @@ class Backups(QObject):
             number += 1
             target = folder / f"{Path(name).stem}-{number}.sqlite3"
         job = Job(lambda progress: kg.backup_to(target, progress), self)
-        ProgressDialog(
+        dialog = ProgressDialog(
             job,
             "Keeping a backup",
             f"Keeping a backup of {Path(path).name} in {folder} before the first edit…",
@@ -255,6 +255,8 @@ class Backups(QObject):
             waiting.exec()
         finally:
             self.job = None
+            dialog.deleteLater()
+            job.deleteLater()
         if isinstance(job.error, Cancelled):
             raise Unavailable("the backup was cancelled")
         if isinstance(job.error, (Refused, Unavailable)):
