@@ -9,7 +9,8 @@ A MemPalace process (its own ``KnowledgeGraph``, busy timeout 10 s) calls ``add_
 ``kg.backup_to(target, progress)`` on a worker thread, as the window keeps its backup, while
 the main thread beats every 5 ms (the window's clock: its longest gap is what a person would
 feel). Printed: the file's size, the copy's time and progress calls, MemPalace's longest wait
-for one write and its failed writes during the copy, the main thread's longest gap, and that
+for one write during the copy and in the ``--after`` seconds after it (35 by default: the
+system writes the copy out then), its failed writes, the main thread's longest gap, and that
 the copy is whole (``integrity_check``) with every fact committed when it began.
 
 Targets (issue "Nobody waits"): MemPalace waits <= 1 s and no write fails; no gap over 100 ms.
@@ -76,7 +77,7 @@ def _graph(folder: Path, facts: int) -> Path:
     return path
 
 
-def _backup_beside_a_writer(path: Path, target: Path) -> dict:
+def _backup_beside_a_writer(path: Path, target: Path, after: float) -> dict:
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(path)],
         stdin=subprocess.PIPE,
@@ -109,7 +110,7 @@ def _backup_beside_a_writer(path: Path, target: Path) -> dict:
             gap, last = max(gap, now - last), now
         ended = time.monotonic()
         thread.join()
-    time.sleep(0.5)  # a write or two after the copy
+    time.sleep(after)  # the copy kept on disk while the system writes it out
     out, _ = writer.communicate("", timeout=120)
     calls = json.loads(out.strip().splitlines()[-1])
     during = [c for c in calls if began - 0.2 <= c[0] <= ended]
@@ -129,6 +130,8 @@ def _backup_beside_a_writer(path: Path, target: Path) -> dict:
         "megabytes": steps[-1][1] if steps else 0,
         "writes_during": len(during),
         "longest_wait": max((c[1] for c in during), default=0.0),
+        "longest_wait_after": max((c[1] for c in calls if c[0] > ended), default=0.0),
+        "writes_after": sum(1 for c in calls if c[0] > ended),
         "failed": [c[2] for c in calls if c[2]],
         "gap": gap,
         "facts_before": facts_before,
@@ -144,6 +147,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--facts", type=int, default=FACTS)
     parser.add_argument("--dir", type=Path, default=None, help="keep the built graph here")
+    parser.add_argument(
+        "--after", type=float, default=35.0, help="seconds MemPalace is watched after the copy"
+    )
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="fl-bench-backup-"))
     folder = args.dir or work
@@ -151,7 +157,7 @@ def main(argv=None) -> int:
     try:
         path = _graph(folder, args.facts)
         size_mb = path.stat().st_size / 1e6
-        seen = _backup_beside_a_writer(path, work / "backup.sqlite3")
+        seen = _backup_beside_a_writer(path, work / "backup.sqlite3", args.after)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if "error" in seen:
@@ -163,10 +169,12 @@ def main(argv=None) -> int:
         f"({seen['megabytes']} MB); copy whole: {seen['whole']}, facts "
         f"{seen['copy_facts']:,} (at the start: {seen['facts_before']:,})"
     )
-    waited, failed = seen["longest_wait"], len(seen["failed"])
+    waited, failed = max(seen["longest_wait"], seen["longest_wait_after"]), len(seen["failed"])
     print(
         f"MemPalace, writing every 0.2 s: {seen['writes_during']} writes during the copy, "
-        f"longest wait {waited * 1000:.0f} ms (target <= {WAIT_TARGET_S * 1000:.0f} ms) "
+        f"longest wait {seen['longest_wait'] * 1000:.0f} ms; {seen['writes_after']} in the "
+        f"{args.after:.0f} s after it (the copy written out), longest wait "
+        f"{seen['longest_wait_after'] * 1000:.0f} ms (target <= {WAIT_TARGET_S * 1000:.0f} ms) "
         f"{_verdict(waited <= WAIT_TARGET_S)}; failed {failed} (target 0) {_verdict(not failed)}"
     )
     gap = seen["gap"]
