@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from factlines import KnowledgeGraph
 from factlines.ui import settings as app_settings
 from factlines.ui.backups import backup_name
+from factlines.ui.backups import backups_folder as real_backups_folder
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, find_fact, messages_of
 
@@ -139,3 +140,122 @@ def test_backup_names(path, expected):
     from datetime import datetime
 
     assert backup_name(path, datetime(2026, 3, 1, 14, 25, 9)) == f"{expected}.sqlite3"
+
+
+# ── Backups that cost nobody: off the window's thread, bounded, leaving room ──
+
+
+def test_the_copy_is_made_on_a_worker_thread_while_the_edit_waits(
+    window, demo, isolated_backups, monkeypatch
+):
+    import threading
+
+    copied_on = []
+    backup_to = KnowledgeGraph.backup_to
+
+    def watched(kg, path, progress=None):
+        copied_on.append(threading.current_thread())
+        return backup_to(kg, path, progress)
+
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", watched)
+    before = dump(demo.db_path)
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+    assert window.end_fact(nova["id"], "2026-06-30")
+    assert len(copied_on) == 1 and copied_on[0] is not threading.main_thread()
+    (backup,) = _kept(isolated_backups)
+    assert dump(backup) == before
+    assert window.backups.job is None
+
+
+def _old_backup(folder: Path, stem: str, when: str, megabytes: float = 0.01) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    place = folder / f"{stem}-{when}.sqlite3"
+    place.write_bytes(b"\0" * int(megabytes * 1e6))
+    return place
+
+
+def test_older_backups_beyond_the_newest_few_of_a_file_and_the_total_cap_are_removed(
+    window, demo, isolated_backups
+):
+    stem = Path(demo.db_path).stem
+    app_settings.BACKUPS_PER_FILE.set(window.settings, 2)
+    app_settings.BACKUPS_TOTAL_MB.set(window.settings, 3)
+    oldest = _old_backup(isolated_backups, stem, "2026-01-01-100000")
+    older = _old_backup(isolated_backups, stem, "2026-01-02-100000")
+    newest_old = _old_backup(isolated_backups, stem, "2026-01-03-100000")
+    other_file_old = _old_backup(isolated_backups, "other", "2025-12-01-100000", 2.5)
+    other_file_new = _old_backup(isolated_backups, "other", "2026-02-01-100000", 1)
+    unrelated = isolated_backups / "notes.txt"
+    unrelated.write_text("not a backup")
+    said = messages_of(window)
+    assert window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")
+    new = window.backups.kept()
+    assert new is not None and new.exists()
+    # The newest two of this file (the new one and the newest before it), the other file's
+    # newer one within the 3 MB cap, and what is not a backup.
+    assert set(isolated_backups.iterdir()) == {new, newest_old, other_file_new, unrelated}
+    assert not any(p.exists() for p in (oldest, older, other_file_old))
+    assert said[-1] == (
+        f"Kept a backup of {Path(demo.db_path).name} before the first edit: {new}; removed 3 "
+        "older backups (3 MB) to keep the newest 2 of each file and at most 3 MB"
+    )
+
+
+def test_a_backup_that_would_leave_little_room_is_taken_only_if_the_person_says(
+    window, demo, isolated_backups, monkeypatch
+):
+    from factlines.ui import backups
+
+    monkeypatch.setattr(backups, "free_megabytes", lambda folder: 400.0)
+    before = dump(demo.db_path)
+    said = messages_of(window)
+    asked = []
+    monkeypatch.setattr(window.backups, "_ask", lambda title, q: asked.append(q) or False)
+    assert not window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")
+    assert "would leave" in asked[-1] and str(isolated_backups) in asked[-1]
+    assert f"only {400 - backups._megabytes(demo.db_path):,.0f} MB would be left" in said[-1]
+    assert "MemPalace needs room" in said[-1] and f"turn off {backups.TURN_OFF}" in said[-1]
+    assert dump(demo.db_path) == before and _kept(isolated_backups) == []
+
+    monkeypatch.setattr(window.backups, "_ask", lambda title, q: True)  # edit without one
+    assert window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")
+    assert _kept(isolated_backups) == [] and window.backups.kept() is None
+    assert any("No backup of" in s and "as you chose" in s for s in said)
+    assert window.fact_actions.add_fact("Kai Moreno", "knows", "Bo")  # asked once per file
+
+
+def test_the_backups_folder_names_factlines_once():
+    from PySide6.QtCore import QCoreApplication, QStandardPaths
+
+    app = QCoreApplication.instance()
+    names = app.organizationName(), app.applicationName()
+    app.setOrganizationName("Factlines")
+    app.setApplicationName("Factlines")
+    try:
+        folder = real_backups_folder()  # not the test's
+    finally:
+        app.setOrganizationName(names[0])
+        app.setApplicationName(names[1])
+    data = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    assert folder == Path(data) / "Factlines" / "backups"
+
+
+def test_cancelling_the_backup_stops_the_edit_and_leaves_nothing(
+    window, demo, isolated_backups, monkeypatch
+):
+    backup_to = KnowledgeGraph.backup_to
+
+    def cancelled_at_once(kg, path, progress=None):
+        window.backups.job.cancel()  # as the dialog's Cancel does
+        return backup_to(kg, path, progress)
+
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", cancelled_at_once)
+    before = dump(demo.db_path)
+    said = messages_of(window)
+    assert not window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")
+    assert "the backup was cancelled" in said[-1] and "turn off" in said[-1]
+    assert dump(demo.db_path) == before and window.undo_stack.count() == 0
+    assert _kept(isolated_backups) == []
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", backup_to)
+    assert window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")  # asked again: kept
+    assert len(_kept(isolated_backups)) == 1

@@ -426,8 +426,10 @@ def test_a_bug_in_a_view_update_reaches_the_handler(window, demo, monkeypatch, a
     monkeypatch.setattr(demo, "stats", broken_stats)
     assert window.end_fact(nova["id"], "2026-06-30")  # the edit is done and undoable
     assert window.undo_stack.count() == 1
-    assert [type(r.exception) for r in app_errors.reports] == [KeyError]
-    assert "broken_stats" in app_errors.reports[0].traceback
+    # Each view that updates meanwhile reports it (the window answers while the edit waits
+    # for the backup before it, so a view due to refresh may meet the bug first).
+    assert {type(r.exception) for r in app_errors.reports} == {KeyError}
+    assert all("broken_stats" in r.traceback for r in app_errors.reports)
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-06-30"
 
 

@@ -192,6 +192,8 @@ def test_the_command_line_opens_read_only_and_writes_nothing(tmp_path):
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
+    # Nothing left beside it (looked at first: reading it below could tidy up).
+    assert sorted(p.name for p in tmp_path.glob("kg.sqlite3*")) == ["kg.sqlite3"]
     assert shot.read_bytes()[:4] == b"\x89PNG"
     assert _untouched(path) == before
     assert not (tmp_path / "data").exists()  # no backup, nothing kept for a read-only file
@@ -320,3 +322,84 @@ def test_a_file_the_user_may_not_write_is_browsed_read_only_with_the_reason(tmp_
     assert seen["edit_triggers"] == 0 and seen["rows"] == 3
     assert f"Cannot change it: {why}" in seen["chart_tip"]
     assert seen["missing_indexes"] == [] and seen["shot"]
+
+
+# ── The last file, in a folder the user may no longer open ────────────────
+
+_START_AS_ANOTHER_USER = r"""
+import json, os, sys
+from argparse import Namespace
+uid, gid, path, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+import sqlite3, tempfile, shutil, html, glob, stat
+import factlines.core.store.sqlite, factlines.core.store.places, factlines.core.mempalace_paths
+import factlines.ui.dialogs
+from PySide6.QtWidgets import QApplication
+from factlines.ui import app as app_module
+from factlines.ui import settings as app_settings
+from factlines.ui.mainwindow import MainWindow
+app = QApplication([])
+window = MainWindow(settings=os.path.join(out, "settings.ini"), quiet=True)
+app_settings.LAST_FILE.set(window.settings, path)
+window.show()
+for _ in range(5):
+    app.processEvents()
+os.setgroups([])
+os.setgid(gid)
+os.setuid(uid)  # for good
+os.environ.pop("TMPDIR", None)
+tempfile.tempdir = None
+opened = app_module._open_requested(window, Namespace(path=None, demo=False, read_only=False))
+for _ in range(5):
+    app.processEvents()
+seen = {
+    "opened": opened,
+    "graph": window.kg is not None,
+    "errors": window.errors,
+    "shown": window.isVisible(),
+}
+window.close()
+print(json.dumps(seen))
+"""
+
+
+def test_start_up_with_the_last_file_in_a_closed_folder_shows_an_empty_window_saying_why(
+    tmp_path,
+):
+    account = _nobody()
+    base = Path(tempfile.mkdtemp(prefix="fl-ui-closed-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        folder = base / "palace"
+        folder.mkdir()
+        path = folder / "knowledge_graph.sqlite3"
+        mp = mempalace_class()(str(path))
+        mp.add_triple("Kai", "works_on", "Orion")
+        mp.close()
+        folder.chmod(0o700)  # MemPalace keeps its folder to itself
+        out = base / "out"
+        out.mkdir()
+        os.chown(out, account.pw_uid, account.pw_gid)
+        env = {**os.environ, "PYTHONPATH": str(APP), "QT_QPA_PLATFORM": "offscreen"}
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _START_AS_ANOTHER_USER,
+                str(account.pw_uid),
+                str(account.pw_gid),
+                str(path),
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=str(out),
+        )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["opened"] is False and seen["graph"] is False and seen["shown"]
+    said = f"unavailable: you may not open the folder {folder}, where {path.name} is"
+    assert len(seen["errors"]) == 1 and said in seen["errors"][0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -87,13 +88,26 @@ def startup_path(settings) -> tuple[Path | str, bool]:
     last = app_settings.last_file(settings)
     if last and is_database_url(last):
         return last, True
-    if last and Path(last).is_file():
+    if last and _opens_last(last):
         return Path(last), True
     graphs = mempalace_graphs()
     if graphs:
         return graphs[0], True
     path = default_new_path()
     return path, path.exists()
+
+
+def _opens_last(last: str) -> bool:
+    """Whether start-up opens the last file: it is a file, or it cannot even be looked at
+    (opening it then says why, in an empty window, rather than start-up failing)."""
+    from factlines.core.errors import Unavailable
+    from factlines.core.store.places import look_at
+
+    try:
+        found = look_at(last)
+    except Unavailable:
+        return True
+    return found is not None and stat.S_ISREG(found.st_mode)
 
 
 def _open_requested(window, args) -> bool:

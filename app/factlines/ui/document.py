@@ -27,6 +27,7 @@ from PySide6.QtGui import QUndoStack
 
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
+from factlines.core.store import places
 from factlines.ui import settings as app_settings
 from factlines.ui.fact_forms import ReasonMemory
 from factlines.ui.state import AppState
@@ -184,7 +185,7 @@ class Document(QObject):
         """Create a new, empty graph file (its folder too) and open it; an existing file is
         refused, never opened or overwritten."""
         path = Path(path).expanduser()
-        if path.exists():
+        if places.exists(path):
             raise Refused(f"{path} already exists; open it instead, or choose a new name")
         _make_folder(path.parent)
         self.set_graph(open_graph(path, create=True), owned=True)

@@ -88,7 +88,7 @@ class MainWindow(QMainWindow):
         self.state = AppState(None, self)
         self.state.ask = lambda title, question: self.ask(title, question)
         self.document = Document(self.state, self.settings, self)
-        self.backups = Backups(self.document, self.settings, self)
+        self.backups = Backups(self.document, self.settings, self, self.ask)
         self.fact_actions = FactActions(
             self.state,
             self.document.undo_stack,

@@ -52,6 +52,11 @@ def _number(raw) -> int:
     return int(text) if re.fullmatch(r"-?[0-9]+", text) else UNREADABLE
 
 
+def _positive(raw) -> int:
+    number = _number(raw)
+    return number if number is not UNREADABLE and number > 0 else UNREADABLE
+
+
 def _bytes(raw) -> QByteArray:
     if isinstance(raw, (bytes, bytearray)):
         raw = QByteArray(bytes(raw))
@@ -97,6 +102,7 @@ class Kind(Generic[T]):
 
 FLAG = Kind("flag", _flag)
 NUMBER = Kind("number", _number)
+POSITIVE = Kind("positive number", _positive)
 BYTES = Kind("bytes", _bytes)
 TEXT = Kind("text", _text)
 TEXT_LIST = Kind("text list", _text_list, lambda value: None if value is None else list(value))
@@ -177,6 +183,8 @@ THEME = Setting("view/theme", THEME_NAME, "system")  # one of THEMES
 RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
 BACKUPS_ENABLED = Setting("backups/enabled", FLAG, True)  # before the first edit of a file
+BACKUPS_PER_FILE = Setting("backups/keepPerFile", POSITIVE, 2)  # the newest, of each file name
+BACKUPS_TOTAL_MB = Setting("backups/keepTotalMB", POSITIVE, 1000)  # all kept, at most
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
 GRAPH_DEPTH_BY_FILE = PerFile("graphDepth", NUMBER, None)  # the neighbourhood graph's, 1 to 3
 VERSION = Setting("settings/version", NUMBER, 0)
@@ -191,6 +199,8 @@ SETTINGS = (
     RECENT_FILES,
     LAST_FILE,
     BACKUPS_ENABLED,
+    BACKUPS_PER_FILE,
+    BACKUPS_TOTAL_MB,
     VERSION,
 )
 PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE)

@@ -86,3 +86,76 @@ def _schema(path) -> list:
         return conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
     finally:
         conn.close()
+
+
+def _bigger_graph(path, facts: int = 400):
+    with KnowledgeGraph(path) as kg, kg.transaction():
+        for i in range(facts):
+            kg.add_triple(f"Person {i}", "works_on", f"Project {i % 37}", valid_from="2025-01-01")
+    return path
+
+
+def test_progress_hears_the_megabytes_and_a_cancel_leaves_nothing(tmp_path, monkeypatch):
+    from factlines.core.progress import Cancelled
+    from factlines.core.store import sqlite as engine
+
+    monkeypatch.setattr(engine, "BACKUP_STEP_BYTES", 100_000)
+    path = _bigger_graph(tmp_path / "kg.sqlite3", facts=10_000)
+    megabytes = path.stat().st_size // 1_000_000
+    assert megabytes >= 2
+    heard = []
+    with KnowledgeGraph(path) as kg:
+        kg.backup_to(tmp_path / "copy.sqlite3", lambda done, total: heard.append((done, total)))
+        assert heard == sorted(heard) and len(heard) > 10
+        assert {total for _, total in heard} == {megabytes}
+        assert heard[0][0] < megabytes and heard[-1] == (megabytes, megabytes)
+        with pytest.raises(Cancelled):
+            kg.backup_to(tmp_path / "cancelled.sqlite3", lambda done, total: False)
+    assert not any(p.name.startswith("cancelled") for p in tmp_path.iterdir())
+
+
+def test_a_write_between_steps_neither_restarts_nor_enters_the_copy(tmp_path, monkeypatch):
+    """Every step copies the state committed when the copy began: MemPalace's write between
+    two steps is not in it (SQLite would otherwise start the copy over after each)."""
+    from factlines.core.store import sqlite as engine
+
+    monkeypatch.setattr(engine, "BACKUP_STEP_BYTES", 1)
+    path = _bigger_graph(tmp_path / "kg.sqlite3")
+    before = dump(path)
+    mp = mempalace_class()(str(path))
+    steps = []
+
+    def progress(done, total):
+        if not steps:
+            mp.add_triple("Zoe", "knows", "Kai")
+        steps.append(done)
+
+    try:
+        with KnowledgeGraph(path) as kg:
+            kg.backup_to(tmp_path / "copy.sqlite3", progress)
+    finally:
+        mp.close()
+    assert dump(tmp_path / "copy.sqlite3") == before
+    assert steps == sorted(steps)  # never started over
+
+
+def test_the_copy_reads_through_its_own_connection_while_the_graph_is_used(tmp_path):
+    """A backup on another thread goes on while this graph's connection is busy (here in a
+    write, not yet committed: not in the copy)."""
+    import threading
+
+    path = _graph(tmp_path / "kg.sqlite3")
+    before = dump(path)
+    done = threading.Event()
+    with KnowledgeGraph(path) as kg:
+        with kg.transaction():
+            kg.add_triple("Zoe", "knows", "Kai")
+            worker = threading.Thread(
+                target=lambda: (kg.backup_to(tmp_path / "copy.sqlite3"), done.set())
+            )
+            worker.start()
+            worker.join(timeout=60)  # with the graph's own connection it would wait for ever
+            copied_meanwhile = done.is_set()
+        worker.join()
+    assert copied_meanwhile
+    assert dump(tmp_path / "copy.sqlite3") == before

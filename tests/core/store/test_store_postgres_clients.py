@@ -178,3 +178,71 @@ def test_postgres_a_graph_without_our_indexes_has_them_built_on_request(postgres
         assert sorted(kg.build_indexes()) == sorted(ours)
         assert kg.missing_indexes() == []
         assert kg.query_entity("Kai")[0]["object"] == "Orion"
+
+
+# ── A role that may not make every write the app needs opens read-only ────
+
+_ROLES = {
+    "fl_insert_only": ("GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO fl_insert_only",),
+    "fl_no_create": (
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO fl_no_create",
+    ),
+}
+
+
+def _role_url(postgres_url: str, role: str) -> str:
+    """``postgres_url`` as ``role``: may connect and use the schema, with ``_ROLES``' grants
+    (never CREATE on the schema)."""
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        database = admin.execute("SELECT current_database()").fetchone()[0]
+        admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        admin.execute(f"GRANT CONNECT ON DATABASE {database} TO {role}")
+        admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        for grant in _ROLES[role]:
+            admin.execute(grant)
+    return postgres_url.replace("postgres@", f"{role}@", 1)
+
+
+@pytest.mark.parametrize(
+    ("role", "why"),
+    [
+        ("fl_insert_only", "this database role may not update or delete in triples"),
+        ("fl_no_create", "this database role may not create Factlines' edit log"),
+    ],
+)
+def test_postgres_a_role_that_cannot_make_every_write_opens_read_only_saying_why(
+    postgres_url, role, why
+):
+    with KnowledgeGraph(postgres_url) as kg:  # the owner makes the graph
+        kg.add_triple("Kai", "works_on", "Orion")
+    before = dump(postgres_url)
+    try:
+        with KnowledgeGraph(_role_url(postgres_url, role)) as limited:
+            assert limited.read_only and why in limited.read_only_reason
+            assert limited.query_entity("Kai")[0]["object"] == "Orion"
+            with pytest.raises(ReadOnlyGraph, match=why):
+                limited.end_fact(limited.query_entity("Kai")[0]["id"])
+        assert dump(postgres_url) == before
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")
+
+
+def test_postgres_a_role_with_every_right_it_needs_writes(postgres_url):
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+        with kg.logged("Add Kai knows Ann"):
+            kg.add_triple("Kai", "knows", "Ann")  # the edit log exists: no CREATE needed
+    try:
+        with KnowledgeGraph(_role_url(postgres_url, "fl_no_create")) as colleague:
+            assert not colleague.read_only
+            with colleague.logged("Add Kai knows Bo"):
+                colleague.add_triple("Kai", "knows", "Bo")
+            assert colleague.edit_log()[0]["who"] == "fl_no_create"
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("DROP OWNED BY fl_no_create")
+            admin.execute("DROP ROLE fl_no_create")

@@ -9,6 +9,8 @@ user, those cases cannot make files of another owner and are skipped with that r
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import pickle
 import pwd
@@ -24,9 +26,12 @@ import pytest
 
 # The engine and what it imports, loaded before any fork: the child, no longer root, may
 # not read the Python install under root's home.
-import factlines.core.store.sqlite  # noqa: F401
-from factlines import KnowledgeGraph, open_graph
-from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph
+import factlines.cli_transfer
+import factlines.core.store.sqlite
+import factlines.core.transfer  # noqa: F401
+from factlines import KnowledgeGraph, cli, open_graph
+from factlines.core.errors import NotAKnowledgeGraph, ReadOnlyGraph, Unavailable
+from factlines.core.store import graph_exists
 from factlines.core.store.facade import WRITE_METHODS
 from store_helpers import dump, make_old_mempalace_file, mempalace_class
 
@@ -250,6 +255,44 @@ def _follow_live_writer(path: str, to_writer: int, from_writer: int) -> dict:
     }
 
 
+def test_a_live_graph_read_from_a_private_copy_answers_from_the_latest_commit(reader, shared):
+    """A MemPalace-style script reading another user's graph, never polling: each answer is
+    from MemPalace's latest commit, not from the copy taken when the graph was opened."""
+    folder = shared / "shared"
+    folder.mkdir()
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _LIVE_WRITER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        folder.chmod(0o755)
+        seen = reader(
+            _read_beside_live_writer, str(path), writer.stdin.fileno(), writer.stdout.fileno()
+        )
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=30)
+    assert seen == {"private_copy": True, "first": 4, "then": 5, "zoe": ["Ann", "Nova"]}
+
+
+def _read_beside_live_writer(path: str, to_writer: int, from_writer: int) -> dict:
+    with KnowledgeGraph(path) as kg:
+        first = kg.stats()["triples"]
+        os.write(to_writer, b"add\n")
+        assert os.read(from_writer, 100).strip() == b"added"
+        return {
+            "private_copy": kg._store.private_copy,
+            "first": first,
+            "then": kg.stats()["triples"],
+            "zoe": sorted(f["object"] for f in kg.query_entity("Zoe")),
+        }
+
+
 def test_another_users_writable_file_asked_read_only_leaves_no_file_of_the_reader(reader, shared):
     folder = shared / "team"
     folder.mkdir()
@@ -265,8 +308,9 @@ def test_another_users_writable_file_asked_read_only_leaves_no_file_of_the_reade
 
 
 def test_the_readers_own_unwritable_file_never_opened_by_factlines(reader, shared):
-    """A file of the reader's that the reader may not write: read in place, nothing written
-    (no fl_meta, no index, no version); SQLite's empty side files are the reader's own."""
+    """A file of the reader's that the reader may not write: nothing written (no fl_meta, no
+    index, no version) and nothing left beside it, so once the reader makes it writable again
+    MemPalace writes it as before."""
     folder = shared / "own"
     folder.mkdir()
     path = folder / "knowledge_graph.sqlite3"
@@ -275,15 +319,26 @@ def test_the_readers_own_unwritable_file_never_opened_by_factlines(reader, share
         os.chown(item, reader.uid, reader.gid)
     path.chmod(0o444)
     schema, rows, stamp = _schema(path), dump(path), path.stat().st_mtime_ns
-    seen = reader(_browse, str(path))
+    seen = reader(_browse_then_let_mempalace_write, str(path))
     _assert_browsed(seen)
     assert seen["reason"] == "you may not write this file"
-    assert _schema(path) == schema and dump(path) == rows
-    assert path.stat().st_mtime_ns == stamp
-    for name, (uid, size, _) in _listing(folder).items():
-        assert uid == reader.uid, name
-        if name.endswith("-wal"):
-            assert size == 0
+    assert seen["left_beside"] == [path.name]
+    assert seen["mempalace_wrote"] is True
+    assert _schema(path) == schema and {**rows, "triples": rows["triples"]} == rows
+    assert path.stat().st_mtime_ns >= stamp
+
+
+def _browse_then_let_mempalace_write(path: str) -> dict:
+    seen = _browse(path)
+    seen["left_beside"] = sorted(os.listdir(os.path.dirname(path)))
+    os.chmod(path, 0o644)
+    mp = mempalace_class()(path)
+    try:
+        mp.add_triple("Zoe", "knows", "Kai")
+        seen["mempalace_wrote"] = len(mp.query_entity("Zoe")) == 1
+    finally:
+        mp.close()
+    return seen
 
 
 def _schema(path) -> list:
@@ -298,6 +353,45 @@ def _schema(path) -> list:
         conn.close()
 
 
+# ── A folder the reader may not open (MemPalace makes its folder 0700) ──
+
+
+def test_a_graph_in_a_folder_the_reader_may_not_open_is_unavailable_in_words(reader, shared):
+    folder = shared / "palace"
+    folder.mkdir()
+    path = folder / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    folder.chmod(0o700)
+    seen = reader(_open_every_way, str(path), str(shared / "out.csv"))
+    said = f"unavailable: you may not open the folder {folder}, where {path.name} is"
+    assert seen["KnowledgeGraph"] == ("Unavailable", said)
+    assert seen["open_graph"] == ("Unavailable", said)
+    assert seen["open_graph read-only"] == ("Unavailable", said)
+    assert seen["graph_exists"] == ("Unavailable", said)
+    assert seen["export"] == (2, f"factlines export: {said}\n")
+    assert not (shared / "out.csv").exists()
+
+
+def _open_every_way(path: str, out: str) -> dict:
+    seen = {}
+    for name, attempt in {
+        "KnowledgeGraph": lambda: KnowledgeGraph(path),
+        "open_graph": lambda: open_graph(path),
+        "open_graph read-only": lambda: open_graph(path, read_only=True),
+        "graph_exists": lambda: graph_exists(path),
+    }.items():
+        try:
+            attempt()
+            seen[name] = "opened"
+        except Unavailable as exc:
+            seen[name] = ("Unavailable", str(exc))
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        code = cli.main(["export", path, out])
+    seen["export"] = (code, said.getvalue())
+    return seen
+
+
 # ── Asked for, on one's own file ──────────────────────────────────────────
 
 
@@ -305,18 +399,54 @@ def _schema(path) -> list:
 def test_read_only_as_asked_writes_nothing(tmp_path, journal):
     path = tmp_path / "knowledge_graph.sqlite3"
     _mempalace_graph(path)
-    with sqlite3.connect(str(path)) as conn:
-        conn.execute(f"PRAGMA journal_mode = {journal}")
+    conn = sqlite3.connect(str(path))
+    conn.execute(f"PRAGMA journal_mode = {journal}")
+    conn.close()
     schema, rows, stamp = _schema(path), dump(path), path.stat().st_mtime_ns
     seen = _browse(str(path), read_only=True)
+    # Looked at first: reading the file below could tidy up what the browse left.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["knowledge_graph.sqlite3"]
     _assert_browsed(seen)
     assert seen["reason"] == "opened read-only, as asked"
     assert _schema(path) == schema and dump(path) == rows
     assert path.stat().st_mtime_ns == stamp
-    wal = tmp_path / "knowledge_graph.sqlite3-wal"
-    assert not wal.exists() or wal.stat().st_size == 0
-    if journal == "delete":
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["knowledge_graph.sqlite3"]
+
+
+def test_read_only_as_asked_beside_a_live_writer_uses_its_side_files_in_place(tmp_path):
+    """While MemPalace has the file open its -wal and -shm are there: read in place (no copy),
+    and they are still MemPalace's afterwards."""
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    mp = mempalace_class()(str(path))
+    try:
+        mp.add_triple("Zoe", "knows", "Kai")
+        with KnowledgeGraph(path, read_only=True) as kg:
+            assert kg._store.private_copy is False
+            assert kg.stats()["triples"] == 4
+        mp.add_triple("Zoe", "knows", "Ann")  # its side files still work for it
+    finally:
+        mp.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["knowledge_graph.sqlite3"]
+
+
+def test_read_only_as_asked_leaves_side_files_alone_while_mempalace_holds_them(tmp_path):
+    """Opened read-only while nobody had it open, then MemPalace opens it and writes: closing
+    removes nothing MemPalace uses; once MemPalace closes too, nothing is left."""
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    with KnowledgeGraph(path, read_only=True) as kg:
+        assert kg._store.private_copy is False
+        mp = mempalace_class()(str(path))
+        mp.add_triple("Zoe", "knows", "Kai")
+        assert kg.stats()["triples"] == 4
+    try:
+        beside = sorted(p.name for p in tmp_path.iterdir())
+        mp.add_triple("Zoe", "knows", "Ann")  # its side files still work for it
+        assert len(mp.query_entity("Zoe")) == 2
+    finally:
+        mp.close()
+    assert beside == [path.name, path.name + "-shm", path.name + "-wal"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
 
 
 def _arguments(name: str) -> tuple:
@@ -369,6 +499,21 @@ def test_every_write_is_refused_up_front_in_words(tmp_path):
             kg._conn().execute("DELETE FROM triples")
     assert dump(path) == rows
     assert issubclass(ReadOnlyGraph, ValueError)
+
+
+def test_read_only_answers_from_mempalaces_latest_commit_without_polling(tmp_path):
+    path = tmp_path / "knowledge_graph.sqlite3"
+    _mempalace_graph(path)
+    with KnowledgeGraph(path, read_only=True) as kg:
+        assert kg.stats()["triples"] == 3
+        mp = mempalace_class()(str(path))
+        try:
+            mp.add_triple("Zoe", "knows", "Kai")
+            assert kg.stats()["triples"] == 4
+            assert [f["object"] for f in kg.query_entity("Zoe")] == ["Kai"]
+        finally:
+            mp.close()
+        assert kg.changed_externally() is True  # and a poll still hears of it
 
 
 def test_read_only_sees_mempalace_write_in_place(tmp_path):

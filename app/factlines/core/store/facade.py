@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
+from factlines.core.progress import Progress
+from factlines.core.store import places
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.edit_history import EditHistory
@@ -205,15 +208,18 @@ class KnowledgeGraph(
 
     # ── A copy of the file ────────────────────────────────────────────────
 
-    def backup_to(self, path: str | os.PathLike) -> Path:
+    def backup_to(self, path: str | os.PathLike, progress: Progress | None = None) -> Path:
         """Copy the whole graph, as committed now, into a new file at ``path`` (its folder
         must exist) and return that path. Another program may go on writing meanwhile; a
-        read-only graph can be copied too. Refused when ``path`` exists (a copy never
-        overwrites); Unavailable when it cannot be written (no room, no permission)."""
+        read-only graph can be copied too. ``progress(done, total)`` hears the megabytes
+        copied (returning False cancels: ``Cancelled``, nothing left). The copy reads through
+        a connection of its own, so it may run on another thread while this graph is used.
+        Refused when ``path`` exists (a copy never overwrites); Unavailable when it cannot be
+        written (no room, no permission)."""
         target = Path(path).expanduser()
         if target.exists() or target.is_symlink():
             raise Refused(f"{target} already exists; a copy never overwrites a file")
-        self._store.backup_to(str(target))
+        self._store.backup_to(str(target), progress)
         return target
 
     # ── What the file holds (read only) ───────────────────────────────────
@@ -348,9 +354,10 @@ def open_graph(
     if is_database_url(location):
         return KnowledgeGraph(location, read_only=read_only)
     path = Path(location).expanduser()
-    if (not create or read_only) and not path.exists():
+    found = places.look_at(path)
+    if (not create or read_only) and found is None:
         raise Refused(f"{path} does not exist")
-    if path.exists() and not path.is_file():
+    if found is not None and not stat.S_ISREG(found.st_mode):
         raise NotAKnowledgeGraph(f"{path} is not a file")
     return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)
 
@@ -364,8 +371,7 @@ def graph_exists(location: str | os.PathLike) -> bool:
         return graph_at(location)
     if _is_url(location):
         return True
-    path = Path(location).expanduser()
-    return path.exists() or path.is_symlink()
+    return places.exists(Path(location).expanduser())
 
 
 def discard_new_graph(location: str | os.PathLike) -> None:

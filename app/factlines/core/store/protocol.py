@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from factlines.core.progress import Progress
 from factlines.core.store.changes import Change, Touched
 
 # How long the app's own writes wait, by default, for another program's write to end before
@@ -238,8 +239,9 @@ class GraphStore(Protocol):
     # Every setting the graph keeps (``fl_meta``), as (key, value), by key.
     def meta_items(self) -> list[tuple[str, str]]: ...
     # A consistent copy of the whole graph, as committed now, into a new file at ``target``
-    # (other programs may go on writing meanwhile); Unavailable when it cannot be made.
-    def backup_to(self, target: str) -> None: ...
+    # (other programs may go on writing meanwhile), telling ``progress`` the megabytes done;
+    # Unavailable when it cannot be made. May run on another thread while the graph is used.
+    def backup_to(self, target: str, progress: Progress | None = None) -> None: ...
     # What the file holds (read only): the tables and indexes named ``fl_…``, as
     # ``(kind, name)``; a table's column names, in order (none for a missing table).
     def own_objects(self) -> list[tuple[str, str]]: ...

@@ -10,6 +10,7 @@ refusals, unavailability and bugs. The driver, psycopg 3, is an optional extra
 from __future__ import annotations
 
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress
 from factlines.core.store.changes import Touched
 from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.postgres import schema
@@ -184,7 +185,7 @@ class PostgresStore(EngineStore):
             if value is not None:
                 conn.execute("INSERT INTO fl_meta (key, value) VALUES (%s, %s)", (key, value))
 
-    def backup_to(self, target: str) -> None:
+    def backup_to(self, target: str, progress: Progress | None = None) -> None:
         raise Refused(
             f"{self.location} is a PostgreSQL database: copy it with "
             "`factlines copy` or the server's own backups (pg_dump)"

@@ -28,8 +28,12 @@ from factlines.core.store.postgres import schema
 from factlines.core.store.postgres.errors import unavailable
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.row_writes import KEY_COLUMN, RowWrites
+from factlines.core.store.sqlite.editlog import TABLE as EDIT_LOG
 
 CHANNEL = "fl_changes"
+# What the app writes: the rows of these tables, with each of these statements.
+_WRITTEN_TABLES = ("triples", "entities", "fl_meta", EDIT_LOG)
+_WRITES = ("INSERT", "UPDATE", "DELETE")
 # NOTIFY's payload limit is 8000 bytes: a write of more ids says "everything".
 _PAYLOAD_MAX = 7900
 _CONNECT_TIMEOUT = 5
@@ -126,21 +130,37 @@ class PGConnection(RowWrites):
         self._conn, self._feed = conn, feed
 
     def _decide_read_only(self, conn) -> None:
-        """Read-only when asked, on a standby, or when the role may not write the tables."""
+        """Read-only when asked, on a standby, or when the role may not make every write the
+        app needs (else each edit would fail as "unavailable, try again"), saying why."""
         if self.read_only_reason is not None:
             return
         # Every write counts itself in fl_writes (when the graph has it: else it is made on
         # the first read-write open, by a role that may).
-        standby, writable = conn.execute(
-            "SELECT pg_is_in_recovery(), has_table_privilege('triples', 'INSERT, UPDATE, DELETE')"
-            " AND has_table_privilege('entities', 'INSERT, UPDATE, DELETE')"
-            " AND CASE WHEN to_regclass('fl_writes') IS NULL THEN true"
-            " ELSE has_table_privilege('fl_writes', 'UPDATE') END"
+        standby, rights, log_missing, may_create, may_count = conn.execute(
+            "SELECT pg_is_in_recovery(), ARRAY(SELECT ARRAY[t.name, lower(r.kind)] "
+            "FROM unnest(%s::text[]) WITH ORDINALITY t(name, n), unnest(%s::text[]) "
+            "WITH ORDINALITY r(kind, m) WHERE to_regclass(t.name) IS NOT NULL "
+            "AND NOT has_table_privilege(t.name, r.kind) ORDER BY n, m), "
+            "to_regclass(%s) IS NULL, has_schema_privilege(current_schema(), 'CREATE'), "
+            "CASE WHEN to_regclass('fl_writes') IS NULL THEN true "
+            "ELSE has_table_privilege('fl_writes', 'UPDATE') END",
+            (list(_WRITTEN_TABLES), list(_WRITES), EDIT_LOG),
         ).fetchone()
         if standby:
             self.read_only_reason = "the server is a read-only standby"
-        elif not writable:
-            self.read_only_reason = "this database role may not write the graph"
+        elif rights:
+            kinds = list(dict.fromkeys(kind for _, kind in rights))
+            tables = ", ".join(dict.fromkeys(table for table, _ in rights))
+            self.read_only_reason = f"this database role may not {' or '.join(kinds)} in {tables}"
+        elif not may_count:
+            self.read_only_reason = (
+                "this database role may not update fl_writes (where every write is counted)"
+            )
+        elif log_missing and not may_create:
+            self.read_only_reason = (
+                "this database role may not create Factlines' edit log "
+                f"({EDIT_LOG}: no CREATE right on the schema)"
+            )
 
     def _alive(self, conn) -> bool:
         return conn is not None and not conn.closed and not conn.broken

@@ -29,7 +29,9 @@ _SELECT = f"SELECT id, {', '.join(LOGGED_COLUMNS)}, who FROM {TABLE}"
 
 
 class PGEditLog(EditLogWrites):
-    CREATE = _CREATE
+    # Made only where it is missing: CREATE ... IF NOT EXISTS needs the CREATE right on the
+    # schema even when the table is there, and a colleague's role may lack it.
+    CREATE = f"DO $$ BEGIN IF to_regclass('{TABLE}') IS NULL THEN {_CREATE}; END IF; END $$"
     INSERT = (
         f"INSERT INTO {TABLE} ({', '.join(LOGGED_COLUMNS)}, who) "
         f"VALUES ({', '.join(['%s'] * len(LOGGED_COLUMNS))}, current_user)"

@@ -12,6 +12,7 @@ import os
 import sqlite3
 
 from factlines.core.errors import Unavailable
+from factlines.core.progress import Cancelled, Progress, report
 from factlines.core.store.changes import Touched
 from factlines.core.store.engine_common import EngineStore, bulk_columns
 from factlines.core.store.protocol import WRITE_WAIT
@@ -24,7 +25,10 @@ from factlines.core.store.sqlite.entities import SQLiteEntities
 from factlines.core.store.sqlite.facts import SQLiteFacts
 from factlines.core.store.sqlite.history import SQLiteHistory
 from factlines.core.store.sqlite.predicates import SQLitePredicates
-from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES
+from factlines.core.store.sqlite.schema import DEFAULT_INDEXES, SPEED_INDEXES, connect_read_only
+
+# A backup copies this much per step (SQLite's online backup, page by page).
+BACKUP_STEP_BYTES = 4 << 20
 
 # What a new graph's file holds: its tables, and the rows that are ours (the schema's version).
 _NEW_GRAPH_TABLES = {"entities", "triples", "fl_meta", "fl_schema", TABLE}
@@ -214,25 +218,46 @@ class SQLiteStore(EngineStore):
 
     # ── A copy of the file ────────────────────────────────────────────────
 
-    def backup_to(self, target: str) -> None:
-        """Copy the graph into a new file at ``target`` with SQLite's online backup: a
-        consistent picture of what was committed when it began, taken in one step on the
-        reading connection (in WAL mode another program's writes go on meanwhile). Written
-        under a temporary name first, so ``target`` never holds half a copy."""
+    def backup_to(self, target: str, progress: Progress | None = None) -> None:
+        """Copy the graph into a new file at ``target`` with SQLite's online backup, a few
+        megabytes a step, telling ``progress`` the megabytes done of the total.
+
+        The copy reads through a connection of its own, in one read transaction: every step
+        copies the same committed state (a write by another program between steps would
+        otherwise start the copy over), another program's writes go on meanwhile (in WAL mode
+        a reader never blocks a writer), and this graph's connection stays free, so the copy
+        may run on another thread while the graph is used. A graph read through a private copy
+        is copied from that copy, on its connection. Written under a temporary name first, so
+        ``target`` never holds half a copy; cancelled, nothing is left."""
         partial = f"{target}.partial"
         try:
-            with self._db.lock:
-                source = self._db.raw()
+            with contextlib.ExitStack() as stack:
+                if self._db.private_copy:
+                    stack.enter_context(self._db.lock)
+                    source = self._db.raw()
+                else:
+                    source = connect_read_only(self.location, query_only=True)
+                    stack.callback(source.close)
                 copy = sqlite3.connect(partial)
-                try:
-                    source.backup(copy)
-                finally:
-                    copy.close()
+                stack.callback(copy.close)
+                source.execute("BEGIN")
+                stack.callback(source.execute, "COMMIT")
+                source.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # the read begins here
+                page = source.execute("PRAGMA page_size").fetchone()[0]
+                source.backup(
+                    copy,
+                    pages=max(1, BACKUP_STEP_BYTES // page),
+                    progress=lambda _status, remaining, total: report(
+                        progress, (total - remaining) * page // 1_000_000, total * page // 1_000_000
+                    ),
+                )
             os.replace(partial, target)
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, Cancelled) as exc:
             for leftover in (partial, partial + "-journal"):
                 with contextlib.suppress(OSError):
                     os.remove(leftover)
+            if isinstance(exc, Cancelled):
+                raise
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise Unavailable(f"{self.location} could not be copied to {target}: {why}") from None
 

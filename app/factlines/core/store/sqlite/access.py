@@ -1,12 +1,19 @@
 """How a file may be opened: in place, read-only in place, or through a private snapshot.
 
-Read-only means nothing is written: no migration, no index, no journal-mode switch, no journal.
-SQLite still keeps ``-wal`` / ``-shm`` files beside a WAL database it reads (``mode=ro`` creates
-them in a writable folder, and cannot read at all where it may not create them). Those side files
-must never belong to anyone but the file's owner: another user's MemPalace cannot write a ``-shm``
-we own. So a file that is someone else's, or whose folder we may not write, is read through a
-:class:`Snapshot`: a private copy of the file and its ``-wal``, taken again when they change.
-(``immutable=1`` would avoid the side files but does not see a live ``-wal``.)
+Read-only means nothing is written: no migration, no index, no journal-mode switch, no journal,
+and no file left beside the graph. SQLite keeps ``-wal`` / ``-shm`` files beside a WAL database it
+reads (``mode=ro`` creates them in a writable folder, and cannot read at all where it may not
+create them), and a read-only connection cannot remove them when it closes: left with the file's
+mode (0444 for an unwritable file), they make MemPalace's next write fail ("attempt to write a
+readonly database"). So a WAL file is read in place, ``mode=ro``, only while both side files are
+already there (a writer has it open) and this user may use them. One's own writable file nobody
+has open (neither side file there) is read in place on a read-write connection that may not
+write (``query_only``): SQLite then removes the side files itself when the last connection
+closes, and only then (nobody else holds them). Any other WAL file (someone else's, in a folder
+we may not write, one we may not write, or a ``-wal`` left without its ``-shm``) is read through
+a :class:`Snapshot`: a private copy of the file and its ``-wal``, taken again when they change.
+(``immutable=1`` would avoid the side files but does not see a live ``-wal``; a rollback-journal
+file leaves nothing when read.)
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import tempfile
 from dataclasses import dataclass
 
 from factlines.core.errors import Unavailable
+from factlines.core.store.places import look_at
 
 SIDE_SUFFIXES = ("-wal", "-shm")
 # A copy whose original changed while it was copied is taken again, this many times at most.
@@ -31,6 +39,9 @@ class Access:
     read_only: bool
     reason: str | None = None
     private_copy: bool = False
+    # Read in place on a read-write connection that may not write, so that SQLite removes the
+    # side files it makes once the last connection closes.
+    tidy: bool = False
 
 
 def _is_own(st: os.stat_result) -> bool:
@@ -42,21 +53,22 @@ def decide(path: str, read_only: bool) -> Access:
     """How ``path`` (an existing file) must be opened, given whether read-only was asked for.
 
     Read-only, with the reason in words, when asked or when this user may not write the file,
-    its folder, or the ``-wal`` / ``-shm`` beside it. Through a private copy when read-only and
-    SQLite's side files, created or used in place, would not be the file owner's or could not
-    be created at all.
+    its folder, or the ``-wal`` / ``-shm`` beside it. Read-only in place when SQLite's side
+    files are there and this user's to use, or (``tidy``) when neither is and the file is this
+    user's and writable; else through a private copy (none may be left behind).
     """
     folder = os.path.dirname(os.path.abspath(path))
     st = os.stat(path)
     own = _is_own(st)
     folder_writable = os.access(folder, os.W_OK | os.X_OK)
+    file_writable = os.access(path, os.W_OK)
     side_blocked = any(
         os.path.exists(path + suffix) and not os.access(path + suffix, os.R_OK | os.W_OK)
         for suffix in SIDE_SUFFIXES
     )
     if read_only:
         reason = "opened read-only, as asked"
-    elif not os.access(path, os.W_OK):
+    elif not file_writable:
         reason = "you may not write this file"
     elif not folder_writable:
         reason = "you may not write its folder, where SQLite keeps its -wal and -shm files"
@@ -65,19 +77,29 @@ def decide(path: str, read_only: bool) -> Access:
     else:
         return Access(read_only=False)
     private = not own or not folder_writable or side_blocked
-    return Access(read_only=True, reason=reason, private_copy=private)
+    made = _side_files_made(path)
+    tidy = not private and made == set(SIDE_SUFFIXES) and file_writable
+    private = private or (bool(made) and not tidy)
+    return Access(read_only=True, reason=reason, private_copy=private, tidy=tidy)
+
+
+def _side_files_made(path: str) -> set[str]:
+    """The side files reading ``path`` in place would create: for a WAL database (its
+    header's read and write versions are 2), those of ``-wal`` / ``-shm`` not there yet."""
+    with open(path, "rb") as handle:
+        header = handle.read(20)
+    if header[18:20] != b"\x02\x02":
+        return set()
+    return {suffix for suffix in SIDE_SUFFIXES if not os.path.exists(path + suffix)}
 
 
 def access_for(path: str, read_only: bool) -> Access:
     """:func:`decide` for ``path`` when it is a file; a path where nothing is yet is created
     (or refused in read-only mode) later. Unavailable when the path cannot even be looked at
     (a folder this user may not search must not pass for "no file yet")."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
+    st = look_at(path)
+    if st is None:
         return Access(read_only=read_only)
-    except OSError as exc:
-        raise Unavailable(f"{path} could not be opened: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         return Access(read_only=read_only)  # refused as not a file when opened
     try:

@@ -58,6 +58,7 @@ class Connection(RowWrites):
         self.epoch = 0
         self._closed = False
         self._snapshot: Snapshot | None = None
+        self._reads = 0  # reads open (nested): a private copy is taken again only outside them
         self._conn: sqlite3.Connection | None = None
         self.access = access_for(path, read_only)
         try:
@@ -79,6 +80,7 @@ class Connection(RowWrites):
             read_only=self.access.read_only,
             initialize_empty=self._initialize_empty,
             source=self._snapshot.path if self._snapshot is not None else None,
+            tidy=self.access.tidy,
         )
 
     def close(self) -> None:
@@ -145,13 +147,21 @@ class Connection(RowWrites):
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
-        """The connection for a read, under the lock; environment errors become Unavailable."""
+        """The connection for a read, under the lock; environment errors become Unavailable.
+
+        Reading a private copy, the outermost read first takes it again if the original
+        changed: every answer comes from the owner's latest commit, as it would in place."""
         with self.lock:
+            if self._reads == 0:
+                self.refresh()
             conn = self.raw()
+            self._reads += 1
             try:
                 yield conn
             except sqlite3.Error as exc:
                 raise unavailable(self.path, exc, "read") or exc from None
+            finally:
+                self._reads -= 1
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:

@@ -241,14 +241,16 @@ def open_connection(
     read_only: bool = False,
     initialize_empty: bool = False,
     source: str | None = None,
+    tidy: bool = False,
 ) -> sqlite3.Connection:
     """The one long-lived connection to the graph at ``path`` (or to ``source``, a private copy
     of it): WAL, a busy timeout; in read-write mode the schema created or upgraded.
 
     A file that does not exist is created (not in read-only mode). An existing empty file is
     made a graph only with ``initialize_empty``: it may be anything a person picked by mistake.
-    Read-only writes nothing at all. SQLite's own errors propagate for the caller to sort into
-    unavailable and bugs."""
+    Read-only writes nothing at all (``tidy``: on a read-write connection that may not write,
+    see :mod:`.access`). SQLite's own errors propagate for the caller to sort into unavailable
+    and bugs."""
     target = source or path
     found = inspect(target, label=path)
     if found.kind == ABSENT and read_only:
@@ -259,7 +261,7 @@ def open_connection(
             + ("" if read_only else " (it becomes a new, empty graph only when asked to)")
         )
     if read_only:
-        return _open_read_only(target, path, found)
+        return _open_read_only(target, path, found, tidy)
     # Autocommit mode: the store issues BEGIN IMMEDIATE / COMMIT itself, one per write.
     conn = sqlite3.connect(
         target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -285,13 +287,16 @@ def open_connection(
     return conn
 
 
-def connect_read_only(target: str, query_only: bool = False) -> sqlite3.Connection:
+def connect_read_only(
+    target: str, query_only: bool = False, tidy: bool = False
+) -> sqlite3.Connection:
     """A read-only connection to ``target`` (a graph file, or the private copy of one), for
     any thread: the one a read-only graph reads through, or a second one beside any graph's
     for a read on another thread. Without ``query_only`` the caller sets it, once it has made
-    what it needs in its temp schema."""
+    what it needs in its temp schema. ``tidy``: opened read-write (query_only keeps it from
+    writing), so that SQLite may remove the side files when the last connection closes."""
     conn = sqlite3.connect(
-        f"file:{_uri_path(target)}?mode=ro",
+        f"file:{_uri_path(target)}?mode={'rw' if tidy else 'ro'}",
         uri=True,
         timeout=BUSY_TIMEOUT_MS / 1000,
         isolation_level=None,
@@ -308,8 +313,8 @@ def connect_read_only(target: str, query_only: bool = False) -> sqlite3.Connecti
     return conn
 
 
-def _open_read_only(target: str, path: str, found: Found) -> sqlite3.Connection:
-    conn = connect_read_only(target)
+def _open_read_only(target: str, path: str, found: Found, tidy: bool) -> sqlite3.Connection:
+    conn = connect_read_only(target, tidy=tidy)
     try:
         missing = [c for c in NEWER_TRIPLE_COLUMNS if c not in found.columns["triples"]]
         if missing:
