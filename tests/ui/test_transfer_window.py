@@ -15,6 +15,7 @@ from factlines.core import temporal
 from factlines.core.transfer import Cancelled, importing
 from factlines.ui import transfer_actions
 from factlines.ui.transfer_actions import TransferActions
+from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_query, triple_rows
 
@@ -239,3 +240,26 @@ def test_an_export_the_disk_refuses_is_said_in_words(window, qtbot, tmp_path, mo
     _finish(qtbot, job)
     assert window.errors[-1].startswith(f"cannot write {tmp_path / 'all.json'}: No space left")
     assert "try again" in window.errors[-1]
+
+
+def test_undoing_an_import_mempalace_wrote_after_asks_first(
+    window, demo, qtbot, tmp_path, monkeypatch
+):
+    source = tmp_path / "facts.csv"
+    source.write_text("subject,predicate,object\nKai Moreno,speaks,Portuguese\n", encoding="utf-8")
+    _finish(qtbot, window.transfer.import_from(source))
+    mempalace = mempalace_class()(demo.db_path)
+    try:
+        mempalace.add_triple("Kai Moreno", "speaks", "Portuguese")  # found open: writes nothing
+        mempalace.add_triple("Zoe Quint", "speaks", "Portuguese")
+    finally:
+        mempalace.close()
+    asked: list[str] = []
+    monkeypatch.setattr(window, "ask", lambda _title, q: asked.append(q) or False)
+
+    window.action_undo.trigger()
+
+    assert "“Kai Moreno speaks Portuguese”" in asked[0]
+    speaks = file_query(demo.db_path, "SELECT subject FROM triples WHERE predicate = 'speaks'")
+    assert sorted(speaks) == [("kai_moreno",), ("zoe_quint",)]
+    assert window.undo_stack.index() == 1

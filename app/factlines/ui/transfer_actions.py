@@ -212,6 +212,7 @@ class TransferActions(QObject):
 
     def _imported(self, source: Path, text: str, report: ImportReport, change) -> None:
         if report.written and change:
+            self._document.kg.adopt(change)  # written on the worker's own connection
             self._document.undo_stack.push(
                 StoreCommand(self._state, self._document.undo_stack, text, change)
             )

@@ -139,6 +139,9 @@ class EngineStore:
     def note_assertion(self) -> None:
         self._db.note_assertion()
 
+    def adopt(self, change: Change) -> None:
+        self._db.adopt(change)
+
     def revert(self, change: Change, force: bool = False, within=None) -> None:
         self._db.replay(change, True, ConflictError, force, within)
 

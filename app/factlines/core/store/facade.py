@@ -179,6 +179,12 @@ class KnowledgeGraph(
         with self._store.recording() as change:
             yield change
 
+    def adopt(self, change: Change) -> None:
+        """Make a step recorded through another ``KnowledgeGraph`` on this graph, in this
+        process (a worker thread's own), one this one can undo: from now on, a write of anyone
+        but this one counts as another writer's (§5.2)."""
+        self._store.adopt(change)
+
     def revert(self, change: Change, force: bool = False, log: str | None = None) -> None:
         """Put back the rows a recorded change wrote (undo). Refused if they changed since;
         and, unless ``force`` (the person knows), where it would delete or end a fact another

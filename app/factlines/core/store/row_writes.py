@@ -175,6 +175,14 @@ class RowWrites:
 
     # ── Undo and redo ─────────────────────────────────────────────────────
 
+    def adopt(self, change: Change) -> None:
+        """``change`` was recorded on another connection to this graph (a worker's) and is to
+        be replayed through this one: where the graph stands as to other writers is this
+        connection's view now (a write of another program between its end and now is taken
+        as before it)."""
+        with self.snapshot() as conn:
+            change.mark = self._write_mark(conn)
+
     def replay(
         self,
         change: Change,
