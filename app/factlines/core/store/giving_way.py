@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-HOLD_S = 0.1
+HOLD_S = 0.2
 PAUSE_S = 0.12
 
 
