@@ -9,6 +9,7 @@ between runs, and says what happened.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +87,11 @@ class MainWindow(QMainWindow):
         self.errors: list[str] = []
 
         self.state = AppState(None, self)
-        self.state.ask = lambda title, question: self.ask(title, question)
+        # Weakly: the state must not keep a closed window (and its timers) alive.
+        window = weakref.ref(self)
+        self.state.ask = lambda title, question: bool(
+            (shown := window()) is not None and shown.ask(title, question)
+        )
         self.document = Document(self.state, self.settings, self)
         self.backups = Backups(self.document, self.settings, self, self.ask)
         self.fact_actions = FactActions(
