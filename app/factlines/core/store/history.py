@@ -17,6 +17,7 @@ from factlines.core.analysis import (
     single_fact_rows,
     suggest_single_valued,
 )
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.protocol import GraphStore
@@ -65,13 +66,14 @@ class GraphHistory:
         marked = self.single_valued_predicates()
         report(progress, 0, 4)
         # The sweep over the marked predicates finds their duplicates too.
-        rows = history.interval_rows(marked, eid) if marked else []
-        report(progress, 1, 4)
-        pairs = overlapping_pairs(rows)
-        report(progress, 2, 4)
-        singles = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
-        report(progress, 3, 4)
-        return as_rows(pairs, singles)
+        with collector_paused():
+            rows = history.interval_rows(marked, eid) if marked else []
+            report(progress, 1, 4)
+            pairs = overlapping_pairs(rows)
+            report(progress, 2, 4)
+            singles = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
+            report(progress, 3, 4)
+            return as_rows(pairs, singles)
 
     def conflicts_touching(self, entity: str) -> list[dict]:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
@@ -96,8 +98,9 @@ class GraphHistory:
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
         whether it is marked single-valued already."""
         marked = set(self.single_valued_predicates())
-        rows = self._store.history.interval_rows(None, None)
-        found = suggest_single_valued(rows, tolerance)
+        with collector_paused():
+            rows = self._store.history.interval_rows(None, None)
+            found = suggest_single_valued(rows, tolerance)
         for row in found:
             row["marked"] = row["predicate"] in marked
         return found
@@ -120,11 +123,12 @@ class GraphHistory:
         if start_key >= end_key:
             raise Refused(f"start={start!r} is not before end={end!r}")
         eid = self._resolve_id(entity) if entity is not None else None
-        started, ended = self._store.history.changes(start_key, end_key, eid)
-        return {
-            "started": [fact_dict(r) for r in started],
-            "ended": [fact_dict(r) for r in ended],
-        }
+        with collector_paused():
+            started, ended = self._store.history.changes(start_key, end_key, eid)
+            return {
+                "started": [fact_dict(r) for r in started],
+                "ended": [fact_dict(r) for r in ended],
+            }
 
     # ── The story in order ────────────────────────────────────────────────
 
