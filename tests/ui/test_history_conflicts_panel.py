@@ -262,3 +262,26 @@ def test_the_status_bar_count_shows_the_panel(window):
     window.panels.conflicts_dock.hide()
     window.findChild(QLabel, "conflictCountLabel").clicked.emit()
     assert window.panels.conflicts_dock.isVisible()
+
+
+def test_the_suggestions_read_after_the_conflicts_does_not_say_it_counts(
+    window, qtbot, monkeypatch
+):
+    panel = window.panels.conflicts
+    finder = panel.finder
+    suggesting = threading.Event()
+    suggest = KnowledgeGraph.single_valued_suggestions
+
+    def slow_suggestions(kg, *args, **kwargs):
+        suggesting.set()
+        threading.Event().wait(0.6)  # longer than the moment after which progress shows
+        return suggest(kg, *args, **kwargs)
+
+    monkeypatch.setattr(KnowledgeGraph, "single_valued_suggestions", slow_suggestions)
+    said_while_suggesting: list[bool] = []
+    finder.running.connect(lambda _words: said_while_suggesting.append(suggesting.is_set()))
+    window.kg.set_single_valued("works_at")
+    qtbot.waitUntil(lambda: suggesting.is_set() and not finder.busy, timeout=10000)
+    assert True not in said_while_suggesting
+    assert count_text(window) == f"⚠ {len(window.kg.conflicts())} conflicts"
+    assert not panel.progress.isVisibleTo(panel)

@@ -31,8 +31,9 @@ class ConflictFinder(WholeGraphQuestion):
     def __init__(self, state: AppState, parent: QObject | None = None):
         super().__init__(state, parent)
         self._suggestions: list[dict] = []
+        self._counting = False  # the read under way is the conflicts' (not the suggestions')
         self.reader.answered.connect(self._answered)
-        self.reader.slow.connect(lambda: self.running.emit("Finding conflicts in the whole graph…"))
+        self.reader.slow.connect(self._slow)
         self.reader.progressed.connect(self.progressed)
         self.reader.failed.connect(lambda words: self.failed.emit(f"Conflicts not found: {words}"))
         self.reader.cancelled.connect(lambda: self.failed.emit("Conflicts not counted: cancelled"))
@@ -47,7 +48,12 @@ class ConflictFinder(WholeGraphQuestion):
             self._suggestions = []
             self.found.emit([], [])
             return
+        self._counting = True
         self.reader.start(str(kg.db_path), _conflicts)
+
+    def _slow(self) -> None:
+        if self._counting:
+            self.running.emit("Finding conflicts in the whole graph…")
 
     def _answered(self, answer: tuple[str, list]) -> None:
         what, rows = answer
@@ -55,6 +61,7 @@ class ConflictFinder(WholeGraphQuestion):
             self._suggestions = rows
             self.suggested.emit(rows)
             return
+        self._counting = False
         self.found.emit(rows, self._suggestions)
         kg = self._state.kg
         if kg is not None and not kg.closed:
