@@ -172,6 +172,7 @@ def main() -> int:
         print(f"{name:<58} {figure:>8.0f}ms {TARGET_MS:>7}ms  {verdict}")
     window.close()
     kg.close()
+    shutil.rmtree(folder, ignore_errors=True)  # the copy, the export, the backup
     return 0
 
 
