@@ -11,6 +11,7 @@ the UI thread, where it reaches the app's error handler with its traceback.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -21,6 +22,9 @@ from factlines.core.progress import Cancelled, Progress
 from factlines.ui.progress import SHOW_AFTER_MS, Job
 
 Read = Callable[[KnowledgeGraph, Progress], object]
+# The questions' reads take turns: run side by side, each would take the interpreter's lock
+# from the UI thread as often as the others, and the window would get a smaller share.
+_ONE_AT_A_TIME = threading.Lock()
 REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
 
 
@@ -60,7 +64,7 @@ class BackgroundRead(QObject):
         run = self._run_id
 
         def work(progress) -> object:
-            with open_graph(path, read_only=True) as kg:
+            with _ONE_AT_A_TIME, open_graph(path, read_only=True) as kg:
                 return read(kg, progress)
 
         self._job = job = Job(work, self)
