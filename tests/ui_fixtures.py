@@ -79,6 +79,7 @@ def shown_window(qtbot, kg, settings, size=(1500, 950)):
     win.resize(*size)
     win.show()
     qtbot.waitExposed(win)
+    qtbot.waitUntil(lambda: not win.panels.busy, timeout=10000)  # the whole graph's answers
     return win
 
 

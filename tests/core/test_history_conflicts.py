@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
-import time
 
 import pytest
 
 from factlines import Refused, Unavailable
-from factlines.core.progress import Cancelled
 from store_helpers import dump
 
 
@@ -228,64 +225,7 @@ def test_reading_conflicts_writes_nothing(lives):
     assert dump(lives.db_path, ("entities", "triples", "fl_meta")) == before
 
 
-# ── The whole graph's odd facts, searched on a second connection ─────────
-
-
-def test_a_copy_closed_while_the_side_search_ran_is_left_out(kg, kg_path, monkeypatch):
-    from factlines.core.store.sqlite import history
-
-    raw_fact(kg, "t_a1", "ann", "likes", "tea")
-    raw_fact(kg, "t_a2", "ann", "likes", "tea")
-    raw_fact(kg, "t_b1", "bob", "likes", "tea")
-    raw_fact(kg, "t_b2", "bob", "likes", "tea")
-    search = history._irregular_rowids
-
-    def then_another_program_ends_one(conn, *args):
-        found = search(conn, *args)
-        with sqlite3.connect(kg_path) as other:
-            other.execute("UPDATE triples SET valid_to = '2020-01-01' WHERE id = 't_a2'")
-        return found
-
-    monkeypatch.setattr(history, "_irregular_rowids", then_another_program_ends_one)
-    assert kinds(kg.conflicts()) == [("duplicate_open", "t_b1", "t_b2", None, None)]
-
-
-def test_cancelled_while_the_side_search_runs_leaves_nothing_behind(kg, kg_path, monkeypatch):
-    from factlines.core.store.sqlite import connection, history
-
-    kg.set_single_valued("lives_in")
-    kg.add_triple("Ann", "lives_in", "Paris")
-    raw_fact(kg, "t_a1", "ann", "likes", "tea")
-    raw_fact(kg, "t_a2", "ann", "likes", "tea")
-    opened, started, release = [], threading.Event(), threading.Event()
-    connect_read_only, search = connection.connect_read_only, history._irregular_rowids
-
-    def recorded(*args, **kwargs):
-        opened.append(connect_read_only(*args, **kwargs))
-        return opened[-1]
-
-    def held(conn, *args):
-        started.set()
-        release.wait(5)  # still searching when the reader cancels
-        return search(conn, *args)
-
-    monkeypatch.setattr(connection, "connect_read_only", recorded)
-    monkeypatch.setattr(history, "_irregular_rowids", held)
-    threads, before = threading.active_count(), dump(kg_path)
-
-    def progress(done, total):
-        if done == 1:
-            assert started.wait(5)
-            release.set()
-            return False
-        return True
-
-    with pytest.raises(Cancelled):
-        kg.conflicts(progress=progress)
-    assert threading.active_count() == threads
-    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
-        opened[0].execute("SELECT 1")
-    assert dump(kg_path) == before
+# ── The whole graph's odd facts ────────────────────────────────────────
 
 
 @pytest.mark.parametrize(
@@ -296,7 +236,7 @@ def test_cancelled_while_the_side_search_runs_leaves_nothing_behind(kg, kg_path,
     ],
     ids=["environment", "bug"],
 )
-def test_what_goes_wrong_in_the_side_search_reaches_the_caller(kg, monkeypatch, error, raised):
+def test_what_goes_wrong_in_the_odd_facts_search_reaches_the_caller(kg, monkeypatch, error, raised):
     from factlines.core.store.sqlite import history
 
     if "locked" in str(error):
@@ -318,40 +258,15 @@ def test_a_closed_graph_refuses_before_searching(kg):
         kg.conflicts()
 
 
-def test_inside_a_write_the_whole_graph_is_searched_here_with_its_rows(kg, monkeypatch):
-    """A second connection cannot see a transaction's rows until they are committed."""
+def test_inside_a_write_the_whole_graph_is_searched_with_its_rows(kg, monkeypatch):
     from factlines.core import temporal
-    from factlines.core.store.sqlite import connection
-
-    def no_second_connection(*args, **kwargs):
-        raise AssertionError("a second connection inside a write")
 
     monkeypatch.setattr(temporal, "now_instant", lambda: "2026-05-10T12:00:00Z")
     raw_fact(kg, "t_a1", "ann", "likes", "tea")
     with kg.transaction():
         later = kg.add_triple("Ann", "likes", "Jam", valid_to="2027-01-01")
         raw_fact(kg, "t_a2", "ann", "likes", "tea")
-        monkeypatch.setattr(connection, "connect_read_only", no_second_connection)
         assert sorted(kinds(kg.conflicts())) == [
             ("duplicate_open", "t_a1", "t_a2", None, None),
             ("future_end", later, None, None, "2027-01-01T23:59:59Z"),
         ]
-
-
-def test_leaving_early_stops_the_work_beside_even_before_its_statement_starts(kg):
-    db = kg._store._db
-    started = threading.Event()
-
-    def long_count(conn):
-        started.set()
-        time.sleep(0.05)  # not running a statement yet when the caller leaves
-        return conn.execute(
-            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
-            "SELECT COUNT(*) FROM (SELECT x FROM n LIMIT 200000000)"
-        ).fetchone()
-
-    began = time.perf_counter()
-    with pytest.raises(KeyError), db.beside(long_count):
-        assert started.wait(5)
-        raise KeyError("the caller gave up")
-    assert time.perf_counter() - began < 2  # the count alone takes some forty seconds

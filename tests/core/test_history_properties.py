@@ -235,8 +235,8 @@ def test_narrative_pages_are_the_brute_force_order(rows, entity, limit, index):
     assert sorted(e["fact"]["id"] for e in pages if e["kind"] == "end") == with_end
 
 
-# Facts over several years: a deep page counts the years' events, the later half of them on
-# a second connection; every offset from a fresh open stops that counting somewhere else.
+# Facts over several years: a deep page counts the years' events up to its own; every offset
+# from a fresh open stops that counting somewhere else.
 over_years = st.integers(0, 6).map(lambda d: (DAY0 + timedelta(days=400 * d)).date().isoformat())
 facts_over_years = st.lists(
     st.tuples(

@@ -4,10 +4,13 @@ back identical rows; single-valued marked with one click."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton
 
+from factlines import KnowledgeGraph
 from factlines.ui import style
 from factlines.ui.panels.predicate_dialog import RenamePredicateDialog
 from ui_fixtures import *  # noqa: F403
@@ -183,16 +186,20 @@ def test_read_only_disables_the_edits_and_says_why(window, qtbot):
     assert window.findChild(QPushButton, "predicate_facts").isEnabled()
 
 
-def test_on_a_big_graph_the_figures_are_read_off_the_ui_thread(window, qtbot):
+def test_the_figures_are_read_off_the_ui_thread(window, qtbot, monkeypatch):
     panel = shown_panel(window, qtbot)
-    query = panel.query
-    query.thread_above = 0  # every graph is big now
-    said = []
-    query.running.connect(said.append)
+    threads = []
+    read = KnowledgeGraph.predicate_stats
+
+    def recorded(kg):
+        threads.append(threading.current_thread())
+        return read(kg)
+
+    monkeypatch.setattr(KnowledgeGraph, "predicate_stats", recorded)
     assert panel.row("advises") is None
     window.kg.add_triple("Kai Moreno", "advises", "Ana Ruiz")
     qtbot.waitUntil(lambda: panel.row("advises") is not None, timeout=10000)
-    assert said and said[0].startswith("Finding predicates among")
+    assert threads and threading.main_thread() not in threads
     assert panel.summary.text().startswith(f"{len(window.kg.predicates())} predicates")
 
 

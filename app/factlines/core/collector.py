@@ -5,6 +5,11 @@ tuples and dicts, none of them in a cycle. The collector still runs each time yo
 outnumber its threshold, and its older generations walk everything built so far: at a
 million facts, a fifth of the read. Paused, the objects are freed as usual by their
 reference counts; the collector runs again as soon as the last pause ends.
+
+The window asks these reads on a worker thread, and the pause matters most there: a full
+collection holds the interpreter's lock while it walks the worker's objects, and the UI
+thread waits that long (on 90,000 facts, 300-370 ms after an edit, Undo or Redo without the
+pause; 40-70 ms with it).
 """
 
 from __future__ import annotations

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui.actions import enable_or_say_why, make_action
 from factlines.ui.document import Document
 from factlines.ui.errors import in_words
+from factlines.ui.progress import Job
 
 if TYPE_CHECKING:
     from factlines import KnowledgeGraph
@@ -50,27 +51,6 @@ def megabytes(cost: float) -> str:
     return f"about {cost:,.1f} MB" if cost < 10 else f"about {cost:,.0f} MB"
 
 
-class IndexJob(QThread):
-    """Runs ``work(progress)`` on its own thread; ``progressed`` and ``finished`` reach the
-    UI thread queued. Afterwards ``result`` holds what it returned, or ``error`` what it
-    raised."""
-
-    progressed = Signal(int, int, str)
-
-    def __init__(self, work: Callable[[Progress], list], verb: str, parent: QObject):
-        super().__init__(parent)
-        self._work = work
-        self.verb = verb  # "Indexing", "Building speed index", "Removing speed index"
-        self.result: list | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self._work(self.progressed.emit)
-        except BaseException as exc:  # handed to the UI thread, which sorts it
-            self.error = exc
-
-
 class IndexActions(QObject):
     """The automatic build after opening, the two View menu entries, and the progress label
     (``indexProgress``, for the status bar). One job at a time."""
@@ -82,7 +62,8 @@ class IndexActions(QObject):
         super().__init__(window)
         self._document = document
         self._ask = ask
-        self.job: IndexJob | None = None
+        self.job: Job | None = None
+        self._verb = ""  # "Indexing", "Building speed index", "Removing speed index"
         self._check_again = False  # a graph was shown while a job ran
         self.label = QLabel(window)
         self.label.setObjectName("indexProgress")
@@ -205,10 +186,12 @@ class IndexActions(QObject):
         return kg
 
     def _start(self, work: Callable[[Progress], list], verb: str) -> None:
-        job = IndexJob(work, verb, self)
-        job.progressed.connect(self._progressed)
-        job.finished.connect(self._finished)
-        self.job = job
+        job = Job(work, self)
+        job.named.connect(self._progressed)
+        job.finished.connect(self._done)
+        job.failed.connect(self._failed)
+        job.ended.connect(self._ended)
+        self.job, self._verb = job, verb
         self._document.own_write_started()  # its writes are ours, not another program's
         self.update_actions()
         job.start()
@@ -216,43 +199,40 @@ class IndexActions(QObject):
     def _progressed(self, done: int, total: int, name: str) -> None:
         """Before each index (``name``): "Indexing entity names… 1/1", "Building speed
         index: facts by subject… 1/5"; the call at the end has no name."""
-        job = self.job
-        if job is None or not name:
+        if self.job is None or not name:
             return
-        words = index_words(name)
-        said = f"Indexing {words}" if job.verb == "Indexing" else f"{job.verb}: {words}"
+        words, verb = index_words(name), self._verb
+        said = f"Indexing {words}" if verb == "Indexing" else f"{verb}: {words}"
         self.progressShown.emit(f"{said}… {done + 1}/{total}")
 
-    def _finished(self) -> None:
+    def _done(self, names: list[str]) -> None:
+        if names:
+            self._say(_done_words(self._verb, names))
+
+    def _failed(self, words: str) -> None:
+        verb = self._verb
+        what = "Indexes not built" if verb == "Indexing" else f"{verb} stopped"
+        later = " (tried again the next time the file is opened)" if verb == "Indexing" else ""
+        self._say(f"{what}: {words}{later}")
+
+    def _ended(self) -> None:
+        """The job is over (after what it said; a bug is raised next, by the job)."""
         job, self.job = self.job, None
         if job is None:
             return
-        job.wait()
         self.progressShown.emit("")
         self._document.own_write_ended()
         self.update_actions()
-        if job.error is not None:
-            self._failed(job)
-        elif job.result:
-            self._say(_done_words(job.verb, job.result))
         if self._check_again:
             self._check_again = False
             self.graph_shown()
-
-    def _failed(self, job: IndexJob) -> None:
-        exc = job.error
-        if not isinstance(exc, (Refused, Unavailable)):
-            raise exc  # a bug: the app's error handler shows it
-        what = "Indexes not built" if job.verb == "Indexing" else f"{job.verb} stopped"
-        later = " (tried again the next time the file is opened)" if job.verb == "Indexing" else ""
-        self._say(f"{what}: {in_words(exc)}{later}")
 
     def shutdown(self) -> None:
         """Wait for a job under way (the window is closing): each index is one short
         transaction, never left half done."""
         if self.job is not None:
             self.job.wait()
-            self._finished()
+            self._ended()
 
     def _show_progress(self, text: str) -> None:
         self.label.setText(text)

@@ -1,13 +1,18 @@
-"""Long work off the UI thread, with progress and Cancel: export, import, copying a graph.
+"""Long work off the UI thread, with progress and Cancel: the window's one way of working there.
+
+Export, import, copying a graph, building indexes and every question about the whole graph
+(:mod:`factlines.ui.panels.background`) run as a :class:`Job`.
 
 A :class:`Job` runs ``work(progress)`` on a worker thread while the window goes on answering.
 ``progress(done, total)`` is the core's convention (``factlines.core.progress``): call
 it every batch; it returns ``False`` once Cancel was asked, and the core then raises
-``Cancelled`` (work of your own may raise it, or check :attr:`Job.cancel_requested`). Every
+``Cancelled`` (work of your own may raise it, or check :attr:`Job.cancel_requested`).
+``progress(done, total, what)`` names the step it starts (an index being built). Every
 signal reaches the job's own (UI) thread, queued, in this order::
 
     job = Job(work, parent)
     job.progressed.connect(...)   # (done, total): total 0 while not known yet
+    job.named.connect(...)        # (done, total, what): progress that names its step
     job.finished.connect(...)     # (result): work returned it
     job.failed.connect(...)       # (words): Refused or Unavailable, said as ui.errors.in_words
     job.cancelled.connect(...)    # (): work stopped at Cancel (raised Cancelled)
@@ -53,13 +58,17 @@ Work = Callable[[Callable[[int, int], bool]], object]
 # that reports every row would otherwise flood the UI thread's queue.
 PROGRESS_EVERY_S = 0.03
 SHOW_AFTER_MS = 300  # a job quicker than this never flashes a dialog
+# Workers running now. A worker has no parent: a window closed while its job runs deletes the
+# job, and Qt aborts the process when a thread it deletes is still running.
+_RUNNING: set[QThread] = set()
 
 
 class _Worker(QThread):
     progressed = Signal(int, int)
+    named = Signal(int, int, str)
 
-    def __init__(self, work: Work, cancel: threading.Event, parent: QObject):
-        super().__init__(parent)
+    def __init__(self, work: Work, cancel: threading.Event):
+        super().__init__()
         self._work = work
         self._cancel = cancel
         self._last = 0.0
@@ -72,7 +81,9 @@ class _Worker(QThread):
         except BaseException as exc:  # handed to the UI thread, which sorts it
             self.error = exc
 
-    def _progress(self, done: int, total: int) -> bool:
+    def _progress(self, done: int, total: int, what: str | None = None) -> bool:
+        if what is not None:  # a step of its own (an index): few, each passed on
+            self.named.emit(int(done), int(total), what)
         now = time.monotonic()
         if now - self._last >= PROGRESS_EVERY_S or done == total:
             self._last = now
@@ -84,6 +95,7 @@ class Job(QObject):
     """``work(progress)`` on a worker thread, with progress and cancel (see the module)."""
 
     progressed = Signal(int, int)
+    named = Signal(int, int, str)
     finished = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
@@ -92,8 +104,9 @@ class Job(QObject):
     def __init__(self, work: Work, parent: QObject | None = None):
         super().__init__(parent)
         self._cancel = threading.Event()
-        self._worker = _Worker(work, self._cancel, self)
+        self._worker = _Worker(work, self._cancel)
         self._worker.progressed.connect(self.progressed)
+        self._worker.named.connect(self.named)
         self._worker.finished.connect(self._worker_ended)
         self.running = False
         # What became of it, once ended: the result, or the exception work raised.
@@ -102,6 +115,7 @@ class Job(QObject):
 
     def start(self) -> None:
         self.running = True
+        _RUNNING.add(self._worker)
         self._worker.start()
 
     def cancel(self) -> None:
@@ -122,6 +136,7 @@ class Job(QObject):
             return
         self.running = False
         self._worker.wait()
+        _RUNNING.discard(self._worker)
         self.result, self.error = self._worker.result, self._worker.error
         error = self.error
         if error is None:

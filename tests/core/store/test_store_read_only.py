@@ -142,7 +142,6 @@ def _browse(path: str, **options) -> dict:
             "intervals": len(kg.intervals("Kai")),
             "settings": kg.single_valued_predicates(),
             "missing_indexes": kg.missing_indexes(),
-            # The whole graph's odd facts are searched on a second connection.
             "conflicts": kg.conflicts(),
         }
         for attempt in (

@@ -66,12 +66,12 @@ class GraphHistory:
         marked = self.single_valued_predicates()
         report(progress, 0, 4)
         # The sweep over the marked predicates finds their duplicates too.
-        with collector_paused(), history.irregular(temporal.now_instant(), eid, marked) as odd:
+        with collector_paused():
             rows = history.interval_rows(marked, eid) if marked else []
             report(progress, 1, 4)
             pairs = overlapping_pairs(rows)
             report(progress, 2, 4)
-            singles = single_fact_rows(odd())
+            singles = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
             report(progress, 3, 4)
             return as_rows(pairs, singles)
 

@@ -100,6 +100,13 @@ class HistoryPanels(QObject):
             self.predicates_dock,
         )
 
+    @property
+    def busy(self) -> bool:
+        """A question about the whole graph is being answered off the UI thread, or waits
+        for writes to stop."""
+        questions = (self.conflicts.finder, self.predicates.query, self.histogram.query)
+        return any(question.busy for question in questions) or self.changes.busy
+
     def settle_layout(self, saved) -> None:
         """After the window restored its kept layout (``saved``, None when none was kept):
         the docks that layout does not know (kept before they existed) go in Facts' tabs."""
@@ -150,3 +157,4 @@ class HistoryPanels(QObject):
         self.conflicts.finder.wait()
         self.changes.wait()
         self.predicates.query.wait()
+        self.histogram.query.wait()

@@ -3,8 +3,8 @@ for the selected entity or the whole graph, grouped by entity and predicate.
 
 By default A is as_of and B is now ("since as_of"); both fields take any as_of value. The
 chart can show the diff (:mod:`.chart_diff`). Choosing a fact selects it. The whole graph's
-changes on a big graph are read on a worker thread (:mod:`.background`): the window stays
-usable while a span of years is read.
+changes are read on a worker thread (:mod:`.background`): the window stays usable while a span
+of years is read.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui import style
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import THREAD_ABOVE, BackgroundRead
+from factlines.ui.panels.background import BackgroundRead
 from factlines.ui.panels.changes_model import ChangesModel
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.state import AppState
@@ -117,11 +117,13 @@ class ChangesPanel(QWidget):
         state.asOfChanged.connect(self._as_of_changed)
         self._visible = True
         self._span: tuple[float, float] | None = None
-        self.thread_above = THREAD_ABOVE
         self._asked: tuple[str, str] = ("", "")  # the instants the worker reads
-        self._reader = BackgroundRead("factlines-changes", self)
+        self._reader = BackgroundRead(self)
         self._reader.answered.connect(lambda changes: self._show(changes, None, *self._asked))
-        self._reader.failed.connect(self._read_failed)
+        self._reader.failed.connect(
+            lambda words: self._show(None, f"Not shown: {words}", *self._asked)
+        )
+        self._reader.broke.connect(lambda: self._show(None, "Not shown: a bug", *self._asked))
         self.refresh()
 
     # ── The two instants ──────────────────────────────────────────────────
@@ -172,7 +174,7 @@ class ChangesPanel(QWidget):
         changes = None
         if problem is None:
             try:
-                if entity is None and (self._reader.busy or self._big(kg)):
+                if entity is None:
                     self._asked = (first, last)
                     self.summary.setText("Reading the whole graph's changes…")
                     self._reader.start(
@@ -187,13 +189,6 @@ class ChangesPanel(QWidget):
     def wait(self, timeout: float = 30.0) -> None:
         """Block until the worker (if any) is done (for closing and for tests)."""
         self._reader.wait(timeout)
-
-    def _big(self, kg) -> bool:
-        return kg.stats()["triples"] >= self.thread_above
-
-    def _read_failed(self, error: Exception) -> None:
-        words = in_words(error) if isinstance(error, (Refused, Unavailable)) else "a bug"
-        self._show(None, f"Not shown: {words}", *self._asked)
 
     def _show(self, changes: dict | None, problem: str | None, first: str, last: str) -> None:
         entity = None if self.whole_graph.isChecked() else self._state.entity

@@ -1,30 +1,26 @@
 """Finding every conflict in the graph, and the predicates that look single-valued.
 
-On a small graph this is a few milliseconds and runs where it is asked. On a big one it runs
-on a worker thread (:mod:`.background`), says how far it is and can be cancelled; the
-conflicts are shown as soon as they are found, the suggestions (a read of every fact) follow
-in a second read. Writes ask
-again, once they stop coming for a moment; a run still going when another is asked finishes,
-its answer is dropped, and the newest question is run.
+At every size this runs on a worker thread (:mod:`.background`); past a moment it says how
+far it is and can be cancelled. The conflicts are shown as soon as they are found, the
+suggestions (a read of every fact) follow in a second read. Writes ask again, once they stop
+coming for a moment; a run still going when another is asked finishes, its answer is dropped,
+and the newest question is run.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from factlines.core.errors import Refused, Unavailable
-from factlines.core.progress import Cancelled
-from factlines.ui.errors import in_words
 from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.state import AppState
 
 
 class ConflictFinder(WholeGraphQuestion):
-    """Finds ``kg.conflicts()`` and ``kg.single_valued_suggestions()`` and says so:
-    ``running(words)`` when a run starts off the UI thread, ``progressed(done, total)`` as it
-    goes, ``found(conflicts, suggestions)`` with the answer (on a worker: the suggestions
-    found last time), ``suggested(suggestions)`` when a worker has the new ones, ``failed(words)``
-    when the store could not be read or the run was cancelled."""
+    """Finds ``kg.conflicts()`` and ``kg.single_valued_suggestions()`` on a worker thread and
+    says so: ``running(words)`` once a run lasts long enough to show progress,
+    ``progressed(done, total)`` as it goes, ``found(conflicts, suggestions)`` with the answer
+    (and the suggestions found last time), ``suggested(suggestions)`` when the new ones
+    follow, ``failed(words)`` when the store could not be read or the run was cancelled."""
 
     running = Signal(str)
     progressed = Signal(int, int)
@@ -33,11 +29,17 @@ class ConflictFinder(WholeGraphQuestion):
     failed = Signal(str)
 
     def __init__(self, state: AppState, parent: QObject | None = None):
-        super().__init__(state, "factlines-conflicts", parent)
+        super().__init__(state, parent)
         self._suggestions: list[dict] = []
+        self._counting = False  # the read under way is the conflicts' (not the suggestions')
         self.reader.answered.connect(self._answered)
+        self.reader.slow.connect(self._slow)
         self.reader.progressed.connect(self.progressed)
-        self.reader.failed.connect(self._failed)
+        self.reader.failed.connect(lambda words: self.failed.emit(f"Conflicts not found: {words}"))
+        self.reader.cancelled.connect(lambda: self.failed.emit("Conflicts not counted: cancelled"))
+        self.reader.broke.connect(
+            lambda: self.failed.emit("Conflicts not counted: the search failed")
+        )
 
     def refresh_now(self) -> None:
         self._timer.stop()
@@ -46,22 +48,12 @@ class ConflictFinder(WholeGraphQuestion):
             self._suggestions = []
             self.found.emit([], [])
             return
-        try:
-            facts = kg.stats()["triples"]
-            if facts < self.thread_above and not self.reader.busy:
-                conflicts, suggestions = kg.conflicts(), kg.single_valued_suggestions()
-            else:
-                self._start_worker(str(kg.db_path), facts)
-                return
-        except (Refused, Unavailable) as exc:
-            self.failed.emit(f"Conflicts not found: {in_words(exc)}")
-            return
-        self._suggestions = suggestions
-        self.found.emit(conflicts, suggestions)
+        self._counting = True
+        self.reader.start(str(kg.db_path), _conflicts)
 
-    def _start_worker(self, path: str, facts: int) -> None:
-        self.running.emit(f"Finding conflicts among {facts:,} facts…")
-        self.reader.start(path, _conflicts)
+    def _slow(self) -> None:
+        if self._counting:
+            self.running.emit("Finding conflicts in the whole graph…")
 
     def _answered(self, answer: tuple[str, list]) -> None:
         what, rows = answer
@@ -69,6 +61,7 @@ class ConflictFinder(WholeGraphQuestion):
             self._suggestions = rows
             self.suggested.emit(rows)
             return
+        self._counting = False
         self.found.emit(rows, self._suggestions)
         kg = self._state.kg
         if kg is not None and not kg.closed:
@@ -78,14 +71,6 @@ class ConflictFinder(WholeGraphQuestion):
         """Stop the run going on the worker thread (at the store's next step) and drop it."""
         self._timer.stop()
         self.reader.cancel()
-
-    def _failed(self, error: Exception) -> None:
-        if isinstance(error, Cancelled):
-            self.failed.emit("Conflicts not counted: cancelled")
-        elif isinstance(error, (Refused, Unavailable)):
-            self.failed.emit(f"Conflicts not found: {in_words(error)}")
-        else:  # a bug: the reader raises it next, to the error handler
-            self.failed.emit("Conflicts not counted: the search failed")
 
 
 def _conflicts(kg, progress) -> tuple[str, list]:

@@ -1,9 +1,8 @@
 """One question asked of the whole graph (the predicates' figures), asked again after writes.
 
-On a small graph the answer takes a few milliseconds and is found where it is asked. On a big
-one it is found on a worker thread (:mod:`.background`, a read-only store of its own). Writes
-ask again, once they stop coming for a moment; a run still going when another is asked
-finishes, its answer is dropped, and the newest question is run. A paused query (a panel out
+It is found on a worker thread at every size (:mod:`.background`, a read-only store of its
+own). Writes ask again, once they stop coming for a moment; a run still going when another is
+asked finishes, its answer is dropped, and the newest question is run. A paused query (a panel out
 of sight) only notes that it must ask again, and does when it is resumed.
 """
 
@@ -14,14 +13,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from factlines import KnowledgeGraph
-from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.state import AppState
 
 
 class GraphQuery(WholeGraphQuestion):
-    """Finds ``ask(kg)`` and says so: ``running(words)`` when a run starts off the UI thread,
+    """Finds ``ask(kg)`` and says so: ``running(words)`` once a run lasts long enough to say so,
     ``found(answer)`` with the answer (``empty`` when no graph is open), ``failed(words)`` when
     the store could not be read. ``what`` names the answer in those words (``predicates``)."""
 
@@ -37,14 +34,14 @@ class GraphQuery(WholeGraphQuestion):
         what: str,
         parent: QObject | None = None,
     ):
-        super().__init__(state, f"factlines-{what}", parent)
+        super().__init__(state, parent)
         self._ask = ask
         self._empty = empty
-        self._what = what
         self._paused = False
         self._stale = False
         self.reader.answered.connect(self.found)
-        self.reader.failed.connect(self._failed)
+        self.reader.slow.connect(lambda: self.running.emit(f"Finding {what}…"))
+        self.reader.failed.connect(lambda words: self.failed.emit(f"Cannot find {what}: {words}"))
 
     def set_paused(self, paused: bool) -> None:
         """Paused, only note that the graph changed; resumed, ask then if it did."""
@@ -62,20 +59,5 @@ class GraphQuery(WholeGraphQuestion):
         if kg is None or kg.closed:
             self.found.emit(self._empty)
             return
-        try:
-            facts = kg.stats()["triples"]
-            if facts >= self.thread_above or self.reader.busy:
-                self.running.emit(f"Finding {self._what} among {facts:,} facts…")
-                ask = self._ask
-                self.reader.start(str(kg.db_path), lambda kg, _progress: ask(kg))
-                return
-            answer = self._ask(kg)
-        except (Refused, Unavailable) as exc:
-            self.failed.emit(f"Cannot find {self._what}: {in_words(exc)}")
-            return
-        self.found.emit(answer)
-
-    def _failed(self, error: Exception) -> None:
-        if isinstance(error, (Refused, Unavailable)):
-            self.failed.emit(f"Cannot find {self._what}: {in_words(error)}")
-        # a bug: the reader raises it next, to the error handler
+        ask = self._ask
+        self.reader.start(str(kg.db_path), lambda kg, _progress: ask(kg))

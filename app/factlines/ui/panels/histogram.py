@@ -2,7 +2,7 @@
 drawn under the as_of slider on the slider's own scale, so scrubbing shows where things happen.
 
 The counts are ``kg.validity_histogram(bins)``, read again after writes (once they stop for a
-moment) and when the width changes the number of bins; on a big graph on a worker thread
+moment) and when the width changes the number of bins; on a worker thread
 (:class:`.graph_query.GraphQuery`): without an index on ``valid_to`` the read takes 180 ms at
 a million facts, a freeze after every edit. Three batched draws: the facts valid (pale
 columns), the starts (green, left half of a bin) and the ends (red, right half); and as_of,
@@ -92,7 +92,7 @@ class TimeHistogram(QWidget):
         self.query.refresh_now()
 
     def _count(self, kg: KnowledgeGraph) -> dict:
-        # On a big graph this runs on the worker thread: it reads nothing of the widget's but
+        # This runs on the worker thread: it reads nothing of the widget's but
         # the number of bins, which a newer question (a new width) is asked with.
         return kg.validity_histogram(self.bins)
 

@@ -2,7 +2,7 @@
 and the edits that tidy it (rename, merge into another, mark single-valued), each one undo step.
 
 Choosing a row (its view's ``activated``) lists the predicate's facts in the fact search. The
-table follows every write, read again while it is in sight (off the UI thread on a big graph).
+table follows every write, read again while it is in sight (off the UI thread).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class PredicatesPanel(QWidget):
         self._actions = actions
         self._show_facts = show_facts
         self._wanted: str | None = None  # the row to make current when the rows come
-        # Read again after writes, while in sight; off the UI thread on a big graph.
+        # Read again after writes, while in sight; off the UI thread.
         self.query = GraphQuery(state, lambda kg: kg.predicate_stats(), [], "predicates", self)
         self.query.set_paused(True)
         self.query.refresh_now()  # noted, and asked once the panel is shown

@@ -5,8 +5,6 @@ the SQLite engine finds by walking its indexes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from itertools import accumulate
 
 from factlines.core.store.engine_common import (
@@ -78,15 +76,7 @@ class PGHistory:
                 params,
             ).fetchall()
 
-    @contextmanager
-    def irregular(
-        self, now_key: str, eid: str | None, skip: list[str] = ()
-    ) -> Iterator[Callable[[], list[tuple]]]:
-        # The server does the work: the rows are read at once, in this read.
-        rows = self._irregular(now_key, eid, skip)
-        yield lambda: rows
-
-    def _irregular(self, now_key: str, eid: str | None, skip: list[str]) -> list[tuple]:
+    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
         subject, params = ("", []) if eid is None else (" AND subject = %s", [eid])
         others = " AND NOT (predicate = ANY(%s))" if skip else ""
         columns = f"id, subject, predicate, object, {_SK}, {_EK}"

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
 
 from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import RowImage
@@ -21,9 +19,8 @@ from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.row_writes import KEY_COLUMN, RowWrites
 from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.errors import unavailable
-from factlines.core.store.sqlite.schema import connect_read_only, open_connection
+from factlines.core.store.sqlite.schema import open_connection
 
-T = TypeVar("T")
 # Ids per ``IN (…)`` list: far below SQLite's limit of parameters (999 before 3.32).
 _IDS_PER_STATEMENT = 300
 
@@ -175,40 +172,6 @@ class Connection(RowWrites):
                 yield conn
             finally:
                 conn.execute("COMMIT")
-
-    @contextmanager
-    def beside(self, work: Callable[[sqlite3.Connection], T]) -> Iterator[Callable[[], T] | None]:
-        """Run ``work(conn)`` on a second, read-only connection to the graph, on a thread of
-        its own, while the caller reads on through this one (a connection runs one statement
-        at a time); yields a function that waits for ``work``'s answer and gives it, or
-        raises what it raised. The second connection's read begins when ``work`` starts.
-
-        Yields None, for the caller to do the work itself, where a second connection would
-        not see what this one sees: inside a write transaction (its rows are not committed)
-        and when reading a private copy (taken again when the original changes). Leaving
-        early stops the work: an interrupt stops only a statement that is running, so it is
-        interrupted until it ends."""
-        with self.lock:
-            if self._closed:
-                raise Refused(f"the knowledge graph {self.path} is closed")
-            alone = self.writing or self._snapshot is not None
-        if alone:
-            yield None
-            return
-        try:
-            conn = connect_read_only(self.path, query_only=True)
-        except sqlite3.Error as exc:
-            raise unavailable(self.path, exc, "read") or exc from None
-        pool = ThreadPoolExecutor(1, thread_name_prefix="factlines-beside")
-        answer = pool.submit(work, conn)
-        try:
-            yield answer.result
-        finally:
-            while not answer.done():
-                conn.interrupt()
-                wait([answer], timeout=0.01)
-            pool.shutdown()
-            conn.close()
 
     def data_version(self) -> int:
         with self.read() as conn:

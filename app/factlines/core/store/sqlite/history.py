@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -160,33 +158,13 @@ class SQLiteHistory:
                 params,
             ).fetchall()
 
-    @contextmanager
-    def irregular(
-        self, now_key: str, eid: str | None, skip: list[str] = ()
-    ) -> Iterator[Callable[[], list[tuple]]]:
-        """Starts finding every fact that is one of two or more open copies
-        (``duplicate_open``, not for the predicates in ``skip``), has an inverted interval
-        (``inverted``), or ends after ``now_key`` (``future_end``; never an inverted one);
-        yields a function that gives their rows, (kind, id, subject, predicate, object,
-        start_key, end_key), once the caller has done its own reading.
-
-        For a whole graph, the search is two passes over the table and SQLite's alone, so it
-        runs beside this connection (``Connection.beside``) while the caller reads through
-        this one. The facts it names are read again here, in this connection's own read: one
-        that changed meanwhile is left out unless it still qualifies (one that came to
-        qualify meanwhile shows at the next reading, after the write that changed it)."""
-
-        def search(conn) -> list[list]:
-            return _irregular_rowids(conn, now_key, eid, skip)
-
-        # An entity's few facts are found here, when asked.
-        with self._db.beside(search) if eid is None else nullcontext() as found:
-
-            def rows() -> list[tuple]:
-                with self._db.snapshot() as conn:
-                    return _irregular_rows(conn, now_key, found() if found else search(conn))
-
-            yield rows
+    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
+        """Every fact that is one of two or more open copies (``duplicate_open``, not for the
+        predicates in ``skip``), has an inverted interval (``inverted``), or ends after
+        ``now_key`` (``future_end``; never an inverted one): their rows, (kind, id, subject,
+        predicate, object, start_key, end_key), in one read."""
+        with self._db.snapshot() as conn:
+            return _irregular_rows(conn, now_key, _irregular_rowids(conn, now_key, eid, skip))
 
     # ── What changed ──────────────────────────────────────────────────────
 
@@ -326,31 +304,14 @@ class SQLiteHistory:
 
     def _count_years(self, conn, kept: _Kept, offset: int, ends, every: bool) -> None:
         """Count into the kept counts the next year's dated events, or ``every`` year's up
-        to the one holding event ``offset``. Then the later half of the years left is
-        counted beside this connection (``Connection.beside``, where it can be) while this
-        one counts the earlier half and stops where ``offset`` is: the counting is SQLite's
-        alone. A write another program commits between the two reads can put that one
-        page's position off by what it wrote; the next page counts afresh (the file's
-        version the counts are kept under has changed)."""
-        years, cursor = [], kept.years[-1] + _TOP if kept.years else ""
+        to the one holding event ``offset`` (and stop there: the rest stays to count)."""
+        cursor = kept.years[-1] + _TOP if kept.years else ""
         while (value := _next_dated(conn, cursor, _END, 0, ends)) is not None:
-            years.append(value[: _LEVELS[0]])
-            cursor = years[-1] + _TOP
-            if not every:
+            year = value[: _LEVELS[0]]
+            cursor = year + _TOP
+            kept.add_year(year, *_count_dated(conn, year, ends))
+            if not every or kept.counted[-1] > offset:
                 break
-        half = len(years) // 2
-
-        def count_later(side) -> list[tuple[int, int]]:
-            return [_count_dated(side, year, ends) for year in years[half:]]
-
-        with self._db.beside(count_later) if half else nullcontext() as later:
-            for year in years[:half] if later else years:
-                kept.add_year(year, *_count_dated(conn, year, ends))
-                if kept.counted[-1] > offset:
-                    return  # the rest stays to count
-            if later:
-                for year, counts in zip(years[half:], later()):
-                    kept.add_year(year, *counts)
         kept.every_year = value is None
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
