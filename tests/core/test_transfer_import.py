@@ -73,6 +73,45 @@ def test_good_rows_imports_the_rest(kg, kg_path):
     assert kg.get_entity("kai")["name"] == "Kai" and kg.get_entity("zoe")["type"] == "unknown"
 
 
+def test_a_field_longer_than_python_s_csv_limit_is_read_and_every_later_row_too(kg, kg_path):
+    notes = "n" * 200_000  # Python's csv reader stops at 131,072 characters by default
+    text = (
+        "subject,predicate,object,source_file\n"
+        "Kai,works_on,Orion,a.md\n"
+        f"Kai,knows,Ann,{notes}\n"
+        "Ann,knows,Bo,\n"
+        "Bo,knows,Zoe,b.md\n"
+    )
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text), good_rows=True)
+    assert report.lines() == [] and report.facts_added == 4
+    assert kg.find_open_fact("Kai", "knows", "Ann")["source_file"] == notes
+
+
+def test_a_quote_never_closed_is_reported_not_read_as_one_long_name(kg, kg_path):
+    text = (
+        "subject,predicate,object\n"  # 1
+        "Kai,works_on,Orion\n"  # 2
+        '"Ann,knows,Bo\n'  # 3: the quote is never closed
+        "Bo,knows,Zoe\n"  # 4
+        "Zoe,knows,Kai\n"  # 5
+    )
+    before = dump(kg_path)
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text))
+    assert not report.written and dump(kg_path) == before
+    (line,) = report.lines()
+    assert line.startswith("line 3: a quote opened on this line is never closed")
+    assert "lines 3–5" in line
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text), good_rows=True)
+    assert report.facts_added == 1 and [e["name"] for e in kg.list_entities()] == ["Kai", "Orion"]
+
+
+def test_a_broken_quote_mid_file_is_one_reported_row_and_the_rest_is_read(kg, kg_path):
+    text = 'subject,predicate,object\nKai,works_on,Orion\n"Ann"x,knows,Bo\nBo,knows,Zoe\n'
+    report = import_file(kg, _write(kg_path.parent / "in.csv", text), good_rows=True)
+    assert [line.split(":")[0] for line in report.lines()] == ["line 3"]
+    assert report.facts_added == 2
+
+
 def test_a_duplicate_of_an_open_fact_is_reported_not_doubled(kg, kg_path):
     existing = kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01")
     text = (

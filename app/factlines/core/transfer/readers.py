@@ -21,6 +21,7 @@ from factlines.core.progress import Progress, report
 from factlines.core.transfer.export import CSV_HEADER, FORMAT, VERSION
 
 CSV_REQUIRED = ("subject", "predicate", "object")
+_NO_FIELD_LIMIT = 2**31 - 1  # the C reader's largest (a C long on every platform)
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -70,7 +71,10 @@ def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
 
 
 def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # Any field length MemPalace's text columns hold (Python's reader stops at 128 KiB), and
+    # strict: a quote never closed is an error, not the rest of the file read as one value.
+    csv.field_size_limit(_NO_FIELD_LIMIT)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     problems: list[Problem] = []
     try:
         header = next(reader)
@@ -107,8 +111,15 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append(Problem(line, f"not readable as CSV ({exc})"))
-            break
+            reason = f"not readable as CSV ({exc})"
+            if "unexpected end of data" in str(exc):  # only ever at the end of the text
+                reason = (
+                    "a quote opened on this line is never closed: lines "
+                    f"{line}–{reader.line_num} (the rest of the file) were not read"
+                )
+            problems.append(Problem(line, reason))
+            line = reader.line_num + 1
+            continue  # the reader starts afresh on the next line
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             line = reader.line_num + 1
             continue  # a blank line
