@@ -112,6 +112,44 @@ def test_a_broken_quote_mid_file_is_one_reported_row_and_the_rest_is_read(kg, kg
     assert report.facts_added == 2
 
 
+def _export_text(rows: list[str]) -> str:
+    """A Factlines JSON export with one entity and these triple rows, one per line (line 5 on)."""
+    return (
+        '{"format": "factlines-graph", "version": 1,\n'
+        ' "entities": [\n'
+        '{"id": "kai", "name": "Kai"}],\n'
+        ' "triples": [\n' + ",\n".join(rows) + "]}\n"
+    )
+
+
+def test_json_values_no_graph_can_store_are_reported_by_line_not_a_traceback(kg, kg_path):
+    text = _export_text(
+        [
+            '{"id": "t1", "subject": "kai", "predicate": "p", "object": "kai", '
+            '"confidence": 123456789012345678901234567890}',
+            '{"id": "t2", "subject": "kai", "predicate": "q\\ud800", "object": "kai"}',
+            '{"id": "t3", "subject": "kai", "predicate": "r", "object": "kai"}',
+        ]
+    )
+    path = _write(kg_path.parent / "in.json", text)
+    before = dump(kg_path)
+    report = import_file(kg, path)
+    assert not report.written and dump(kg_path) == before
+    assert [line.split(":")[0] for line in report.lines()] == ["line 5", "line 6"]
+    assert "too large to store" in report.lines()[0]
+    assert "unpaired surrogate" in report.lines()[1]
+    report = import_file(kg, path, good_rows=True)
+    assert report.facts_added == 1 and [r["id"] for r in kg.dump_rows("triples")] == ["t3"]
+
+
+def test_json_nested_too_deeply_is_refused_by_line(kg, kg_path):
+    path = _write(
+        kg_path.parent / "deep.json", '{"triples": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
+    with pytest.raises(Refused, match="line 1: the JSON nests lists or objects too deeply"):
+        import_file(kg, path, good_rows=True)
+
+
 def test_a_duplicate_of_an_open_fact_is_reported_not_doubled(kg, kg_path):
     existing = kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01")
     text = (

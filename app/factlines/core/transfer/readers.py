@@ -143,6 +143,8 @@ class _Text:
     def __init__(self, text: str):
         self.text = text
         self._newlines = [m.start() for m in re.finditer("\n", text)]
+        # Rows read but holding a value no graph can store, by their line.
+        self.problems: list[Problem] = []
 
     def line(self, pos: int) -> int:
         return bisect_right(self._newlines, pos - 1) + 1
@@ -162,6 +164,18 @@ class _Text:
             return _DECODER.raw_decode(self.text, pos)
         except json.JSONDecodeError as exc:
             raise Refused(f"line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise Refused(
+                f"line {self.line(pos)}: the JSON nests lists or objects too deeply to be "
+                "a graph's rows"
+            ) from None
+
+    def storable(self, line: int, value: object) -> bool:
+        """Whether ``value`` holds only what a graph can store; else its line is a problem."""
+        reason = _unstorable(value)
+        if reason is not None:
+            self.problems.append(Problem(line, reason))
+        return reason is None
 
     def members(self, pos: int, member) -> int:
         """Walk the object starting at ``pos``: ``member(key, key's position, value's
@@ -191,7 +205,8 @@ class _Text:
         while True:
             start = self.skip(pos)
             value, pos = self.value(start)
-            items.append((self.line(start), value))
+            if self.storable(self.line(start), value):
+                items.append((self.line(start), value))
             counted[0] += 1
             if counted[0] % 20_000 == 0:
                 report(progress, counted[0], 0)
@@ -230,13 +245,19 @@ def read_json(text: str, progress: Progress | None = None, name: str = "the file
     if end < len(text):
         raise Refused(f"line {walker.line(end)}: unexpected text after the JSON")
     if found.get("format") == FORMAT:
-        return _export_file(found, arrays, lines)
+        read = _export_file(found, arrays, lines)
+        read.problems[:0] = walker.problems
+        return read
     if "entity_facts" in arrays:
-        return ImportFile("seed", {"seed": arrays["entity_facts"]}, [])
+        return ImportFile("seed", {"seed": arrays["entity_facts"]}, walker.problems)
     # A bare seed: every top-level value an object of facts.
-    entries = [(lines[key], (key, value)) for key, value in found.items()]
+    entries = [
+        (lines[key], (key, value))
+        for key, value in found.items()
+        if walker.storable(lines[key], [key, value])
+    ]
     if found and not arrays and all(isinstance(value, dict) for value in found.values()):
-        return ImportFile("seed", {"seed": entries}, [])
+        return ImportFile("seed", {"seed": entries}, walker.problems)
     raise Refused(
         f'{name} is neither a Factlines export ("format": "{FORMAT}") nor MemPalace\'s '
         "entity_facts (an object of {name: facts})"
@@ -245,8 +266,38 @@ def read_json(text: str, progress: Progress | None = None, name: str = "the file
 
 def _seed_entry(walker: _Text, entries: list, key: str, key_pos: int, pos: int) -> int:
     value, end = walker.value(pos)
-    entries.append((walker.line(key_pos), (key, value)))
+    if walker.storable(walker.line(key_pos), [key, value]):
+        entries.append((walker.line(key_pos), (key, value)))
     return end
+
+
+# SQLite's INTEGER: 64 bits, signed.
+_SMALLEST, _LARGEST = -(2**63), 2**63 - 1
+
+
+def _unstorable(value: object) -> str | None:
+    """Why a decoded JSON value cannot be stored (a whole number beyond 64 bits, text with an
+    unpaired surrogate escape such as ``\\ud800``), or None. Walked without recursion: the
+    decoder already accepted its depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if not _SMALLEST <= item <= _LARGEST:
+                shown = str(item) if len(str(item)) <= 30 else f"{str(item)[:27]}…"
+                return f"the number {shown} is too large to store (whole numbers up to 2^63 − 1)"
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                code = ord(item[exc.start])
+                return f"the text holds \\u{code:04x}, half of a character (an unpaired surrogate)"
+    return None
 
 
 def _export_file(found: dict, arrays: dict, lines: dict) -> ImportFile:
