@@ -150,6 +150,22 @@ def test_json_nested_too_deeply_is_refused_by_line(kg, kg_path):
         import_file(kg, path, good_rows=True)
 
 
+def test_a_json_that_is_neither_an_export_nor_a_seed_is_refused_untouched(kg, kg_path):
+    tsconfig = {"compilerOptions": {"target": "es2020", "strict": True}, "include": {"x": 1}}
+    path = _write(kg_path.parent / "tsconfig.json", json.dumps(tsconfig))
+    before = dump(kg_path)
+    with pytest.raises(Refused, match="tsconfig.json is neither a Factlines export"):
+        import_file(kg, path, good_rows=True)
+    assert dump(kg_path) == before
+
+
+def test_a_key_given_twice_in_a_json_is_refused_not_the_later_one_taken(kg, kg_path):
+    text = _export_text(['{"id": "t1", "subject": "kai", "predicate": "p", "object": "kai"}'])
+    text = text[: -len("]}\n")] + '],\n "triples": []}\n'
+    with pytest.raises(Refused, match="line 6: the key 'triples' is given twice"):
+        import_file(kg, _write(kg_path.parent / "twice.json", text), good_rows=True)
+
+
 def test_a_duplicate_of_an_open_fact_is_reported_not_doubled(kg, kg_path):
     existing = kg.add_triple("Kai", "works_on", "Orion", valid_from="2024-01-01")
     text = (

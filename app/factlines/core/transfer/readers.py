@@ -21,6 +21,22 @@ from factlines.core.progress import Progress, report
 from factlines.core.transfer.export import CSV_HEADER, FORMAT, VERSION
 
 CSV_REQUIRED = ("subject", "predicate", "object")
+# What ``seed_from_entity_facts`` reads of an entry: a bare object of objects is MemPalace's
+# seed only when each entry has some of these (a tsconfig.json has none).
+SEED_KEYS = frozenset(
+    [
+        "full_name",
+        "type",
+        "gender",
+        "birthday",
+        "relationship",
+        "parent",
+        "partner",
+        "sibling",
+        "owner",
+        "interests",
+    ]
+)
 _NO_FIELD_LIMIT = 2**31 - 1  # the C reader's largest (a C long on every platform)
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -228,6 +244,8 @@ def read_json(text: str, progress: Progress | None = None, name: str = "the file
     arrays: dict[str, list] = {}
 
     def member(key: str, key_pos: int, pos: int) -> int:
+        if key in lines:  # a later one would silently win over the first
+            raise Refused(f"line {walker.line(key_pos)}: the key {key!r} is given twice")
         lines[key] = walker.line(key_pos)
         opening = walker.text[pos : pos + 1]
         if key in ("entities", "triples") and opening == "[":
@@ -256,7 +274,11 @@ def read_json(text: str, progress: Progress | None = None, name: str = "the file
         for key, value in found.items()
         if walker.storable(lines[key], [key, value])
     ]
-    if found and not arrays and all(isinstance(value, dict) for value in found.values()):
+    if (
+        found
+        and not arrays
+        and all(isinstance(value, dict) and value.keys() & SEED_KEYS for value in found.values())
+    ):
         return ImportFile("seed", {"seed": entries}, walker.problems)
     raise Refused(
         f'{name} is neither a Factlines export ("format": "{FORMAT}") nor MemPalace\'s '
