@@ -103,7 +103,7 @@ def _rows(path) -> dict:
     return {
         table: sorted(
             ({k: v for k, v in row.items() if k != "_rowid"} for row in rows),
-            key=lambda row: row["id"],
+            key=lambda row: (isinstance(row["id"], bytes), row["id"]),  # text ids, then BLOBs
         )
         for table, rows in out.items()
     }
@@ -118,6 +118,21 @@ def test_json_export_imports_back_to_identical_rows(full, tmp_path):
         report = import_file(target, out)
     assert report.written and not report.rejected and not report.skipped
     assert (report.facts_added, report.entities_added) == (7, 7)
+    assert _rows(tmp_path / "empty.sqlite3") == _rows(full)
+
+
+def test_json_export_with_blob_ids_imports_back_to_identical_rows(full, tmp_path):
+    with sqlite3.connect(str(full)) as conn:
+        conn.execute("INSERT INTO entities (id, name) VALUES (?, 'Blob id')", (b"\x01\x02",))
+        conn.execute(
+            "INSERT INTO triples (id, subject, predicate, object) VALUES (?, ?, 'knows', 'kai')",
+            (b"\x09", b"\x01\x02"),
+        )
+    with open_graph(full, read_only=True) as kg:
+        export_graph(kg, tmp_path / "copy.json")
+    with KnowledgeGraph(tmp_path / "empty.sqlite3") as target:
+        report = import_file(target, tmp_path / "copy.json")
+    assert report.written and not report.rejected
     assert _rows(tmp_path / "empty.sqlite3") == _rows(full)
 
 

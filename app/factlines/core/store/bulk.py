@@ -74,7 +74,7 @@ class BulkRows:
                     raise Refused(f"{table} has no column {', '.join(unknown)}")
                 groups.setdefault(names, []).append(tuple(row.values()))
         for values in groups.values():
-            if any(not isinstance(row[0], str) or not row[0] for row in values):
+            if any(not isinstance(row[0], (str, bytes)) or not row[0] for row in values):
                 raise Refused(f"a {table} row without an id cannot be inserted")
         with self._store.transaction():
             for names, values in groups.items():

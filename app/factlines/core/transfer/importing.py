@@ -102,7 +102,8 @@ def _copy_row(table: str, value: object) -> dict:
                 row[column] = untag(cell)
             except ValueError as exc:
                 raise Refused(f"{column}: {exc}") from None
-    if not isinstance(row["id"], str) or not row["id"]:
+    # A BLOB id is MemPalace's table's too (its export wrote it as a $blob): it comes back.
+    if not isinstance(row["id"], (str, bytes)) or not row["id"]:
         raise Refused(f"a {table} row needs an id")
     missing = [column for column in _REQUIRED[table] if row[column] is None]
     if missing:
