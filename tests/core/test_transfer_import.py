@@ -154,7 +154,7 @@ def test_a_json_that_is_neither_an_export_nor_a_seed_is_refused_untouched(kg, kg
     tsconfig = {"compilerOptions": {"target": "es2020", "strict": True}, "include": {"x": 1}}
     path = _write(kg_path.parent / "tsconfig.json", json.dumps(tsconfig))
     before = dump(kg_path)
-    with pytest.raises(Refused, match="tsconfig.json is neither a Factlines export"):
+    with pytest.raises(Refused, match=r"tsconfig\.json is neither a Factlines export"):
         import_file(kg, path, good_rows=True)
     assert dump(kg_path) == before
 
