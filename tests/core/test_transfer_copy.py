@@ -125,6 +125,29 @@ def test_cancel_leaves_a_new_target_absent_and_an_empty_one_as_it_was(
     assert graph_state(empty) == before
 
 
+def test_a_copy_that_fails_says_its_own_error_even_when_tidying_up_fails_too(
+    source, graph_places, monkeypatch
+):
+    """A server killed mid-copy: the copy's error is raised, not the tidying up's."""
+    from factlines.core.errors import Unavailable
+    from factlines.core.transfer import copying
+
+    def server_gone(done: int, total: int):
+        if done:
+            raise Unavailable("the server went away")
+        return True
+
+    def cannot_reach(_target):
+        raise ConnectionError("connection refused")
+
+    monkeypatch.setattr(copying, "discard_new_graph", cannot_reach)
+    with pytest.raises(Unavailable, match="the server went away") as raised:
+        copy_graph(source, graph_places.new("missing"), progress=server_gone)
+    assert "could not be removed: connection refused" in "".join(
+        getattr(raised.value, "__notes__", [])
+    )
+
+
 def test_a_source_that_is_missing_or_not_a_graph_is_refused_and_nothing_is_made(
     tmp_path, graph_places
 ):

@@ -75,15 +75,27 @@ def copy_graph(
         raise Refused(f"{target} is the graph being copied; copy it to another place")
     with open_graph(source, read_only=True) as src:
         created = not graph_exists(target)
-        copied = None
         try:
             with open_graph(target) as dst:
                 copied = _copy(src, dst, progress)
-        finally:
-            if created and copied is None:
-                discard_new_graph(target)
+        except BaseException as failure:
+            if created:
+                _discard_after(failure, target)
+            raise
     entities, facts, settings, logged = copied
     return CopySummary(str(source), str(target), entities, facts, settings, logged, created)
+
+
+def _discard_after(failure: BaseException, target: str | os.PathLike) -> None:
+    """Remove the graph a failed copy created, if it may; the copy's own error is the one the
+    person is told (a server gone mid-copy cannot be reached to tidy up either): a failure to
+    tidy up is added to it as a note, never raised instead."""
+    try:
+        discard_new_graph(target)
+    except Exception as cleanup:
+        note = getattr(failure, "add_note", None)  # Python 3.11
+        if note is not None:
+            note(f"the new graph at {target} could not be removed: {cleanup}")
 
 
 def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
