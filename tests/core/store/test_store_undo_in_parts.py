@@ -14,7 +14,7 @@ import pytest
 
 from factlines import KnowledgeGraph
 from factlines.core.errors import ConflictError, WrittenSince
-from factlines.core.store import replay
+from factlines.core.store import giving_way, replay
 from store_helpers import dump, mempalace_class, raw_sql
 
 FACTS = 7
@@ -24,7 +24,7 @@ FACTS = 7
 def small_parts(monkeypatch):
     monkeypatch.setattr(replay, "ONE_WRITE", 2)
     monkeypatch.setattr(replay, "PART", 2)
-    monkeypatch.setattr(replay, "GAP", 0)
+    monkeypatch.setattr(giving_way, "PAUSE_S", 0)
 
 
 def _imported(kg):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
 from factlines.core.store.changes import TRIPLES, Change, RowImage
-from factlines.core.store.giving_way import GiveWay
+from factlines.core.store.giving_way import HOLD_S, GiveWay
 
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
@@ -18,12 +18,9 @@ _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
 # A step of at most this many rows is undone in one write (well under 0.2 s).
 ONE_WRITE = 500
 # One part of a bigger undo or redo: at most this many rows, written in one transaction that
-# ends once it has held the write lock this long; then the lock is let go for GAP seconds.
-# MemPalace's busy handler tries again at most every 100 ms, so a write of it arriving during a
-# part gets in within the part and the gap after it (measured in bench_undo_lock.py).
+# ends once it has held the write lock giving_way.HOLD_S; then it gives way as every long write
+# does (measured in bench_undo_lock.py).
 PART = 5_000
-PART_SECONDS = 0.2
-GAP = 0.1
 # Rows written between two looks at the clock.
 _CLOCK_EVERY = 50
 
@@ -52,8 +49,9 @@ class StepReplay:
 
     A step of up to :data:`ONE_WRITE` rows, or one replayed inside a caller's write, is one
     write. A bigger one is checked first without the write lock (a refusal writes nothing and
-    holds no lock), then written in parts (:data:`PART` rows or :data:`PART_SECONDS`, whichever
-    comes first, :data:`GAP` between them), each its own transaction checking its rows again.
+    holds no lock), then written in parts (:data:`PART` rows or what fits in
+    :data:`~.giving_way.HOLD_S`, giving way between them as every long write does), each its own
+    transaction checking its rows again.
     All or nothing still, as a person sees it: when a part is refused or fails (a row changed
     meanwhile, another writer wrote between the parts of a step that takes facts away, a lock,
     a full disk), the parts written are put back before the error is raised; should even that
@@ -97,20 +95,24 @@ class StepReplay:
         change = self.change
         saved = change.mark, change.at, change.interleaved
         done: list[list[int]] = []
+        give_way = GiveWay()
         try:
             mark, start = None, 0
             while start < len(rows):
-                if done:
-                    time.sleep(GAP)  # the lock is free: a waiting writer gets in
                 self._written = []
+                began = time.monotonic()
                 with db.transaction() as conn:
                     if mark is not None and not self.force and db._written_since(conn, mark):
                         self._refuse_between_parts(conn, rows[start:])
-                    deadline = time.monotonic() + PART_SECONDS
+                    deadline = began + HOLD_S
                     end = self._write(conn, start, min(start + PART, len(rows)), deadline)
                     mark = db._write_mark(conn)
                 done.append(self._written)
                 start = end
+                if start < len(rows):  # the lock is free: a waiting writer gets in
+                    held = time.monotonic() - began
+                    db.settle()
+                    give_way.held(held)
         except BaseException as exc:
             change.mark, change.at, change.interleaved = saved
             if done:
