@@ -110,9 +110,7 @@ class EditHistory:
         with self._store.transaction():
             yield
         if give_way is not None:
-            held = time.monotonic() - began
-            self._store.settle()
-            give_way.held(held)
+            give_way.after(began, self._store.settle)
 
     def write_in_parts(
         self,
@@ -168,16 +166,14 @@ class EditHistory:
         Refused first when MemPalace's write log shows an add of a fact it would take away:
         read before the write, and again inside each part when MemPalace logged more
         meanwhile (its intent is logged before it waits for the lock)."""
-        if log is not None and (not isinstance(log, str) or not log.strip()):
-            raise Refused("an edit needs words saying what it does")
+        entry = _entry(log, None) if log is not None else None
+        if self._logging:
+            entry = None  # part of the surrounding entry
         self._store.refuse_writes()
         write_log = self.mempalace_write_log()
         if not force:
             self.refuse_when_asserted_since(change, to_before)
         read = [write_log.lines()]
-        entry = None
-        if log is not None and not self._logging:  # else part of the surrounding entry
-            entry = {"what": log.strip(), "reason": None, "tool": TOOL}
 
         def within(last: bool) -> None:
             if not force and write_log.lines() != read[0]:

@@ -13,6 +13,7 @@ the pause costs little and is kept the same.)
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 HOLD_S = 0.2
 PAUSE_S = 0.12
@@ -24,9 +25,12 @@ class GiveWay:
     def __init__(self) -> None:
         self._held = 0.0
 
-    def held(self, seconds: float) -> None:
-        """A transaction of the write held the lock ``seconds``: pause if that makes enough."""
-        self._held += seconds
+    def after(self, began: float, settle: Callable[[], None]) -> None:
+        """A transaction of the write that began at ``began`` (monotonic) has committed:
+        ``settle()`` what it wrote (outside the lock), then pause if the write has now held
+        the lock long enough."""
+        self._held += time.monotonic() - began
+        settle()
         if self._held >= HOLD_S:
             time.sleep(PAUSE_S)
             self._held = 0.0

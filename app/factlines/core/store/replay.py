@@ -110,9 +110,7 @@ class StepReplay:
                 done.append(self._written)
                 start = end
                 if start < len(rows):  # the lock is free: a waiting writer gets in
-                    held = time.monotonic() - began
-                    db.settle()
-                    give_way.held(held)
+                    give_way.after(began, db.settle)
         except BaseException as exc:
             change.mark, change.at, change.interleaved = saved
             if done:
@@ -140,7 +138,9 @@ class StepReplay:
         """Whether the step writes the row (not when it is as wanted, or an entity kept), and
         the row now. Refused (``conflict``) when someone else changed it since the step."""
         current = self.db._row_image(conn, table, row_id)
-        if current == wanted or self._keeps_entity(conn, table, row_id, current, expected, wanted):
+        if current == wanted or _keeps_entity(
+            self.db, conn, table, row_id, current, expected, wanted
+        ):
             return False, current
         if current != expected:
             raise self.conflict(self._changed_since(conn, table, row_id, current or expected))
@@ -242,24 +242,6 @@ class StepReplay:
 
     # ── Rules ─────────────────────────────────────────────────────────────
 
-    def _keeps_entity(self, conn, table: str, row_id: str, current, expected, wanted) -> bool:
-        """Whether an entity row stays as it is although the step would remove or create it:
-        removed, when a fact still refers to it or someone else rewrote it; created, when it
-        exists again."""
-        if table != "entities" or current is None:
-            return False
-        if wanted is not None:
-            return expected is None
-        if current != expected:
-            return True
-        mark = self.db.MARK
-        used = conn.execute(
-            f"SELECT 1 FROM triples WHERE subject = {mark} UNION ALL "
-            f"SELECT 1 FROM triples WHERE object = {mark} LIMIT 1",
-            (row_id, row_id),
-        ).fetchone()
-        return used is not None
-
     def _open_twin(self, conn, row_id: str, values: dict) -> bool:
         """Whether a fact outside the step is open with the same subject, predicate, object."""
         mark = self.db.MARK
@@ -295,6 +277,25 @@ class StepReplay:
         return f"{subject} {values.get('predicate')} {obj}"
 
 
+def _keeps_entity(db, conn, table: str, row_id: str, current, expected, wanted) -> bool:
+    """Whether an entity row stays as it is although the step would remove or create it:
+    removed, when a fact still refers to it or someone else rewrote it; created, when it
+    exists again."""
+    if table != "entities" or current is None:
+        return False
+    if wanted is not None:
+        return expected is None
+    if current != expected:
+        return True
+    mark = db.MARK
+    used = conn.execute(
+        f"SELECT 1 FROM triples WHERE subject = {mark} UNION ALL "
+        f"SELECT 1 FROM triples WHERE object = {mark} LIMIT 1",
+        (row_id, row_id),
+    ).fetchone()
+    return used is not None
+
+
 def take_back(db, change: Change, rows_per_write: int) -> None:
     """Remove again what ``change`` wrote, for a write made of several transactions that failed
     part-way: each row goes back to its image from before, in transactions of
@@ -302,23 +303,20 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
     :mod:`.giving_way` says), but only while it is still exactly as the change left it: a row
     another program changed since is theirs now and stays, and so does an entity the step made
     that a fact outside it now refers to."""
-    rules = StepReplay(db, change, to_before=True, conflict=Refused, force=True, within=None)
-    rows = rules.rows
+    rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
     give_way = GiveWay()
     for start in range(0, len(rows), rows_per_write):
         began = time.monotonic()
         with db.transaction() as conn:
-            for table, row_id, after, before in rows[start : start + rows_per_write]:
+            for (table, row_id), (before, after) in rows[start : start + rows_per_write]:
                 current = db._row_image(conn, table, row_id)
                 if current != after or current == before:
                     continue
-                if rules._keeps_entity(conn, table, row_id, current, after, before):
+                if _keeps_entity(db, conn, table, row_id, current, after, before):
                     continue
                 db.touch(conn, table, row_id)
                 db._put_row(conn, table, row_id, before)
-        held = time.monotonic() - began
-        db.settle()
-        give_way.held(held)
+        give_way.after(began, db.settle)
 
 
 def taken_facts(change: Change, to_before: bool) -> list[RowImage]:
