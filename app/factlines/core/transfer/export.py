@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-import tempfile
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +118,8 @@ def export_graph(
                 writer = {"json": _write_json, "csv": _write_csv, "graphml": _write_graphml}[fmt]
                 meta = {"as_of": as_of, "entity": entity}
                 writer(handle, selection, meta, RowCounter(progress, total))
-            os.chmod(part, mode)
+            if mode is not None:
+                os.chmod(part, mode)
             os.replace(part, target)
         except BaseException:
             Path(part).unlink(missing_ok=True)
@@ -126,20 +127,18 @@ def export_graph(
         return ExportSummary(target, fmt, selection.entity_count, selection.fact_count)
 
 
-def _mode_for(target: Path, kg) -> int:
-    """The mode the export is written with: the replaced file's, else what the umask leaves of
-    0666. Refused: a target that is the graph being read, or any SQLite database (an open
-    graph perhaps: an export never replaces one)."""
+def _mode_for(target: Path, kg) -> int | None:
+    """The mode of the file the export replaces (None: a new file, which keeps the mode it was
+    made with, 0666 less the umask). Refused: a target that is the graph being read, or any
+    SQLite database (an open graph perhaps: an export never replaces one)."""
     try:
         with open(target, "rb") as existing:
             header = existing.read(len(_SQLITE_MAGIC))
             mode = os.stat(existing.fileno()).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return None
     except OSError:
-        return 0o666  # not readable: the replace below says why in words, or succeeds
+        return None  # not readable: the replace below says why in words, or succeeds
     if header == _SQLITE_MAGIC or same_graph(target, kg.db_path):
         raise Refused(
             f"{target} is a database (perhaps the graph itself): an export never replaces one; "
@@ -149,11 +148,18 @@ def _mode_for(target: Path, kg) -> int:
 
 
 def _part_beside(target: Path) -> str:
-    """A new, empty file beside ``target`` to write the export into; a folder that is missing or
+    """A new, empty file beside ``target`` to write the export into, made as any new file is
+    (0666 less the umask: mkstemp's 0600 would stay on the export); a folder that is missing or
     may not be written is said in words."""
     folder = target.parent
     try:
-        fd, part = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+        while True:
+            part = str(folder / f".{target.name}.{secrets.token_hex(6)}.part")
+            try:
+                fd = os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+                break
+            except FileExistsError:
+                continue
     except FileNotFoundError:
         raise Refused(f"the folder {folder} does not exist: choose another place") from None
     except PermissionError:
