@@ -11,6 +11,7 @@ from factlines.core import temporal
 from factlines.core.errors import ConflictError
 from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.protocol import EntityStore
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
 
 # A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
@@ -91,7 +92,7 @@ class EngineStore:
     """A :class:`~factlines.core.store.protocol.GraphStore`'s part that is its connection's."""
 
     _db: object  # a RowWrites connection with lock, read_only, write_wait, close, closed
-    entities: object
+    entities: EntityStore
 
     def close(self) -> None:
         self._db.close()

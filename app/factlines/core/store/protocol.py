@@ -10,7 +10,7 @@ propagate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -167,17 +167,32 @@ class GraphStore(Protocol):
     location: str
     # The engine and its version as a person reads it (``SQLite 3.40.1``, ``PostgreSQL 15.18``).
     engine: str
-    entities: EntityStore
-    facts: FactStore
+
+    # The parts, read-only properties so that an engine's own part types conform (a plain
+    # attribute of a protocol is invariant).
+    @property
+    def entities(self) -> EntityStore: ...
+    @property
+    def facts(self) -> FactStore: ...
+    @property
+    def history(self) -> HistoryStore: ...
+    @property
+    def predicates(self) -> PredicateStore: ...
+    @property
+    def bulk(self) -> BulkStore: ...
+    @property
+    def edit_log(self) -> EditLogStore: ...
+
     # Seconds a write waits for another program's write to end before it fails as Unavailable.
-    write_wait: float
+    @property
+    def write_wait(self) -> float: ...
+    @write_wait.setter
+    def write_wait(self, seconds: float) -> None: ...
+
     # Held around every operation; re-entrant. Code that reaches past the façade (MemPalace's
     # ``kg._lock``) takes it to keep other threads out.
-    lock: AbstractContextManager
-    history: HistoryStore
-    predicates: PredicateStore
-    bulk: BulkStore
-    edit_log: EditLogStore
+    @property
+    def lock(self) -> AbstractContextManager: ...
 
     @property
     def closed(self) -> bool: ...
@@ -232,7 +247,7 @@ class GraphStore(Protocol):
     # moves to the end); 0 stands before the first row.
     def rows_after(
         self, table: str, columns: tuple[str, ...], after: object, limit: int
-    ) -> list[tuple[object, tuple]]: ...
+    ) -> Sequence[tuple[object, tuple]]: ...
     def replace_row(self, table: str, values: dict) -> None: ...
     def set_meta(self, key: str, value: str | None) -> None: ...
     # Every setting the graph keeps (``fl_meta``), as (key, value), by key.
