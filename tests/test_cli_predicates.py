@@ -1,4 +1,4 @@
-"""``factlines predicates`` and ``factlines rename-predicate`` (issue 11): the whole command,
+"""``factlines predicates`` and ``factlines rename-predicate``: the whole command,
 in a process."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``factlines export``, ``import`` (issue 11) and ``copy`` (issue 13): the whole command, in a
+"""``factlines export``, ``import`` and ``copy``: the whole command, in a
 process."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stored time values the rules do not accept, read as MemPalace reads them (issue 9, item 3).
+"""Stored time values the rules do not accept, read as MemPalace reads them.
 
 MemPalace and the store compare a stored ``valid_from`` / ``valid_to`` with the query's key as
 text. Whatever a file holds, what the window shows as valid at an instant (the selected

@@ -7,8 +7,8 @@ of ``python -m factlines`` included), on a graph of 10k entities and 100k facts.
 
 The graph has MemPalace's shape (dates and instants, ~10% unknown starts, ~45% ended, five
 hubs, provenance on every fact). Each figure is the median of three runs of the command in a
-fresh process; imports go into a new file each time. Targets (issue 11): export 100k facts to
-JSON <= 2 s and to CSV <= 2 s; import 100k CSV rows into a new file <= 5 s; ours (issue 13):
+fresh process; imports go into a new file each time. Targets: export 100k facts to
+JSON <= 2 s and to CSV <= 2 s; import 100k CSV rows into a new file <= 5 s; ours:
 copy the graph into a new file <= 5 s, beside the export + import of the JSON copy it replaces.
 Prints one table with PASS/MISS; exits 0 unless a command failed.
 """

@@ -17,7 +17,7 @@ MemPalace itself), while a MemPalace writer process runs ``add_triple`` in a loo
   runs) and, when run as root, as another user through a private copy; with the proof that
   nothing was written: bytes (SHA-256) and mtimes of the file and its -wal, and the file list.
 
-Prints one table; targets from issue 9 with PASS/MISS. Exits 0 unless something failed to run.
+Prints one table; targets with PASS/MISS. Exits 0 unless something failed to run.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ was before and is now.
 
 The graph is ``bench_io``'s (MemPalace's shape: ~45% ended, dates and instants, provenance),
 with 10% of its facts given the predicate ``works_on``. Each command figure is the median of
-three runs, each on a fresh copy. Target (issue 11): rename a predicate with 10k facts <= 2 s.
+three runs, each on a fresh copy. Target: rename a predicate with 10k facts <= 2 s.
 The undo is the app's (``revert`` of the recorded change), checked to give back every row of
 both tables as it was. Prints one table with PASS/MISS; exits 0 unless a check failed.
 """

@@ -1,4 +1,4 @@
-"""Who and why (issue 11): Factlines' own edit log, written in the edit's transaction, and
+"""Who and why: Factlines' own edit log, written in the edit's transaction, and
 MemPalace's write log joined to the facts its agents wrote, into one story per fact."""
 
 from __future__ import annotations

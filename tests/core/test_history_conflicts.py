@@ -1,4 +1,4 @@
-"""Every kind of conflict on hand-made cases (issue 10; contract section 6)."""
+"""Every kind of conflict on hand-made cases."""
 
 from __future__ import annotations
 

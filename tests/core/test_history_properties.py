@@ -1,4 +1,4 @@
-"""The history queries against brute force over random facts (issue 10).
+"""The history queries against brute force over random facts.
 
 The facts are written as raw rows, so they hold what old files and MemPalace hold and the store
 refuses to write: inverted intervals, MemPalace's empty ``""`` end, duplicates. The oracle reads

@@ -1,4 +1,4 @@
-"""Copying a whole graph to another place (issue 13, part 3): lossless, engine-neutral (every
+"""Copying a whole graph to another place: lossless, engine-neutral (every
 place comes from ``graph_places``, one engine per param), into a new place or an empty graph
 only, all or nothing: refused, cancelled or failed, the target is as it was."""
 

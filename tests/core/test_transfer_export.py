@@ -1,4 +1,4 @@
-"""Export (issue 11): a lossless JSON copy that imports back to identical rows, CSV with the
+"""Export: a lossless JSON copy that imports back to identical rows, CSV with the
 documented header, GraphML a standard reader parses with the intervals intact; --as-of and
 --entity selections; a cancelled export leaves nothing; exporting never writes the graph."""
 

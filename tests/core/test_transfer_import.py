@@ -1,4 +1,4 @@
-"""Import (issue 11): all or nothing, a report of every row not imported by its line, open
+"""Import: all or nothing, a report of every row not imported by its line, open
 duplicates reported and not doubled, one undo step inside a recording, cancellable."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A backup before the first edit of a file Factlines did not create (issue 9): a copy of the
+"""A backup before the first edit of a file Factlines did not create: a copy of the
 whole graph in the app's data folder, once per file per session, before anything is written;
 not for new graphs, the demo or read-only files; a setting turns it off; File → Show backups
 folder says where."""

@@ -1,4 +1,4 @@
-"""File → Copy to… (issue 13, part 3): the open graph copied whole on a worker thread with a
+"""File → Copy to…: the open graph copied whole on a worker thread with a
 progress dialog that can cancel; the target asked in a dialog; refusals said in words; the
 open graph never written; cancel, or closing the window, leaves the target as it was."""
 

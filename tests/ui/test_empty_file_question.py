@@ -1,5 +1,5 @@
 """An existing empty file (0 bytes, any name) given on the command line or picked in Open is
-made a knowledge graph only when the person says yes; No leaves it untouched (issue 9)."""
+made a knowledge graph only when the person says yes; No leaves it untouched."""
 
 from __future__ import annotations
 

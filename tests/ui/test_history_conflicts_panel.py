@@ -1,4 +1,4 @@
-"""The conflicts panel (issue 10): every conflict listed, a jump to each, fixes that are one
+"""The conflicts panel: every conflict listed, a jump to each, fixes that are one
 undo step each and land in the file, single-valued suggestions marked with one click, and the
 count in the status bar; at every size the search runs on a worker thread."""
 

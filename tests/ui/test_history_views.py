@@ -1,5 +1,5 @@
 """What changed between two instants, the density histogram under the slider, the story in
-order and the fact search (issue 10)."""
+order and the fact search."""
 
 from __future__ import annotations
 

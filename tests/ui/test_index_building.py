@@ -1,4 +1,4 @@
-"""Indexes off the UI thread (issue 9): after a writable graph opens, the default indexes it
+"""Indexes off the UI thread: after a writable graph opens, the default indexes it
 lacks are built on a worker thread, with progress in the status bar, while the window is
 already usable; the watch for other programs' writes does not take that build for one.
 Speed indexes are built on request, their cost in MB said first, and removed again."""

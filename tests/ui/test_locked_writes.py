@@ -1,4 +1,4 @@
-"""Writes from the window never freeze it (issue 9): while another program holds the file's
+"""Writes from the window never freeze it: while another program holds the file's
 write lock, an edit, an undo and a redo each wait briefly (the store's 1.5 s), then say
 "locked by another program, try again" in the status bar; nothing is written, an undo or
 redo step is kept, and the same command works once the lock is gone."""

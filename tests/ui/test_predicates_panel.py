@@ -1,4 +1,4 @@
-"""The predicates panel (issue 11, part 3): the vocabulary with its figures and audit signals,
+"""The predicates panel: the vocabulary with its figures and audit signals,
 sortable; rename and merge from it through the history question, one undo step each that puts
 back identical rows; single-valued marked with one click."""
 

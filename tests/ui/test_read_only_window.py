@@ -1,4 +1,4 @@
-"""Read-only in the window (issue 9): asked for (``--read-only``, File → Open read-only…) or
+"""Read-only in the window: asked for (``--read-only``, File → Open read-only…) or
 because the file may not be written. A banner above the chart says so and why; everything can
 be browsed, searched, scrubbed and exported; every edit is disabled with the reason in its
 tooltip, the table's cells are not edited in place, the chart's bar ends are not dragged, and

@@ -1,4 +1,4 @@
-"""File → Export… and File → Import… in the window (issue 11): off the UI thread with progress
+"""File → Export… and File → Import… in the window: off the UI thread with progress
 and Cancel; an export through a store of its own, the snapshot at as_of read back from the
 file; an import all or nothing, its report by line, "Import the good rows", and one undo step
 that takes back exactly what was imported."""

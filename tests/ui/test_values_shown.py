@@ -1,4 +1,4 @@
-"""Every value a MemPalace file can hold is shown, never crashes, never misleads (issue 9, 3).
+"""Every value a MemPalace file can hold is shown, never crashes, never misleads.
 
 Each file here is written by the real MemPalace where it accepts the value, by raw SQL where
 it does not, and opened in the window as a person would open it.

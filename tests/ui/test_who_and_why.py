@@ -1,4 +1,4 @@
-"""Who and why in the window (issue 11): a reason typed when ending, replacing or deleting a
+"""Who and why in the window: a reason typed when ending, replacing or deleting a
 fact is logged with the edit, offered again for the next one, and told in the fact's History
 section and tooltips; the edit history panel lists Factlines' edits and MemPalace's logged
 writes, and choosing one shows its fact."""

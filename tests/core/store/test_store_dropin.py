@@ -1,4 +1,4 @@
-"""Factlines' KnowledgeGraph in MemPalace's place (issue 9, item 5).
+"""Factlines' KnowledgeGraph in MemPalace's place.
 
 What MemPalace's own code and tests reach for beyond its methods: ``kg._conn()``,
 ``kg._connection``, ``kg._lock`` and ``db_path``, and being used from several threads at once;

@@ -1,4 +1,4 @@
-"""A light footprint on MemPalace's own file (issue 9, item 1).
+"""A light footprint on MemPalace's own file.
 
 Opening changes nothing of MemPalace's but the two columns MemPalace adds itself; our schema
 version lives in ``fl_schema``, never in ``PRAGMA user_version``; opening builds no index; the

@@ -1,5 +1,5 @@
 """What a MemPalace file can hold that the rules refuse: the store reads it without failing and
-its figures leave it out (issue 9, item 3)."""
+its figures leave it out."""
 
 from __future__ import annotations
 

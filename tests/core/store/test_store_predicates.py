@@ -1,4 +1,4 @@
-"""The predicates as a vocabulary (issue 11, part 3): figures and audit signals per predicate,
+"""The predicates as a vocabulary: figures and audit signals per predicate,
 renaming and merging with history kept or in place, checked in the file itself."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Read-only, for real (issue 9, item 2): nothing is written, and no side file owned by anyone
+"""Read-only, for real: nothing is written, and no side file owned by anyone
 but the file's owner is ever left beside it.
 
 Cases with another user: when the suite runs as root (as CI does), the reader runs as an

@@ -1,4 +1,4 @@
-"""Undo and redo never harm another writer (issue 9, item 4).
+"""Undo and redo never harm another writer.
 
 MemPalace keeps writing the file while the app is open. A recorded step put back (undo) or
 written again (redo) must never take away what another program added since, never double a

@@ -1,6 +1,6 @@
 """A write never freezes the window: the app's own edits wait briefly for another program's
 write lock, then say "locked by another program, try again"; MemPalace's methods keep
-MemPalace's own patience (issue 9, item 4)."""
+MemPalace's own patience."""
 
 from __future__ import annotations
 
