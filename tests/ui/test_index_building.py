@@ -6,7 +6,6 @@ Speed indexes are built on request, their cost in MB said first, and removed aga
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -71,9 +70,7 @@ def test_default_indexes_are_built_off_the_ui_thread_with_progress(window, tmp_p
     # MemPalace is writing: the build waits for the lock on its own thread, and the window
     # goes on answering meanwhile (a build on the UI thread would freeze it here).
     held(path)
-    started = time.monotonic()
-    assert window.open_path(path)
-    assert time.monotonic() - started < 1.0
+    assert window.open_path(path)  # while MemPalace still holds the lock
     assert window.indexing.busy
     qtbot.waitUntil(lambda: "Indexing entity names… 1/1" in shown, timeout=5000)
     label = window.findChild(type(window.indexing.label), "indexProgress")

