@@ -12,21 +12,18 @@ from contextlib import contextmanager
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
+from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.protocol import GraphStore, Selection
-from factlines.core.store.replication import REPLICATED
+from factlines.core.store.replication import replicated_columns
+from factlines.core.store.wiring import Part, writes
 
 
-def _columns(table: str) -> tuple[str, ...]:
-    columns = REPLICATED.get(table) if isinstance(table, str) else None
-    if columns is None:
-        raise Refused(f"table must be one of {sorted(REPLICATED)}")
-    return columns
+class BulkRows(Part):
+    """Many rows at once, for export, import and copy."""
 
-
-class BulkRows:
-    _store: GraphStore
-
-    # Also uses, from the façade's other parts: _require_entity (EntityEdits).
+    def __init__(self, store: GraphStore, entities: EntityEdits):
+        super().__init__(store)
+        self._entities = entities
 
     @contextmanager
     def selection(self, as_of: str | None = None, entity: str | None = None) -> Iterator[Selection]:
@@ -36,14 +33,14 @@ class BulkRows:
         ``entity_count``, ``fact_count``, and batches of rows as stored (MemPalace's columns,
         in its order): ``entity_rows(batch)``, ``fact_rows(batch)``."""
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
-        eid = self._require_entity(entity)["id"] if entity is not None else None
+        eid = self._entities.require(entity)["id"] if entity is not None else None
         with self._store.bulk.selection(key, eid) as selection:
             yield selection
 
     def rows_with_ids(self, table: str, ids: list[str]) -> dict[str, dict]:
         """The rows of ``table`` (``entities`` or ``triples``) with these ids, by id, every
         column as stored."""
-        columns = _columns(table)
+        columns = replicated_columns(table)
         rows = self._store.bulk.rows_with_ids(table, columns, list(ids))
         return {row[0]: dict(zip(columns, row)) for row in rows}
 
@@ -51,12 +48,13 @@ class BulkRows:
         """For each ``(subject id, predicate, object id)`` with an open fact, that fact's id."""
         return self._store.bulk.open_fact_ids(list(keys))
 
+    @writes
     def insert_rows(self, table: str, rows: list, columns: tuple[str, ...] | None = None) -> int:
         """Insert new rows into ``table`` as given: no check of their values, no entity made.
         Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A
         column a row leaves out takes MemPalace's default; an id already in the table is a bug
         of the caller. One write (or part of the caller's). Returns the rows inserted."""
-        allowed = set(_columns(table))
+        allowed = set(replicated_columns(table))
         groups: dict[tuple[str, ...], list[tuple]] = {}
         if columns is not None:
             columns = tuple(columns)

@@ -23,6 +23,7 @@ from factlines.core.store.changes import Change
 from factlines.core.store.giving_way import HOLD_S, GiveWay
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
 from factlines.core.store.replay import taken_facts
+from factlines.core.store.wiring import Part, writes
 
 TOOL = "factlines"
 T = TypeVar("T")
@@ -32,11 +33,16 @@ _HISTORY_LIMIT = 10_000
 _LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "deleted": 5}
 
 
-class EditHistory:
-    _store: GraphStore
-    _logging = False  # inside a logged block
-    _give_way: GiveWay | None = None  # inside a batched block: its lock time
+class EditHistory(Part):
+    """Writes as one logged step or as short transactions, undo and redo, and who did what."""
 
+    def __init__(self, store: GraphStore):
+        super().__init__(store)
+        self._logging = False  # inside a logged block
+        self._give_way: GiveWay | None = None  # inside a batched block: its lock time
+        self._write_log: WriteLog | None = None  # MemPalace's, read once it is asked for
+
+    @writes
     @contextmanager
     def logged(self, what: str, reason: str | None = None) -> Iterator[None]:
         """Run the block as one write and log it in Factlines' edit log, in the same write:
@@ -61,6 +67,7 @@ class EditHistory:
             finally:
                 self._logging = False
 
+    @writes
     @contextmanager
     def batched(self, what: str | None = None, reason: str | None = None) -> Iterator[None]:
         """Run the block as one write made of several short transactions (each of its
@@ -146,6 +153,7 @@ class EditHistory:
         ``rows_total`` says how many it wrote."""
         return self._store.edit_log.read(None, max(1, int(limit)), max(0, int(offset)))
 
+    @writes
     def add_edit_log_entries(self, entries: list[dict]) -> None:
         """Add another graph's logged edits (as :meth:`edit_log` gives them, oldest first)
         after this graph's own, unchanged: for a copy of that graph, whose rows they are
@@ -155,10 +163,9 @@ class EditHistory:
 
     def mempalace_write_log(self) -> WriteLog:
         """MemPalace's write log where MemPalace itself would write it (it may not exist)."""
-        log = self.__dict__.get("_write_log")
-        if log is None:
-            log = self.__dict__["_write_log"] = WriteLog(mempalace_write_log())
-        return log
+        if self._write_log is None:
+            self._write_log = WriteLog(mempalace_write_log())
+        return self._write_log
 
     def replay_step(self, change: Change, to_before: bool, force: bool, log: str | None) -> None:
         """Undo (``to_before``) or redo ``change`` (a big one in short writes, see

@@ -12,9 +12,11 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id
+from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.mempalace import properties_json
 from factlines.core.store.protocol import FactStore, GraphStore
 from factlines.core.store.rows import ENTITY_ORDERS
+from factlines.core.store.wiring import Part, writes
 
 # Facts read again and re-pointed at once (a few such parts to each short transaction), and
 # the columns of each as ``FactStore.touching`` gives it.
@@ -36,8 +38,12 @@ def keep_earlier_start(
     return survivor_from
 
 
-class EntityEdits:
-    _store: GraphStore
+class EntityEdits(Part):
+    """Entities: found by name, listed, renamed, typed, merged."""
+
+    def __init__(self, store: GraphStore, log: EditHistory):
+        super().__init__(store)
+        self._log = log
 
     def resolve_entity(self, ref: str) -> str | None:
         """The id of the entity ``ref`` (an id or a name) means, or None. A BLOB id (its table
@@ -48,7 +54,7 @@ class EntityEdits:
             return None
         return self._store.entities.resolve(ref)
 
-    def _resolve_id(self, ref: str | bytes) -> str | bytes:
+    def id_of(self, ref: str | bytes) -> str | bytes:
         """The id ``ref`` stands for; MemPalace's rule when no entity matches (a BLOB id stands
         for itself)."""
         if isinstance(ref, bytes):
@@ -67,7 +73,7 @@ class EntityEdits:
             properties = {}
         return {**row, "properties": properties}
 
-    def _require_entity(self, ref: str, field: str = "entity") -> dict:
+    def require(self, ref: str, field: str = "entity") -> dict:
         entity = self.get_entity(ref)
         if entity is None:
             raise Refused(f"{field} {ref!r} is not in the graph")
@@ -130,27 +136,31 @@ class EntityEdits:
     def predicates(self) -> list[str]:
         return self._store.facts.predicates()
 
+    @writes
     def rename_entity(self, ref: str, new_name: str) -> str:
         """Change the display name; the id (and every fact pointing at it) stays."""
         check_name(new_name, "new name")
         with self._store.transaction():
-            entity = self._require_entity(ref)
+            entity = self.require(ref)
             self._store.entities.update(entity["id"], name=new_name)
         return entity["id"]
 
+    @writes
     def set_entity_type(self, ref: str, entity_type: str) -> None:
         if not isinstance(entity_type, str) or not entity_type.strip():
             raise Refused("an entity type must be a non-empty string")
         with self._store.transaction():
-            entity = self._require_entity(ref)
+            entity = self.require(ref)
             self._store.entities.update(entity["id"], type=entity_type.strip())
 
+    @writes
     def set_entity_properties(self, ref: str, properties: dict) -> None:
         properties = properties_json(properties)
         with self._store.transaction():
-            entity = self._require_entity(ref)
+            entity = self.require(ref)
             self._store.entities.update(entity["id"], properties=properties)
 
+    @writes
     def merge_entities(self, source: str, target: str) -> str:
         """Re-point every fact of ``source`` at ``target`` and drop ``source``, in one write
         (in short transactions, between which MemPalace writes: :meth:`batched`).
@@ -160,7 +170,7 @@ class EntityEdits:
         start, and the duplicate row is removed.
         """
         facts = self._store.facts
-        src, dst = self._require_entity(source, "source"), self._require_entity(target, "target")
+        src, dst = self.require(source, "source"), self.require(target, "target")
         if src["id"] == dst["id"]:
             raise Refused(f"cannot merge {src['name']!r} into itself")
         touching = facts.touching(src["id"])
@@ -175,13 +185,13 @@ class EntityEdits:
         parts = (
             touching[i : i + _FACTS_PER_PART] for i in range(0, len(touching), _FACTS_PER_PART)
         )
-        with self.batched():
-            self.write_in_parts(parts, write)
-            with self.batch():  # what another program wrote with the source meanwhile, too
+        with self._log.batched():
+            self._log.write_in_parts(parts, write)
+            with self._log.batch():  # what another program wrote with the source meanwhile, too
                 # Checked again inside the write that finishes the merge: another client may
                 # have merged or renamed either entity meanwhile.
-                self._require_entity(src["id"], "source")
-                self._require_entity(dst["id"], "target")
+                self.require(src["id"], "source")
+                self.require(dst["id"], "target")
                 for row in facts.touching(src["id"]):
                     self._repoint(row, src["id"], dst["id"])
                 self._store.entities.delete(src["id"])

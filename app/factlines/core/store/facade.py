@@ -11,7 +11,6 @@ raises :class:`~factlines.core.errors.ReadOnlyGraph` before doing anything.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -34,6 +33,7 @@ from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.wiring import forwarded, is_write, writes
 
 # What names a graph on a PostgreSQL server rather than a file.
 DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
@@ -42,18 +42,7 @@ DEFAULT_KG_PATH = os.path.expanduser("~/.mempalace/knowledge_graph.sqlite3")
 MEMPALACE_COLUMNS = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
 
 
-class KnowledgeGraph(
-    MemPalaceSurface,
-    MemPalaceReplication,
-    EntityEdits,
-    FactEdits,
-    GraphSettings,
-    GraphHistory,
-    PredicateEdits,
-    GraphNeighbourhood,
-    BulkRows,
-    EditHistory,
-):
+class KnowledgeGraph:
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
     def __init__(
@@ -93,6 +82,109 @@ class KnowledgeGraph(
             )
         self._store = store
         self.db_path = store.location
+        self._log = EditHistory(store)
+        self._mempalace = MemPalaceSurface(store)
+        self._replication = MemPalaceReplication(store)
+        self._entities = EntityEdits(store, self._log)
+        self._facts = FactEdits(store, self._entities, self._mempalace)
+        self._settings = GraphSettings(store)
+        self._history = GraphHistory(store, self._entities, self._facts, self._settings)
+        self._vocabulary = PredicateEdits(store, self._settings, self._log)
+        self._neighbourhood = GraphNeighbourhood(store, self._entities)
+        self._bulk = BulkRows(store, self._entities)
+
+    # ── The parts' methods, offered here by name ────────────────────────────
+
+    # MemPalace's own methods (its KnowledgeGraph's, for the drop-in)
+    add_entity = forwarded("_mempalace", MemPalaceSurface.add_entity)
+    add_triple = forwarded("_mempalace", MemPalaceSurface.add_triple)
+    invalidate = forwarded("_mempalace", MemPalaceSurface.invalidate)
+    supersede = forwarded("_mempalace", MemPalaceSurface.supersede)
+    rewrite = forwarded("_mempalace", MemPalaceSurface.rewrite)
+    seed_from_entity_facts = forwarded("_mempalace", MemPalaceSurface.seed_from_entity_facts)
+    query_entity = forwarded("_mempalace", MemPalaceSurface.query_entity)
+    current_triples_with_source = forwarded(
+        "_mempalace", MemPalaceSurface.current_triples_with_source
+    )
+    find_entity_candidates = forwarded("_mempalace", MemPalaceSurface.find_entity_candidates)
+    query_relationship = forwarded("_mempalace", MemPalaceSurface.query_relationship)
+    timeline = forwarded("_mempalace", MemPalaceSurface.timeline)
+    timeline_total = forwarded("_mempalace", MemPalaceSurface.timeline_total)
+    stats = forwarded("_mempalace", MemPalaceSurface.stats)
+
+    # MemPalace's replication
+    dump_rows = forwarded("_replication", MemPalaceReplication.dump_rows)
+    apply_row = forwarded("_replication", MemPalaceReplication.apply_row)
+
+    # Entities
+    resolve_entity = forwarded("_entities", EntityEdits.resolve_entity)
+    get_entity = forwarded("_entities", EntityEdits.get_entity)
+    list_entities = forwarded("_entities", EntityEdits.list_entities)
+    entity_list_rows = forwarded("_entities", EntityEdits.entity_list_rows)
+    count_entities = forwarded("_entities", EntityEdits.count_entities)
+    prepare_search = forwarded("_entities", EntityEdits.prepare_search)
+    entity_types = forwarded("_entities", EntityEdits.entity_types)
+    entity_names = forwarded("_entities", EntityEdits.entity_names)
+    predicates = forwarded("_entities", EntityEdits.predicates)
+    rename_entity = forwarded("_entities", EntityEdits.rename_entity)
+    set_entity_type = forwarded("_entities", EntityEdits.set_entity_type)
+    set_entity_properties = forwarded("_entities", EntityEdits.set_entity_properties)
+    merge_entities = forwarded("_entities", EntityEdits.merge_entities)
+
+    # Facts
+    get_fact = forwarded("_facts", FactEdits.get_fact)
+    has_fact = forwarded("_facts", FactEdits.has_fact)
+    update_fact = forwarded("_facts", FactEdits.update_fact)
+    find_open_fact = forwarded("_facts", FactEdits.find_open_fact)
+    add_fact = forwarded("_facts", FactEdits.add_fact)
+    supersede_fact = forwarded("_facts", FactEdits.supersede_fact)
+    end_fact = forwarded("_facts", FactEdits.end_fact)
+    delete_fact = forwarded("_facts", FactEdits.delete_fact)
+    find_facts = forwarded("_facts", FactEdits.find_facts)
+    count_found_facts = forwarded("_facts", FactEdits.count_found_facts)
+    intervals = forwarded("_facts", FactEdits.intervals)
+    time_span = forwarded("_facts", FactEdits.time_span)
+
+    # The graph's own settings
+    single_valued_predicates = forwarded("_settings", GraphSettings.single_valued_predicates)
+    set_single_valued = forwarded("_settings", GraphSettings.set_single_valued)
+    graph_settings = forwarded("_settings", GraphSettings.graph_settings)
+    set_graph_settings = forwarded("_settings", GraphSettings.set_graph_settings)
+    predicate_colours = forwarded("_settings", GraphSettings.predicate_colours)
+
+    # History: contradictions, changes, an entity's story
+    conflicts = forwarded("_history", GraphHistory.conflicts)
+    conflicts_touching = forwarded("_history", GraphHistory.conflicts_touching)
+    single_valued_suggestions = forwarded("_history", GraphHistory.single_valued_suggestions)
+    changes_between = forwarded("_history", GraphHistory.changes_between)
+    narrative = forwarded("_history", GraphHistory.narrative)
+    narrative_total = forwarded("_history", GraphHistory.narrative_total)
+    validity_histogram = forwarded("_history", GraphHistory.validity_histogram)
+
+    # Predicates as a vocabulary
+    predicate_stats = forwarded("_vocabulary", PredicateEdits.predicate_stats)
+    rename_predicate = forwarded("_vocabulary", PredicateEdits.rename_predicate)
+
+    # Neighbourhoods
+    neighbourhood = forwarded("_neighbourhood", GraphNeighbourhood.neighbourhood)
+    link_positions = forwarded("_neighbourhood", GraphNeighbourhood.link_positions)
+    facts_among = forwarded("_neighbourhood", GraphNeighbourhood.facts_among)
+
+    # Many rows at once (export, import, copy)
+    selection = forwarded("_bulk", BulkRows.selection)
+    rows_with_ids = forwarded("_bulk", BulkRows.rows_with_ids)
+    open_fact_ids = forwarded("_bulk", BulkRows.open_fact_ids)
+    insert_rows = forwarded("_bulk", BulkRows.insert_rows)
+
+    # Writes in steps, and who changed what
+    logged = forwarded("_log", EditHistory.logged)
+    batched = forwarded("_log", EditHistory.batched)
+    batch = forwarded("_log", EditHistory.batch)
+    write_in_parts = forwarded("_log", EditHistory.write_in_parts)
+    edit_log = forwarded("_log", EditHistory.edit_log)
+    add_edit_log_entries = forwarded("_log", EditHistory.add_edit_log_entries)
+    mempalace_write_log = forwarded("_log", EditHistory.mempalace_write_log)
+    fact_history = forwarded("_log", EditHistory.fact_history)
 
     @property
     def on_server(self) -> bool:
@@ -185,17 +277,19 @@ class KnowledgeGraph(
         but this one counts as another writer's (§5.2)."""
         self._store.adopt(change)
 
+    @writes
     def revert(self, change: Change, force: bool = False, log: str | None = None) -> None:
         """Put back the rows a recorded change wrote (undo). Refused if they changed since;
         and, unless ``force`` (the person knows), where it would delete or end a fact another
         writer may rely on: anyone else wrote the graph since the step, or MemPalace's write
         log shows it asserting one of those facts (:class:`~factlines.core.errors.WrittenSince`).
         ``log``: the words of its entry in Factlines' edit log (as :meth:`logged` writes it)."""
-        self.replay_step(change, True, force, log)
+        self._log.replay_step(change, True, force, log)
 
+    @writes
     def reapply(self, change: Change, force: bool = False, log: str | None = None) -> None:
         """Write again the rows a reverted change had written (redo); refused as :meth:`revert`."""
-        self.replay_step(change, False, force, log)
+        self._log.replay_step(change, False, force, log)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` with the ids of the rows after every write committed here."""
@@ -255,6 +349,7 @@ class KnowledgeGraph(
         always empty on a read-only graph, where nothing is built."""
         return self._store.missing_indexes()
 
+    @writes
     def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
         """Build the missing default indexes; ``progress(done, total, name)`` before each and
         at the end. Returns the names built."""
@@ -269,64 +364,27 @@ class KnowledgeGraph(
         from a sample of rows, for asking the person before :meth:`add_speed_indexes`)."""
         return self._store.speed_index_cost() / 1e6
 
+    @writes
     def add_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
         """Build the speed indexes: faster per-entity views, timelines and time span on huge
         graphs, for the size :meth:`speed_index_cost` says. Each build holds the file's write
         lock while it runs (0.3 to 2 s each on a million facts): MemPalace waits meanwhile."""
         return self._store.add_speed_indexes(progress)
 
+    @writes
     def remove_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None):
         """Drop the speed indexes, one per transaction (up to ~0.7 s each on a million facts).
         SQLite reuses their pages; the file shrinks only when vacuumed."""
         return self._store.remove_speed_indexes(progress)
 
 
-# Every method that writes, refused up front on a read-only graph (the engine refuses any
-# write too, but only once the arguments have been checked and the rows read).
-WRITE_METHODS = (
-    "add_entity",
-    "add_triple",
-    "invalidate",
-    "supersede",
-    "seed_from_entity_facts",
-    "rewrite",
-    "apply_row",
-    "insert_rows",
-    "batched",
-    "logged",
-    "add_edit_log_entries",
-    "set_graph_settings",
-    "update_fact",
-    "add_fact",
-    "supersede_fact",
-    "end_fact",
-    "delete_fact",
-    "rename_entity",
-    "set_entity_type",
-    "set_entity_properties",
-    "merge_entities",
-    "set_single_valued",
-    "rename_predicate",
-    "revert",
-    "reapply",
-    "build_indexes",
-    "add_speed_indexes",
-    "remove_speed_indexes",
-)
-
-
-def _refused_when_read_only(method):
-    @functools.wraps(method)
-    def write(self, *args, **kwargs):
-        self._store.refuse_writes()
-        return method(self, *args, **kwargs)
-
-    return write
-
-
-for _name in WRITE_METHODS:
-    if hasattr(KnowledgeGraph, _name):
-        setattr(KnowledgeGraph, _name, _refused_when_read_only(getattr(KnowledgeGraph, _name)))
+def write_methods() -> list[str]:
+    """The façade's methods that write (each marked where it is defined), by name."""
+    return sorted(
+        name
+        for name, member in vars(KnowledgeGraph).items()
+        if is_write(member.method if isinstance(member, forwarded) else member)
+    )
 
 
 def is_database_url(location: object) -> bool:

@@ -6,18 +6,22 @@ from __future__ import annotations
 from factlines.core import temporal
 from factlines.core.errors import DuplicateFact, FactNotFound, Refused
 from factlines.core.names import check_name, entity_id, predicate_id
-from factlines.core.store.mempalace import confidence_value
+from factlines.core.store.entity_edits import EntityEdits
+from factlines.core.store.mempalace import MemPalaceSurface, confidence_value
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import PROVENANCE, describe, fact_dict
+from factlines.core.store.wiring import Part, writes
 
 _EDITABLE = {"subject", "predicate", "object", "valid_from", "valid_to", "confidence", *PROVENANCE}
 
 
-class FactEdits:
-    _store: GraphStore
+class FactEdits(Part):
+    """Facts by id: read, found, added, corrected, ended, replaced, deleted."""
 
-    # Also uses, from the façade's other parts: resolve_entity and _resolve_id (EntityEdits),
-    # add_triple and _open_successor (MemPalaceSurface).
+    def __init__(self, store: GraphStore, entities: EntityEdits, mempalace: MemPalaceSurface):
+        super().__init__(store)
+        self._entities = entities
+        self._mempalace = mempalace
 
     # ── One fact by id ────────────────────────────────────────────────────
 
@@ -31,6 +35,7 @@ class FactEdits:
     def has_fact(self, triple_id: str) -> bool:
         return self._store.facts.exists(triple_id)
 
+    @writes
     def update_fact(self, triple_id: str, **changes) -> dict:
         """Correct any field of one fact; the result is validated as a new fact would be.
 
@@ -89,7 +94,7 @@ class FactEdits:
 
     def _entity_for(self, name: str) -> str:
         """The id of the entity ``name`` means, created (as MemPalace would) if there is none."""
-        eid = self.resolve_entity(name)
+        eid = self._entities.resolve_entity(name)
         if eid is None:
             eid = entity_id(name)
             self._store.entities.ensure(eid, name)
@@ -104,6 +109,7 @@ class FactEdits:
         )
         return self.get_fact(rows[0][0]) if rows else None
 
+    @writes
     def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str:
         """``add_triple`` for a person at the keyboard: names resolve to existing entities (also
         by display name), and an identical open fact is refused, not silently returned."""
@@ -111,8 +117,8 @@ class FactEdits:
         check_name(obj, "object")
         check_name(predicate, "predicate")
         with self._store.transaction():
-            subject = self.resolve_entity(subject) or subject
-            obj = self.resolve_entity(obj) or obj
+            subject = self._entities.resolve_entity(subject) or subject
+            obj = self._entities.resolve_entity(obj) or obj
             twin = self._store.facts.open_ids(
                 entity_id(subject), predicate_id(predicate), entity_id(obj)
             )
@@ -123,8 +129,9 @@ class FactEdits:
                     f"{fact['valid_from'] or 'an unknown date'}); end it or edit it instead",
                     fact["id"],
                 )
-            return self.add_triple(subject, predicate, obj, **fields)
+            return self._mempalace.add_triple(subject, predicate, obj, **fields)
 
+    @writes
     def supersede_fact(
         self,
         triple_id: str,
@@ -149,10 +156,11 @@ class FactEdits:
             if new_id == fact["object"]:
                 raise Refused(f"{describe(fact)} already has {new_object!r} as its object")
             self._store.facts.update(triple_id, {"valid_to": at})
-            return self._open_successor(
+            return self._mempalace.open_successor(
                 fact["subject"], fact["predicate"], new_id, at, confidence, prov
             )
 
+    @writes
     def end_fact(self, triple_id: str, ended: str | None = None) -> dict:
         """End one open fact at ``ended`` (default today), as ``invalidate`` does by triple."""
         ended = temporal.parse(ended, "ended") or temporal.today()
@@ -169,6 +177,7 @@ class FactEdits:
             raise Refused(f"the fact {describe(fact)} already ended on {fact['valid_to']}")
         return fact
 
+    @writes
     def delete_fact(self, triple_id: str) -> dict:
         """Remove one fact (for mistakes; a fact that stopped being true is ended instead)."""
         with self._store.transaction():
@@ -221,7 +230,7 @@ class FactEdits:
         """
         start_key = temporal.start_key(temporal.parse(start, "start"))
         end_key = temporal.start_key(temporal.parse(end, "end"))
-        return self._store.facts.of_entity(self._resolve_id(ref), start_key, end_key)
+        return self._store.facts.of_entity(self._entities.id_of(ref), start_key, end_key)
 
     def time_span(self) -> tuple[str, str] | None:
         """The earliest and latest comparison keys of any dated fact, or None if none is dated."""

@@ -9,20 +9,21 @@ import json
 
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, predicate_id
-from factlines.core.store.protocol import GraphStore
+from factlines.core.store.wiring import Part, writes
 
 SINGLE_VALUED = "single_valued_predicates"
 COLOURS = "predicate_colours"
 
 
-class GraphSettings:
-    _store: GraphStore
+class GraphSettings(Part):
+    """The app's settings kept in the graph: single-valued predicates, colours, the rest."""
 
     def single_valued_predicates(self) -> list[str]:
         """Predicates the user marked as allowing one object per subject at a time."""
         value = self._store.get_meta(SINGLE_VALUED)
         return sorted(json.loads(value)) if value else []
 
+    @writes
     def set_single_valued(self, predicate: str, single: bool = True) -> None:
         check_name(predicate, "predicate")
         pred = predicate_id(predicate)
@@ -35,6 +36,7 @@ class GraphSettings:
         """Every setting the graph keeps, by key, as stored (for a copy of the graph)."""
         return dict(self._store.meta_items())
 
+    @writes
     def set_graph_settings(self, values: dict[str, str]) -> None:
         """Keep these settings (another graph's, as :meth:`graph_settings` gives them), each
         replacing this graph's of the same key. One write (or part of the caller's)."""
@@ -50,7 +52,7 @@ class GraphSettings:
         value = self._store.get_meta(COLOURS)
         return dict(json.loads(value)) if value else {}
 
-    def _settings_follow(self, old: str, new: str, merged: bool, old_left: bool) -> None:
+    def follow_rename(self, old: str, new: str, merged: bool, old_left: bool) -> None:
         """After renaming ``old`` to ``new``: a new name takes the old one's single-valued flag
         and colour (a merge target keeps its own); the old name keeps them while facts still
         carry it (history), and gives them up when none do."""

@@ -20,19 +20,32 @@ from factlines.core.analysis import (
 from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
+from factlines.core.store.entity_edits import EntityEdits
+from factlines.core.store.fact_edits import FactEdits
+from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
+from factlines.core.store.wiring import Part
 
 MAX_BINS = 10_000
 _PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))
 _NO_HISTOGRAM = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
-class GraphHistory:
-    _store: GraphStore
+class GraphHistory(Part):
+    """The graph's history: contradictions, changes, an entity's story, the histogram."""
 
-    # Also uses, from the façade's other parts: _resolve_id (EntityEdits), time_span
-    # (FactEdits), single_valued_predicates (GraphSettings).
+    def __init__(
+        self,
+        store: GraphStore,
+        entities: EntityEdits,
+        facts: FactEdits,
+        settings: GraphSettings,
+    ):
+        super().__init__(store)
+        self._entities = entities
+        self._facts = facts
+        self._settings = settings
 
     # ── Contradictions (contract section 6) ───────────────────────────────
 
@@ -61,9 +74,9 @@ class GraphHistory:
         (reading the marked predicates' facts, their overlaps, the odd facts, the ordering);
         it cancels by returning False or raising :class:`~factlines.core.progress.Cancelled`.
         """
-        eid = self._resolve_id(entity) if entity is not None else None
+        eid = self._entities.id_of(entity) if entity is not None else None
         history = self._store.history
-        marked = self.single_valued_predicates()
+        marked = self._settings.single_valued_predicates()
         report(progress, 0, 4)
         # The sweep over the marked predicates finds their duplicates too.
         with collector_paused():
@@ -79,10 +92,10 @@ class GraphHistory:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
         of ``entity`` in either direction: Kai's view shows "Atlas led_by Kai" clashing with
         "Atlas led_by Rosa". What a view of one entity marks on its facts."""
-        marked = self.single_valued_predicates()
+        marked = self._settings.single_valued_predicates()
         if not marked:
             return []
-        eid = self._resolve_id(entity)
+        eid = self._entities.id_of(entity)
         rows = self._store.history.interval_rows(marked, eid, touching=True)
         mine = {row[3] for row in rows if eid in (row[0], row[2])}
         return as_rows(
@@ -97,7 +110,7 @@ class GraphHistory:
         """Predicates whose subjects almost never hold two objects at once, with the figures
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
         whether it is marked single-valued already."""
-        marked = set(self.single_valued_predicates())
+        marked = set(self._settings.single_valued_predicates())
         with collector_paused():
             rows = self._store.history.interval_rows(None, None)
             found = suggest_single_valued(rows, tolerance)
@@ -122,7 +135,7 @@ class GraphHistory:
             raise Refused("changes_between needs two instants: start and end")
         if start_key >= end_key:
             raise Refused(f"start={start!r} is not before end={end!r}")
-        eid = self._resolve_id(entity) if entity is not None else None
+        eid = self._entities.id_of(entity) if entity is not None else None
         with collector_paused():
             started, ended = self._store.history.changes(start_key, end_key, eid)
             return {
@@ -146,7 +159,7 @@ class GraphHistory:
         and never capped: :meth:`narrative_total` counts the events.
         """
         limit, offset = max(1, int(limit)), max(0, int(offset))
-        eid = self._resolve_id(entity) if entity is not None else None
+        eid = self._entities.id_of(entity) if entity is not None else None
         facts: dict[str, dict] = {}
         events = []
         for at, kind, row in self._store.history.events(eid, limit, offset):
@@ -158,7 +171,7 @@ class GraphHistory:
 
     def narrative_total(self, entity: str | None = None) -> int:
         """How many events :meth:`narrative` pages through."""
-        eid = self._resolve_id(entity) if entity is not None else None
+        eid = self._entities.id_of(entity) if entity is not None else None
         return self._store.history.event_count(eid)
 
     # ── Where the history is dense ────────────────────────────────────────
@@ -174,7 +187,7 @@ class GraphHistory:
         """
         if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= MAX_BINS:
             raise Refused(f"bins={bins!r} must be a whole number from 1 to {MAX_BINS:,}")
-        span = self.time_span()
+        span = self._facts.time_span()
         if span is None:
             return {key: [] for key in _NO_HISTOGRAM}
         first = int(temporal.to_posix(span[0]))

@@ -13,8 +13,9 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
-from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.protocol import MEMPALACE_WAIT
 from factlines.core.store.rows import PROVENANCE
+from factlines.core.store.wiring import Part, writes
 
 DIRECTIONS = ("outgoing", "incoming", "both")
 
@@ -58,10 +59,8 @@ def _dated_rows(rows) -> list[dict]:
     ]
 
 
-class MemPalaceSurface:
+class MemPalaceSurface(Part):
     """The MemPalace-compatible methods of :class:`~factlines.core.store.KnowledgeGraph`."""
-
-    _store: GraphStore
 
     def _mempalace_write(self):
         """One write of MemPalace's methods: all or nothing. A caller of MemPalace's methods
@@ -105,7 +104,7 @@ class MemPalaceSurface:
         )
         return triple_id
 
-    def _open_successor(self, sub_id, pred, new_id, at, confidence, prov) -> str:
+    def open_successor(self, sub_id, pred, new_id, at, confidence, prov) -> str:
         """Open (subject, predicate, new object) from ``at``, unless it is open already."""
         existing = self._store.facts.open_ids(sub_id, pred, new_id)
         if existing:
@@ -121,6 +120,7 @@ class MemPalaceSurface:
 
     # ── Writes ────────────────────────────────────────────────────────────
 
+    @writes
     def add_entity(self, name: str, entity_type: str = "unknown", properties: dict | None = None):
         """Insert or replace the entity row (MemPalace's semantics: the row is rewritten)."""
         check_name(name, "name")
@@ -129,6 +129,7 @@ class MemPalaceSurface:
             self._store.entities.put(eid, name, entity_type, properties_json(properties))
         return eid
 
+    @writes
     def add_triple(
         self,
         subject: str,
@@ -161,6 +162,7 @@ class MemPalaceSurface:
                 return existing[0][0]
             return self._insert_fact(sub_id, pred, obj_id, valid_from, valid_to, confidence, prov)
 
+    @writes
     def invalidate(self, subject: str, predicate: str, obj: str, ended: str | None = None) -> None:
         """End the open (subject, predicate, object) facts at ``ended`` (default: today)."""
         ended = temporal.parse(ended, "ended") or temporal.today()
@@ -169,6 +171,7 @@ class MemPalaceSurface:
                 entity_id(subject), predicate_id(predicate), entity_id(obj), ended, "ended"
             )
 
+    @writes
     def supersede(
         self,
         subject: str,
@@ -194,8 +197,9 @@ class MemPalaceSurface:
             sub_id = self._ensure_entity(subject)
             new_id = self._ensure_entity(new_obj)
             self._end_open(sub_id, pred, entity_id(old_obj), at, "at")
-            return self._open_successor(sub_id, pred, new_id, at, confidence, prov)
+            return self.open_successor(sub_id, pred, new_id, at, confidence, prov)
 
+    @writes
     def rewrite(
         self,
         triple_id: str,
@@ -243,6 +247,7 @@ class MemPalaceSurface:
                 fact["subject"], pred, obj_id, boundary, None, confidence, tuple(provenance)
             )
 
+    @writes
     def seed_from_entity_facts(self, entity_facts: dict) -> None:
         """Bootstrap from fact_checker-style ENTITY_FACTS, as MemPalace does, in one write."""
         with self._mempalace_write():

@@ -12,7 +12,9 @@ import functools
 from dataclasses import dataclass, field
 
 from factlines.core.errors import Refused
+from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.protocol import GraphStore
+from factlines.core.store.wiring import Part
 
 
 def id_order(eid: object) -> tuple[bool, str]:
@@ -59,17 +61,19 @@ class Neighbourhood:
         return sum(len(ring) for ring in self.rings)
 
 
-class GraphNeighbourhood:
-    _store: GraphStore
+class GraphNeighbourhood(Part):
+    """The entities around one, for the neighbourhood graph."""
 
-    # Also uses, from the façade's other parts: _resolve_id (EntityEdits).
+    def __init__(self, store: GraphStore, entities: EntityEdits):
+        super().__init__(store)
+        self._entities = entities
 
     def neighbourhood(self, entity: str, depth: int = 1) -> Neighbourhood:
         """The entities within ``depth`` facts of ``entity`` (either direction, any time),
         ring by ring, each ring in id order, and the facts read to find them."""
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
             raise Refused(f"depth must be a whole number of at least 1, not {depth!r}")
-        eid = self._resolve_id(entity)
+        eid = self._entities.id_of(entity)
         found = Neighbourhood(eid)
         seen = {eid}
         frontier = [eid]

@@ -12,9 +12,12 @@ from __future__ import annotations
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, new_triple_id, predicate_id
+from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import keep_earlier_start
+from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.store.wiring import Part, writes
 from factlines.core.vocabulary import near_duplicates
 
 # What a successor copies from the fact it continues (MemPalace's rewrite: rewording is not new
@@ -49,11 +52,13 @@ def report_words(report: dict) -> str:
     return ", ".join(said)
 
 
-class PredicateEdits:
-    _store: GraphStore
+class PredicateEdits(Part):
+    """The predicates as a vocabulary: their figures, renamed or merged."""
 
-    # Also uses, from the façade's other parts: batched and batch (EditHistory),
-    # single_valued_predicates and _settings_follow (GraphSettings).
+    def __init__(self, store: GraphStore, settings: GraphSettings, log: EditHistory):
+        super().__init__(store)
+        self._settings = settings
+        self._log = log
 
     def predicate_stats(self) -> list[dict]:
         """Every predicate with its figures and MemPalace's audit signals, by predicate:
@@ -71,7 +76,7 @@ class PredicateEdits:
         rows = self._store.predicates.stats(temporal.now_instant())
         used = {row[0]: row[1] for row in rows}
         alike = near_duplicates(sorted(used, key=lambda p: (-used[p], str(p))))
-        marked = set(self.single_valued_predicates())
+        marked = set(self._settings.single_valued_predicates())
         stats = []
         for predicate, facts, open_, current, ended, subjects, objects in rows:
             others = alike.get(predicate, [])
@@ -101,6 +106,7 @@ class PredicateEdits:
             )
         return stats
 
+    @writes
     def rename_predicate(
         self,
         old: str,
@@ -146,8 +152,8 @@ class PredicateEdits:
         words = rename_words(stored, target, keep_history=keep_history, merge=merge)
         # Read before the write and written in short parts; each part takes only the facts
         # still as read, inside its own write (another client's rename meanwhile is seen).
-        with self.batched(words, reason):
-            with self.batch():
+        with self._log.batched(words, reason):
+            with self._log.batch():
                 if not self._store.predicates.count(stored):  # another client renamed it
                     raise Refused(f"no fact has the predicate {stored!r}")
                 # (subject, object) → (id, valid_from) of the facts open under the new name.
@@ -159,9 +165,9 @@ class PredicateEdits:
                 report = self._succeed(stored, target, boundary, twins)
             else:
                 report = self._rewrite(stored, target, twins)
-            with self.batch():
+            with self._log.batch():
                 old_left = self._store.predicates.count(stored) > 0
-                self._settings_follow(stored, target, merge, old_left)
+                self._settings.follow_rename(stored, target, merge, old_left)
         return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
 
     def _stored_predicate(self, old: str) -> str:
@@ -225,7 +231,7 @@ class PredicateEdits:
             counts["opened"] += len(successors)
             counts["renamed"] += len(in_place)
 
-        self.write_in_parts(_parts(planned), write)
+        self._log.write_in_parts(_parts(planned), write)
         return {**counts, "duplicates": duplicates}
 
     def _still_as_read(self, planned: list[tuple]) -> list[tuple]:
@@ -241,7 +247,7 @@ class PredicateEdits:
         """Give every fact of ``old`` the predicate ``new`` in place."""
         facts = self._store.facts
         duplicates = []
-        with self.batch():
+        with self._log.batch():
             for *row, _started in self._store.predicates.open_rows(old, None):
                 fact = dict(zip(TRIPLE_COLUMNS, row))
                 key = (fact["subject"], fact["object"])
@@ -263,7 +269,7 @@ class PredicateEdits:
             facts.update_many(still, {"predicate": new})
             renamed += len(still)
 
-        self.write_in_parts(_parts(self._store.predicates.ids(old)), write)
+        self._log.write_in_parts(_parts(self._store.predicates.ids(old)), write)
         return {"ended": 0, "opened": 0, "renamed": renamed, "duplicates": duplicates}
 
 

@@ -4,8 +4,9 @@ order the engine keeps them, fold rows in by id. Only MemPalace's two tables tak
 from __future__ import annotations
 
 from factlines.core.errors import Refused
-from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
+from factlines.core.store.protocol import MEMPALACE_WAIT
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.wiring import Part, writes
 
 # The columns replicated, in MemPalace's order (its ``_REPLICATION_TABLES``).
 REPLICATED = {"entities": ENTITY_COLUMNS, "triples": TRIPLE_COLUMNS}
@@ -14,17 +15,15 @@ _REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object"
 _PAGE_MAX = 1000
 
 
-def _columns(table: str) -> tuple[str, ...]:
+def replicated_columns(table: str) -> tuple[str, ...]:
     columns = REPLICATED.get(table) if isinstance(table, str) else None
     if columns is None:
         raise Refused(f"table must be one of {sorted(REPLICATED)}")
     return columns
 
 
-class MemPalaceReplication:
+class MemPalaceReplication(Part):
     """``dump_rows`` and ``apply_row`` of :class:`~factlines.core.store.KnowledgeGraph`."""
-
-    _store: GraphStore
 
     def dump_rows(self, table: str, after_rowid: int = 0, limit: int = 500) -> list:
         """A page of ``table``'s rows, verbatim, in the order the store keeps them.
@@ -34,19 +33,20 @@ class MemPalaceReplication:
         start). Rows appended meanwhile come on later pages; a row rewritten in place is seen
         on the next full pass. ``limit`` is kept between 1 and 1000.
         """
-        columns = _columns(table)
+        columns = replicated_columns(table)
         limit = max(1, min(int(limit), _PAGE_MAX))
         return [
             {"rowid": position, **dict(zip(columns, values)), "_rowid": position}
             for position, values in self._store.rows_after(table, columns, after_rowid, limit)
         ]
 
+    @writes
     def apply_row(self, table: str, row: dict) -> None:
         """Fold one replicated row in by its id, replacing the row of that id if there is one,
         so that ended facts and entity edits converge when pulled again. Columns the row lacks
         are stored empty; nothing else is checked (rows are replicated, not written anew), and
         nothing is ever deleted."""
-        columns = _columns(table)
+        columns = replicated_columns(table)
         if not row.get("id"):
             raise Refused("replicated row is missing 'id'")
         values = {column: row.get(column) for column in columns}
