@@ -66,6 +66,9 @@ class Change:
 
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], list] = {}
+        # The rows the open transaction is writing: their "after" is read just before it
+        # commits (until then it is None, and means nothing).
+        self.pending: set[tuple[str, str]] = set()
         # Where the graph stood when the step (or its last undo or redo) committed: the
         # engine's opaque mark of other writers' writes, and the UTC instant; ``interleaved``
         # when another writer wrote between the step's own transactions.

@@ -99,16 +99,18 @@ class RowWrites:
         (``new``: the row is about to be inserted, so there is none to read)."""
         self._touched.add(table, row_id)
         image = before = None
+        key = (table, row_id)
         for change in self._recorders:
-            if (table, row_id) not in change.rows:
+            if key not in change.rows:
                 if image is None:
                     image = [None if new else self._row_image(conn, table, row_id)]
-                change.rows[(table, row_id)] = [image[0], None, True]
-                self._recorded_now.append((change, (table, row_id)))
-            images = change.rows[(table, row_id)]
-            # [before, None, True] while this transaction writes it; [before, after] when an
-            # earlier transaction of the recording did: then "after" is the row now.
-            before = images[1] if len(images) == 2 else images[0]
+                change.rows[key] = [image[0], None]
+                change.pending.add(key)
+                self._recorded_now.append((change, key))
+            before, after = change.rows[key]
+            # Written by an earlier transaction of the recording: the row now is its "after".
+            if key not in change.pending:
+                before = after
         if table == TRIPLES:
             # Only a recorded write reads the row before writing it: else its ends are unknown.
             self._touched.note_ends(before, read=bool(self._recorders))
@@ -126,7 +128,8 @@ class RowWrites:
 
     def _forget_uncommitted(self) -> None:
         for change, key in self._recorded_now:
-            if len(change.rows.get(key, ())) == 3:
+            if key in change.pending:
+                change.pending.discard(key)
                 del change.rows[key]
         self._recorded_now = []
         self._touched = Touched.noting_ends()
@@ -143,13 +146,13 @@ class RowWrites:
         graph stands for each step written or replayed here."""
         wanted: dict[str, set[str]] = {}
         for change, (table, row_id) in self._recorded_now:
-            if len(change.rows[(table, row_id)]) == 3:
+            if (table, row_id) in change.pending:
                 wanted.setdefault(table, set()).add(row_id)
         now = {table: self._row_images(conn, table, list(ids)) for table, ids in wanted.items()}
         for change, (table, row_id) in self._recorded_now:
-            images = change.rows[(table, row_id)]
-            if len(images) == 3:
-                change.rows[(table, row_id)] = [images[0], now[table].get(row_id)]
+            if (table, row_id) in change.pending:
+                change.pending.discard((table, row_id))
+                change.rows[(table, row_id)][1] = now[table].get(row_id)
         self._recorded_now = []
         steps = [change for change in self._recorders if change.rows]
         if not steps and not self._replayed:

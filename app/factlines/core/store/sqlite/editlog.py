@@ -177,13 +177,14 @@ def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
     """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
     giving each as it is after the change; None when they are as they were."""
     changed = []
-    for (table, row_id), images in change.rows.items():
+    for (table, row_id), (before, after) in change.rows.items():
         if table not in _LOGGED_TABLES:
             continue
         # A row an earlier transaction of the change wrote is as that one left it.
-        after = images[1] if len(images) == 2 else row_image(table, row_id)
-        if images[0] != after:
-            changed.append((table, row_id, images[0], after))
+        if (table, row_id) in change.pending:
+            after = row_image(table, row_id)
+        if before != after:
+            changed.append((table, row_id, before, after))
     if not changed:
         return None
     kept = changed[:MAX_IMAGES]
