@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -113,16 +114,15 @@ class Layout:
     def n(self) -> int:
         return len(self.ids)
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        """Each bar's index by fact id: made the first time a bar is looked up by id."""
+        return {tid: i for i, tid in enumerate(self.ids)}
+
     def index_of(self, triple_id: str | None) -> int:
         if triple_id is None:
             return -1
-        try:
-            return self._index[triple_id]
-        except AttributeError:
-            self._index = {tid: i for i, tid in enumerate(self.ids)}
-            return self._index.get(triple_id, -1)
-        except KeyError:
-            return -1
+        return self._positions.get(triple_id, -1)
 
     def in_days(self, i: int, field: str) -> bool:
         """Whether bar ``i``'s ``valid_from`` or ``valid_to`` is a calendar day, not an instant.
