@@ -28,6 +28,7 @@ from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.history import GraphHistory
+from factlines.core.store.memories import SourceMemories
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.neighbourhood import GraphNeighbourhood
 from factlines.core.store.predicate_edits import PredicateEdits
@@ -53,6 +54,7 @@ class KnowledgeGraph(
     GraphNeighbourhood,
     BulkRows,
     EditHistory,
+    SourceMemories,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
