@@ -3,6 +3,9 @@ of its own (chromadb's client holds locks on the palace for the life of its proc
 MemPalace's MCP module takes over stdout), with HOME and MEMPALACE_CONFIG_DIR set by the caller.
 
 ``python build_palace.py BACKEND PALACE SOURCE_DIR OUT.json [--drawers N]``
+``python build_palace.py BACKEND PALACE --keep-filing SECONDS OUT.json``: file a drawer at a
+time through MemPalace's MCP tool for that long (into a palace built before), then write how
+many it filed and the failures.
 
 Every write passes explicit ``embeddings=`` (a fixed vector per text), so no embedding model
 is loaded or downloaded. Writes what it filed to OUT.json: the mined file's drawer ids, the
@@ -41,7 +44,24 @@ class WithEmbeddings:
     add = upsert
 
 
+def keep_filing(backend: str, palace: str, seconds: float, out: str) -> None:
+    import time
+
+    from mempalace import mcp_server
+    from mempalace.palace import get_collection
+
+    drawers = WithEmbeddings(get_collection(palace, create=False, backend=backend))
+    mcp_server._get_collection = lambda create=False: drawers
+    filed, failed, stop = [], [], time.monotonic() + seconds
+    while time.monotonic() < stop:
+        done = mcp_server.tool_add_drawer("work", "live", f"Live note {len(filed)}: Kai and Ada.")
+        (filed if done.get("success") else failed).append(done.get("drawer_id") or done)
+    Path(out).write_text(json.dumps({"filed": filed, "failed": failed}))
+
+
 def main(argv: list[str]) -> None:
+    if argv[2] == "--keep-filing":
+        return keep_filing(argv[0], argv[1], float(argv[3]), argv[4])
     backend, palace, source_dir, out = argv[:4]
     extra = int(argv[argv.index("--drawers") + 1]) if "--drawers" in argv else 0
     from mempalace import miner

@@ -182,3 +182,29 @@ def test_a_palace_a_writer_holds_is_being_written_then_read(sourced, tmp_path):
         writer.close()
     memory = sourced["kg"].source_memory(sourced["ids"]["mcp"], palace=palace)
     assert memory["status"] == "found"
+
+
+def test_reading_while_mempalace_files_drawers(sourced, tmp_path):
+    """A MemPalace process files a drawer at a time for 4 s; meanwhile every read answers (found,
+    or being written), and none of MemPalace's writes fails."""
+    palace = shutil.copytree(sourced["palace"], tmp_path / "live")
+    env = {**os.environ, "MEMPALACE_PALACE_PATH": str(palace)}
+    out = tmp_path / "filed.json"
+    builder = Path(__file__).with_name("build_palace.py")
+    command = [sys.executable, str(builder), sourced["backend"], str(palace), "--keep-filing"]
+    writer = subprocess.Popen([*command, "4", str(out)], env=env, stderr=subprocess.PIPE)
+    kg, statuses = sourced["kg"], []
+    try:
+        while writer.poll() is None:
+            statuses.append(kg.source_memory(sourced["ids"]["mcp"], palace=palace)["status"])
+            statuses.append(kg.source_memory(sourced["ids"]["split"], palace=palace)["status"])
+    finally:
+        _stdout, stderr = writer.communicate(timeout=60)
+    assert writer.returncode == 0, stderr.decode()[-2000:]
+    filed = json.loads(out.read_text())
+    assert filed["filed"] and filed["failed"] == []
+    assert len(statuses) > 20 and set(statuses) <= {"found", "being written"}
+    assert statuses.count("found") > len(statuses) / 2
+    last = filed["filed"][-1]
+    fact = kg.add_triple("Kai", "noted", "a live note", source_drawer_id=last)
+    assert kg.source_memory(fact, palace=palace)["text"].startswith("Live note")
