@@ -82,3 +82,10 @@ def test_no_palace_at_all(tmp_path, monkeypatch, home):
         memory = kg.source_memory(fact)
         assert memory["status"] == "no palace" and memory["palace"] is None
         assert kg.facts_from_source(fact) == {"memory": [], "file": []}
+
+
+def test_a_file_that_is_not_a_palace_is_unreadable_saying_why(tmp_path, home):
+    sqlite_file(tmp_path / "p" / "chroma.sqlite3")
+    memory = Memories(find_palace(None, tmp_path / "p", env=home)).memory("drawer_1")
+    assert memory["status"] == "unreadable" and memory["text"] is None
+    assert "cannot be read: no such table" in memory["message"]

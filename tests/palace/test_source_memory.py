@@ -208,3 +208,11 @@ def test_reading_while_mempalace_files_drawers(sourced, tmp_path):
     last = filed["filed"][-1]
     fact = kg.add_triple("Kai", "noted", "a live note", source_drawer_id=last)
     assert kg.source_memory(fact, palace=palace)["text"].startswith("Live note")
+
+
+def test_a_fact_naming_only_a_closet_gets_the_closet(sourced):
+    kg = sourced["kg"]
+    fact = kg.add_triple("Ada", "reviews", "Orion", source_closet=sourced["closets"][0])
+    memory = kg.source_memory(fact)
+    assert memory["status"] == "no drawer" and memory["text"] is None
+    assert sourced["mined"][0] in memory["closet"]["text"]

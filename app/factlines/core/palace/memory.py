@@ -56,13 +56,18 @@ class Memories:
             "backend": palace.backend if palace is not None else None,
             "palace": str(palace.path) if palace is not None else None,
         }
-        status = self._unreadable_because()
-        if status is None and not drawer_id:
+        status, detail = self._unreadable_because(), None
+        if status is None and (drawer_id or closet_id):
+            try:
+                status = self._read(found, drawer_id, closet_id)
+            except (sqlite3.Error, OSError) as exc:  # not a palace's file, gone, no permission
+                status, detail = UNREADABLE, str(exc)
+        elif status is None:
             status = NO_DRAWER
-        if status is None:
-            status = self._read(found, drawer_id, closet_id)
         if status is not None:
-            found["status"], found["message"] = status, self.words(status, drawer_id)
+            words = self.words(status, drawer_id)
+            found["status"] = status
+            found["message"] = f"{words.rstrip('.')}: {detail}." if detail else words
         return found
 
     def drawer_ids_of_file(self, source_file: str) -> set[str]:
@@ -83,7 +88,7 @@ class Memories:
         return {
             MISSING: f"No memory {drawer_id!r} in {where}: it was removed, or never filed.",
             BEING_WRITTEN: f"MemPalace is writing this memory into {where}: look again soon.",
-            UNREADABLE: f"{where[0].upper()}{where[1:]} cannot be read now.",
+            UNREADABLE: f"{where[0].upper()}{where[1:]} cannot be read.",
             ON_SERVER: (
                 f"{where[0].upper()}{where[1:]} keeps its memories on a server "
                 f"({palace.backend if palace else ''}): Factlines reads only palaces kept "
@@ -109,25 +114,23 @@ class Memories:
             return UNKNOWN_BACKEND
         return None
 
-    def _read(self, found: dict, drawer_id: str, closet_id: str | None) -> str | None:
+    def _read(self, found: dict, drawer_id: str | None, closet_id: str | None) -> str | None:
         def work(collection):
             drawers = collection(self.palace.collection)
-            rows = drawers.find(drawer_id)
+            rows = drawers.find(drawer_id) if drawer_id else []
             closet = collection(CLOSETS_COLLECTION).find(closet_id) if closet_id else []
-            return rows, closet, not rows and drawers.queued(drawer_id)
+            return rows, closet, bool(drawer_id) and not rows and drawers.queued(drawer_id)
 
         try:
             rows, closet, queued = self._attempt(work, retry_when=lambda answer: answer[2])
         except snapshot.Busy:
             return BEING_WRITTEN
-        except (sqlite3.Error, OSError):
-            return UNREADABLE
         if queued:
             return BEING_WRITTEN
         if closet_id:
             found["closet"]["text"] = _joined(closet)
         if not rows:
-            return MISSING
+            return MISSING if drawer_id else NO_DRAWER
         found["text"] = _joined(rows)
         found["metadata"] = dict(rows[0].metadata)
         found["chunk_ids"] = [row.id for row in rows]
