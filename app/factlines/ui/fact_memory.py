@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+import urllib.parse
 from pathlib import PurePath
 
 from factlines.core.errors import Refused, Unavailable
@@ -100,7 +101,7 @@ def related_html(facts: list[dict], heading: str) -> str:
     if not facts:
         return f"<p><b>{html.escape(heading)}</b><br><i>None.</i></p>"
     rows = [
-        f"<a href='{FACT_LINK}{html.escape(f['id'])}'>"
+        f"<a href='{FACT_LINK}{urllib.parse.quote(f['id'], safe='')}'>"
         f"{html.escape(style.elide(f['subject_name']))} {html.escape(f['predicate'])} "
         f"{html.escape(style.elide(f['object_name']))}</a>"
         f" <span style='color:{style.SUBTLE_TEXT.name()}'>"
@@ -108,6 +109,14 @@ def related_html(facts: list[dict], heading: str) -> str:
         for f in facts
     ]
     return f"<p><b>{html.escape(heading)} ({len(facts)})</b><br>{'<br>'.join(rows)}</p>"
+
+
+def linked_fact(link: str) -> str | None:
+    """The fact a link of :func:`related_html` selects (``link`` fully encoded); None for
+    another link."""
+    if not link.startswith(FACT_LINK):
+        return None
+    return urllib.parse.unquote(link[len(FACT_LINK) :])
 
 
 def memory_lines(kg, fact_id: str) -> list[str]:

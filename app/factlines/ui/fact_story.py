@@ -213,15 +213,15 @@ class FactHistory(QWidget):
         return fact_memory.related_html(related["file"], "Other facts from this file")
 
     def _link(self, url: QUrl) -> None:
-        link, triple_id = url.toString(), self._state.fact
+        link, triple_id = url.toEncoded().data().decode("ascii"), self._state.fact
         if link in (fact_memory.SAME_MEMORY, fact_memory.SAME_FILE) and triple_id is not None:
             self._related = (triple_id, link)
             self.refresh()
         elif link == fact_memory.ONLY_THIS_MEMORY and self.memory is not None:
             words = fact_memory.where_from(self.memory) or self.memory["drawer_id"] or ""
             self.onlyMemory.emit(fact_memory.memory_ids(self.memory), words)
-        elif link.startswith(fact_memory.FACT_LINK):
-            self._select(link[len(fact_memory.FACT_LINK) :])
+        elif (linked := fact_memory.linked_fact(link)) is not None:
+            self._select(linked)
 
     def _select(self, triple_id: str) -> None:
         """Select a fact from a list: its subject first, unless the entity shown has it."""

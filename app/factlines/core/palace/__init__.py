@@ -4,7 +4,7 @@ Pure Python and plain SQLite: never chromadb nor MemPalace's backends (their imp
 most of a second, and their ways in write to the palace). See :mod:`.memory`.
 """
 
-from factlines.core.palace.memory import STATUSES, Memories
+from factlines.core.palace.memory import Memories
 from factlines.core.palace.place import Palace, find_palace
 
-__all__ = ["STATUSES", "Memories", "Palace", "find_palace"]
+__all__ = ["Memories", "Palace", "find_palace"]

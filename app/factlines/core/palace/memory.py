@@ -3,7 +3,8 @@
 :class:`Memories` reads one palace (:mod:`.place`) through :mod:`.snapshot` and :mod:`.drawers`.
 A memory is a dict: ``drawer_id`` (as the fact stores it), ``text`` (the drawer's document, a
 split drawer's chunks joined in order; None when it cannot be read), ``status`` (``found`` or
-why not: one of :data:`STATUSES`), ``message`` (that reason in words; None when found),
+why not: ``missing``, ``being written``, ``unreadable``, ``on a server``, ``unknown backend``,
+``no palace``, ``no drawer``), ``message`` (that reason in words; None when found),
 ``metadata`` (wing, room, source_file, filed_at …; a split drawer's first chunk's),
 ``group_id`` (the id of the whole drawer: a chunk's group, else the drawer's own), ``chunk_ids``,
 ``closet`` (``{"id", "text"}`` of the closet the fact names, or None), ``backend`` and
@@ -28,7 +29,6 @@ ON_SERVER = "on a server"
 UNKNOWN_BACKEND = "unknown backend"
 NO_PALACE = "no palace"
 NO_DRAWER = "no drawer"
-STATUSES = (MISSING, BEING_WRITTEN, UNREADABLE, ON_SERVER, UNKNOWN_BACKEND, NO_PALACE, NO_DRAWER)
 # A drawer still in chroma's queue, or a file a writer holds: tried again this often, this far
 # apart, before it is said to be "being written" (MemPalace's writes take milliseconds).
 ATTEMPTS = 3
