@@ -89,3 +89,11 @@ def test_a_file_that_is_not_a_palace_is_unreadable_saying_why(tmp_path, home):
     memory = Memories(find_palace(None, tmp_path / "p", env=home)).memory("drawer_1")
     assert memory["status"] == "unreadable" and memory["text"] is None
     assert "cannot be read: no such table" in memory["message"]
+
+
+def test_a_palace_folder_with_nothing_filed_yet(tmp_path, home):
+    (tmp_path / "p").mkdir()
+    memory = Memories(find_palace(None, tmp_path / "p", env=home)).memory("drawer_1")
+    assert memory["status"] == "no palace" and memory["palace"] == str(tmp_path / "p")
+    assert "chroma.sqlite3 is missing" in memory["message"]
+    assert list((tmp_path / "p").iterdir()) == []

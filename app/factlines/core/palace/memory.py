@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from pathlib import Path
 
 from factlines.core.palace import snapshot
 from factlines.core.palace.drawers import ChromaDrawers, Drawer, ExactDrawers
@@ -84,23 +83,28 @@ class Memories:
     def words(self, status: str, drawer_id: str | None) -> str:
         """Why a memory cannot be shown, in a person's words."""
         palace = self.palace
-        where = f"the palace {palace.path}" if palace is not None else "the palace"
-        return {
-            MISSING: f"No memory {drawer_id!r} in {where}: it was removed, or never filed.",
-            BEING_WRITTEN: f"MemPalace is writing this memory into {where}: look again soon.",
-            UNREADABLE: f"{where[0].upper()}{where[1:]} cannot be read.",
-            ON_SERVER: (
-                f"{where[0].upper()}{where[1:]} keeps its memories on a server "
-                f"({palace.backend if palace else ''}): Factlines reads only palaces kept "
-                "in files on this computer."
-            ),
-            UNKNOWN_BACKEND: (
-                f"{where[0].upper()}{where[1:]} uses the backend "
-                f"{palace.backend if palace else ''!r}, which Factlines cannot read."
-            ),
-            NO_PALACE: "No MemPalace palace was found for this graph.",
-            NO_DRAWER: "The fact names no drawer, only where it was found.",
-        }[status]
+        if palace is None:
+            return "No MemPalace palace was found for this graph."
+        where = f"the palace {palace.path}"
+        if status == MISSING:
+            return f"No memory {drawer_id!r} in {where}: it was removed, or never filed."
+        if status == BEING_WRITTEN:
+            return f"MemPalace is writing this memory into {where}: look again soon."
+        if status == ON_SERVER:
+            return (
+                f"The palace {palace.path} keeps its memories on a server ({palace.backend}): "
+                "Factlines reads only palaces kept in files on this computer."
+            )
+        if status == UNKNOWN_BACKEND:
+            return (
+                f"The palace {palace.path} uses the backend {palace.backend!r}, which "
+                "Factlines cannot read."
+            )
+        if status == NO_PALACE:
+            return f"No memories in {where} ({palace.database.name} is missing)."
+        if status == NO_DRAWER:
+            return "The fact names no drawer, only where it was found."
+        return f"The palace {palace.path} cannot be read."
 
     # ── Reading ───────────────────────────────────────────────────────────
 
@@ -112,6 +116,8 @@ class Memories:
             return ON_SERVER
         if palace.backend not in LOCAL_FILES:
             return UNKNOWN_BACKEND
+        if not palace.database.is_file():
+            return NO_PALACE  # a folder MemPalace has not filed anything into (yet)
         return None
 
     def _read(self, found: dict, drawer_id: str | None, closet_id: str | None) -> str | None:
@@ -145,8 +151,6 @@ class Memories:
         palace = self.palace
         path = str(palace.database)
         reader = ChromaDrawers if palace.backend == CHROMA else ExactDrawers
-        if not Path(path).is_file():
-            raise FileNotFoundError(path)
         attempt = 1
         while True:
             last = attempt == ATTEMPTS
