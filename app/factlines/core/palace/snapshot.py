@@ -6,7 +6,7 @@ WAL file with no side files creates ``-wal`` and ``-shm``. So:
 
 - a file in rollback-journal mode (chroma) or in WAL mode with its side files present is read
   through ``mode=ro``: SQLite's shared lock for the one read, nothing created;
-- a WAL file (sqlite_exact) with no side files is read ``immutable=1``, which creates nothing
+- a WAL file (sqlite_exact) with no side files is read ``mode=ro&immutable=1``, which creates nothing
   and takes no lock: no other program has it open then (the last one to close removes the side
   files). Should a writer open it during the read, its side files appear and the read is made
   again through ``mode=ro``.
@@ -46,7 +46,7 @@ def read(path: str, work: Callable[[sqlite3.Connection], T]) -> T:
 
 
 def _read_once(path: str, immutable: bool, work: Callable[[sqlite3.Connection], T]) -> T:
-    mode = "immutable=1" if immutable else "mode=ro"
+    mode = "mode=ro&immutable=1" if immutable else "mode=ro"
     uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?{mode}"
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, isolation_level=None)
     try:
