@@ -6,10 +6,10 @@ WAL file with no side files creates ``-wal`` and ``-shm``. So:
 
 - a file in rollback-journal mode (chroma) or in WAL mode with its side files present is read
   through ``mode=ro``: SQLite's shared lock for the one read, nothing created;
-- a WAL file (sqlite_exact) with no side files is read ``mode=ro&immutable=1``, which creates nothing
-  and takes no lock: no other program has it open then (the last one to close removes the side
-  files). Should a writer open it during the read, its side files appear and the read is made
-  again through ``mode=ro``.
+- a WAL file (sqlite_exact) with no side files is read ``mode=ro&immutable=1``, which
+  creates nothing and takes no lock: no other program has it open then (the last one to close
+  removes the side files). Should a writer open it during the read, its side files appear and
+  the read is made again through ``mode=ro``.
 
 Every read opens, reads in one transaction and closes: no lock is held between reads. The
 busy wait is short: a person is waiting, and MemPalace's write ends soon ("being written").
