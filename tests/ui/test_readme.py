@@ -10,7 +10,8 @@ from factlines.cli import build_parser
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 TEST_COMMAND = (
-    'pip install -e ".[test]" && pip install --no-deps mempalace==3.11.0 python-dateutil pyyaml'
+    'pip install -e ".[test,palace-test]" && pip install --no-deps mempalace==3.11.0 '
+    "python-dateutil pyyaml"
     " && python -m pytest -n auto"
 )
 

@@ -114,6 +114,29 @@ def mempalace_write_log(
     return mempalace_config_dir(env, home) / "wal" / "write_log.jsonl"
 
 
+def mempalace_palace(
+    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+) -> tuple[Path, str] | None:
+    """MemPalace's palace folder as ``MempalaceConfig().palace_path`` resolves it (see above),
+    made absolute, and the rule that gave it; None where MemPalace itself would fail."""
+    env = os.environ if env is None else env
+    found = _palace_path(env, _home(env, home))
+    if found is None:
+        return None
+    return Path(os.path.abspath(found[0])), found[1]
+
+
+def mempalace_config(
+    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+) -> dict:
+    """MemPalace's ``config.json`` as MemPalace reads it (empty where it would use defaults)."""
+    env = os.environ if env is None else env
+    try:
+        return _read_config(mempalace_config_dir(env, home))
+    except OSError:
+        return {}
+
+
 def mempalace_graphs(
     env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
 ) -> list[Path]:

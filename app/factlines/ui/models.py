@@ -24,6 +24,7 @@ from factlines.core.store import describe
 from factlines.ui import style
 from factlines.ui.entity_facts import FactsPatch
 from factlines.ui.entity_model import EntityModel
+from factlines.ui.fact_memory import memory_lines
 from factlines.ui.fact_story import fact_story, story_lines
 from factlines.ui.state import AppState
 from factlines.ui.table_roles import (
@@ -419,6 +420,7 @@ class FactModel(QAbstractTableModel):
                 f"{style.show_key(conflict['start'], 'the start')} "
                 f"to {style.show_key(conflict['end'], 'open', as_end=True)}"
             )
+        lines += memory_lines(self._state.kg, fact["id"])
         lines += story_lines(fact_story(self._state.kg, fact["id"])[0])
         if key == "other_name":
             lines.append("Click to select " + style.elide(fact["other_name"]))

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from factlines.ui import style
 from factlines.ui.actions import FactActions
 from factlines.ui.fact_story import FactHistory
+from factlines.ui.memory_filter import MemoryFilter
 from factlines.ui.models import (
     COLUMN,
     FACT_COLUMNS,
@@ -269,7 +270,10 @@ class TripleEditor(QWidget):
         heading.addWidget(self.show_history)
         layout.addLayout(heading)
         layout.addLayout(bar)
+        self.memory_filter = MemoryFilter(self.view, self.model, self)
+        layout.addWidget(self.memory_filter.bar)
         self.history = FactHistory(state, self)
+        self.history.onlyMemory.connect(self.memory_filter.set)
         self.history.setMinimumWidth(180)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("factsSplitter")
@@ -282,6 +286,7 @@ class TripleEditor(QWidget):
 
         self.model.refused.connect(self._show_refusal)
         state.graphChanged.connect(self.follow_write_access)
+        state.entityChanged.connect(lambda _e: self.memory_filter.clear())
         state.entityChanged.connect(lambda _e: self.reload())
         state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)

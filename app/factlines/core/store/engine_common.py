@@ -265,6 +265,22 @@ class FactRows:
         with self._db.read() as conn:
             return conn.execute(sql, params).fetchall()
 
+    def from_sources(self, drawer_ids: list[str], source_file: str | None) -> list[dict]:
+        """Fact rows (``fact_dict``) naming one of ``drawer_ids`` as their drawer, or
+        ``source_file`` as their file (when given)."""
+        mark, found = self._db.MARK, {}
+        wanted = [("t.source_file = " + mark, [source_file])] if source_file else []
+        for start in range(0, len(drawer_ids), 500):
+            part = drawer_ids[start : start + 500]
+            wanted.append((f"t.source_drawer_id IN ({_marks(self._db, len(part))})", part))
+        with self._db.read() as conn:
+            for where, params in wanted:
+                for row in conn.execute(
+                    f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}", params
+                ).fetchall():
+                    found[row[0]] = fact_dict(row)
+        return list(found.values())
+
     def count(self, eid: str | None = None) -> int:
         mark = self._db.MARK
         with self._db.read() as conn:

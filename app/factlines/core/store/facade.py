@@ -27,6 +27,7 @@ from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.history import GraphHistory
+from factlines.core.store.memories import SourceMemories
 from factlines.core.store.mempalace import MemPalaceSurface
 from factlines.core.store.neighbourhood import GraphNeighbourhood
 from factlines.core.store.predicate_edits import PredicateEdits
@@ -92,6 +93,9 @@ class KnowledgeGraph:
         self._vocabulary = PredicateEdits(store, self._settings, self._log)
         self._neighbourhood = GraphNeighbourhood(store, self._entities)
         self._bulk = BulkRows(store, self._entities)
+        self._memories = SourceMemories(
+            store, self._facts, None if is_database_url(store.location) else store.location
+        )
 
     # ── The parts' methods, offered here by name ────────────────────────────
 
@@ -164,6 +168,10 @@ class KnowledgeGraph:
     # Predicates as a vocabulary
     predicate_stats = forwarded("_vocabulary", PredicateEdits.predicate_stats)
     rename_predicate = forwarded("_vocabulary", PredicateEdits.rename_predicate)
+
+    # The memories behind facts, read from MemPalace's palace
+    source_memory = forwarded("_memories", SourceMemories.source_memory)
+    facts_from_source = forwarded("_memories", SourceMemories.facts_from_source)
 
     # Neighbourhoods
     neighbourhood = forwarded("_neighbourhood", GraphNeighbourhood.neighbourhood)

@@ -25,6 +25,7 @@ from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
 from factlines.ui.fact_actions import mirror, starts_after, why_not_end
+from factlines.ui.fact_memory import memory_lines
 from factlines.ui.fact_story import fact_story, story_lines
 from factlines.ui.state import AppState
 from factlines.ui.wording import fact_in_words
@@ -418,6 +419,7 @@ class BarPointer:
                     f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
                     f"{words} from {html.escape(span)}</span>"
                 )
+        rows += [html.escape(line) for line in memory_lines(self._state.kg, fact["id"])]
         rows += [
             html.escape(line) for line in story_lines(fact_story(self._state.kg, fact["id"])[0])
         ]
