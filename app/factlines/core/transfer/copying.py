@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
-from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.plan import CHUNK, still_new
 
 _LOG_PAGE = 1000
@@ -107,9 +106,9 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
         def write(part: tuple[str, list]) -> None:
             nonlocal checked
             table, batch = part
-            checked = checked or _refuse_a_graph(dst)
-            fresh = still_new(dst, table, batch, REPLICATED[table])
-            dst.insert_rows(table, fresh, columns=REPLICATED[table])
+            checked = checked or _prepare(dst, rows.extras)
+            fresh = still_new(dst, table, batch, rows.columns[table])
+            dst.insert_rows(table, fresh, columns=rows.columns[table])
 
         parts = (
             (table, batch)
@@ -120,7 +119,7 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
         settings = src.graph_settings()
         logged = _edit_log(src)
         with dst.batch():
-            checked or _refuse_a_graph(dst)
+            checked or _prepare(dst, rows.extras)
             dst.set_graph_settings(settings)
             dst.add_edit_log_entries(logged)
             # The last word before the last write is committed: a cancel until now leaves
@@ -129,8 +128,9 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
     return rows.entity_count, rows.fact_count, len(settings), len(logged)
 
 
-def _refuse_a_graph(dst) -> bool:
-    """Refuse a target that holds a graph (inside the copy's first write)."""
+def _prepare(dst, extras: dict) -> bool:
+    """Inside the copy's first write: refuse a target that holds a graph, then give it the
+    columns a newer MemPalace added to the source's tables."""
     held = dst.stats()
     if held["entities"] or held["triples"]:
         raise Refused(
@@ -138,6 +138,8 @@ def _refuse_a_graph(dst) -> bool:
             f"{held['entities']:,} entities): a copy goes only into a new place or an "
             "empty graph, never over or into another graph"
         )
+    for table, columns in extras.items():
+        dst.add_columns(table, columns)
     return True
 
 

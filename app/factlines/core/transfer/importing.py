@@ -88,10 +88,9 @@ def import_recorded(
 # ── Factlines' JSON: a copy ───────────────────────────────────────────────
 
 
-def _copy_row(table: str, value: object) -> dict:
+def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict:
     if not isinstance(value, dict):
         raise Refused(f"a {table} row must be a JSON object")
-    columns = REPLICATED[table]
     unknown = sorted(set(value) - set(columns))
     if unknown:
         raise Refused(f"{table} has no column {', '.join(map(repr, unknown))}")
@@ -115,9 +114,11 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     planned: dict[str, list] = {}
     for table in ("entities", "triples"):
         rows = []
+        extras = data.extras.get(table, [])
+        columns = (*REPLICATED[table], *(name for name, _ in extras))
         for line, value in data.rows[table]:
             try:
-                rows.append((line, _copy_row(table, value)))
+                rows.append((line, _copy_row(table, value, columns)))
             except Refused as exc:
                 rep.rejected.append(Problem(line, str(exc)))
         rows = first_seen(rows, rep, "an entity" if table == "entities" else "a fact")
@@ -127,7 +128,7 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             there = have.get(row["id"])
             if there is None:
                 fresh.append((line, row))
-            elif there == row:
+            elif all(there.get(column) == row.get(column) for column in there.keys() | row.keys()):
                 rep.unchanged += 1
             elif table == "entities":
                 rep.skipped.append(
@@ -162,6 +163,8 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     facts = [row for _, row in planned["triples"] if row["id"] not in duplicates]
 
     def write() -> None:
+        for table, extras in data.extras.items():
+            kg.add_columns(table, extras)
         rep.entities_added = insert(kg, "entities", entities, steps)
         rep.facts_added = insert(kg, "triples", facts, steps)
 

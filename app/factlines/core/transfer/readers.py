@@ -13,11 +13,12 @@ import io
 import json
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
+from factlines.core.store.extra_columns import checked_extras
 from factlines.core.transfer.export import CSV_HEADER, FORMAT, VERSION
 
 CSV_REQUIRED = ("subject", "predicate", "object")
@@ -59,12 +60,14 @@ class ImportFile:
     ``(line, value)``; for ``json`` two lists (``entities``, ``triples``) of row objects, for
     ``csv`` one (``facts``) of lists of fields, whose positions ``columns`` gives by name, for
     ``seed`` one (``seed``) of ``(key, facts)``. ``problems`` are rows that could not be read
-    at all."""
+    at all. ``extras`` are the columns of each table beyond MemPalace's the rows carry (a
+    newer MemPalace's), as checked (name, kind) pairs."""
 
     kind: str
     rows: dict[str, list[tuple[int, object]]]
     problems: list[Problem]
     columns: dict[str, int] | None = None
+    extras: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
@@ -105,8 +108,16 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
             f"line 1: the header has no {', '.join(missing)} column; "
             f"the columns are {','.join(CSV_HEADER)} (only subject, predicate, object required)"
         )
+    extras: dict[str, list[tuple[str, str]]] = {}
     unknown = [name for name in names if name not in CSV_HEADER]
-    if unknown:
+    if unknown and set(CSV_HEADER) <= set(names):
+        # An export's: its further columns are a newer MemPalace's, of the facts or (named
+        # subject_… and object_…) of their entities.
+        try:
+            extras = _csv_extras(unknown)
+        except Refused as exc:
+            raise Refused(f"line 1: {exc}") from None
+    elif unknown:
         problems.append(
             Problem(
                 1,
@@ -114,7 +125,8 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
                 f"columns are {','.join(CSV_HEADER)}",
             )
         )
-    seen = {name for name in names if name in CSV_HEADER}
+    known = set(CSV_HEADER) | (set(unknown) if extras else set())
+    seen = {name for name in names if name in known}
     twice = sorted({name for name in seen if names.count(name) > 1})
     if twice:
         raise Refused(f"line 1: the column {', '.join(twice)} is given twice")
@@ -146,8 +158,18 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
         line = reader.line_num + 1
         if len(rows) % 20_000 == 0:
             report(progress, len(rows), 0)
-    columns = {name: i for i, name in enumerate(names) if name in CSV_HEADER}
-    return ImportFile("csv", {"facts": rows}, problems, columns)
+    columns = {name: i for i, name in enumerate(names) if name in known}
+    return ImportFile("csv", {"facts": rows}, problems, columns, extras)
+
+
+def _csv_extras(names: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """The extra columns an export's further CSV columns stand for, as text."""
+    entity = [name.split("_", 1)[1] for name in names if name.startswith(("subject_", "object_"))]
+    fact = [name for name in names if not name.startswith(("subject_", "object_"))]
+    return {
+        "entities": checked_extras("entities", [(name, "TEXT") for name in entity]),
+        "triples": checked_extras("triples", [(name, "TEXT") for name in fact]),
+    }
 
 
 # ── JSON, with each value's line ──────────────────────────────────────────
@@ -333,8 +355,16 @@ def _export_file(found: dict, arrays: dict, lines: dict) -> ImportFile:
     for table in ("entities", "triples"):
         if table not in arrays:
             problems.append(Problem(lines.get(table, 1), f"the export has no {table!r} list"))
+    declared = found.get("extra_columns") or {}
+    try:
+        if not isinstance(declared, dict) or not set(declared) <= {"entities", "triples"}:
+            raise Refused("extra_columns must be an object of entities and triples")
+        extras = {table: checked_extras(table, declared.get(table) or []) for table in arrays}
+    except Refused as exc:
+        raise Refused(f"line {lines.get('extra_columns', 1)}: {exc}") from None
     return ImportFile(
         "json",
         {"entities": arrays.get("entities", []), "triples": arrays.get("triples", [])},
         problems,
+        extras=extras,
     )
