@@ -27,7 +27,7 @@ from factlines.core.transfer.readers import ImportFile, Problem
 
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?inf")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def _as_written(text: str):
@@ -210,7 +210,7 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
                     )
                 )
                 continue
-            if key in opened_here:
+            if key in opened_here and fact["id"] is None:  # a stored fact is itself: kept
                 rep.skipped.append(
                     Problem(
                         line, f"{describe(fact)} repeats line {opened_here[key]}; not added again"
