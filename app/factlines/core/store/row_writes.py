@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
-from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
+from factlines.core.store.changes import TRIPLES, Change, RowImage, RowPrint, Touched
 from factlines.core.store.replay import StepReplay, take_back
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
@@ -99,6 +99,7 @@ class RowWrites:
         (``new``: the row is about to be inserted, so there is none to read)."""
         self._touched.add(table, row_id)
         image = before = None
+        read = False
         for change in self._recorders:
             if (table, row_id) not in change.rows:
                 if image is None:
@@ -107,11 +108,14 @@ class RowWrites:
                 self._recorded_now.append((change, (table, row_id)))
             images = change.rows[(table, row_id)]
             # [before, None, True] while this transaction writes it; [before, after] when an
-            # earlier transaction of the recording did: then "after" is the row now.
-            before = images[1] if len(images) == 2 else images[0]
+            # earlier transaction of the recording did: then "after" is the row now (of
+            # which a compact change keeps only a print).
+            now = images[1] if len(images) == 2 else images[0]
+            if not isinstance(now, RowPrint):
+                before, read = now, True
         if table == TRIPLES:
             # Only a recorded write reads the row before writing it: else its ends are unknown.
-            self._touched.note_ends(before, read=bool(self._recorders))
+            self._touched.note_ends(before, read=read)
 
     @contextmanager
     def recording(self) -> Iterator[Change]:
@@ -149,7 +153,11 @@ class RowWrites:
         for change, (table, row_id) in self._recorded_now:
             images = change.rows[(table, row_id)]
             if len(images) == 3:
-                change.rows[(table, row_id)] = [images[0], now[table].get(row_id)]
+                after = now[table].get(row_id)
+                change.rows[(table, row_id)] = [
+                    images[0],
+                    RowPrint.of(after) if change.compact else after,
+                ]
         self._recorded_now = []
         steps = [change for change in self._recorders if change.rows]
         if not steps and not self._replayed:
