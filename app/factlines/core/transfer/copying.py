@@ -10,19 +10,27 @@ graph: its schema version, its default indexes (speed indexes are asked for agai
 
 The source is only read, in one snapshot, so the copy is one state of it even while MemPalace
 writes. The target is a new place (created when missing) or an empty graph; a graph that holds
-anything is refused, never merged into or overwritten. It is written in short transactions, so
-that MemPalace, should it have the target open, writes in between (an entity it made meanwhile
-is kept as it made it). Cancelled (``progress`` returning False), refused or failed, what the
-copy wrote is taken back, and a graph this copy created is removed again while it holds
-nothing but what the copy made (no other program's rows, no other program has it open).
+anything is refused, never merged into or overwritten. A new file is written beside the
+target under a hidden name and given the target's name when complete: until then the target
+does not exist, so a copy cancelled, failed or killed leaves none (a killed one leaves the
+hidden file). An existing empty graph (or a new PostgreSQL graph) is written in place, in short
+transactions, so that MemPalace, should it have the target open, writes in between (an
+entity it made meanwhile is kept as it made it). Cancelled (``progress`` returning False),
+refused or failed, what the copy wrote is taken back, and a graph this copy created is removed
+again while it holds nothing but what the copy made (no other program's rows, no other program
+has it open); killed, what its committed transactions wrote stays.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
-from factlines.core.errors import Refused
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
 from factlines.core.transfer.plan import CHUNK, still_new
@@ -74,15 +82,59 @@ def copy_graph(
         raise Refused(f"{target} is the graph being copied; copy it to another place")
     with open_graph(source, read_only=True) as src:
         created = not graph_exists(target)
-        try:
-            with open_graph(target) as dst:
-                copied = _copy(src, dst, progress)
-        except BaseException as failure:
-            if created:
-                _discard_after(failure, target)
-            raise
+        beside = _file_beside(target) if created else None
+        if beside is not None:
+            copied = _copy_beside(src, beside, Path(target).expanduser(), progress)
+        else:
+            try:
+                with open_graph(target) as dst:
+                    copied = _copy(src, dst, progress)
+            except BaseException as failure:
+                if created:
+                    _discard_after(failure, target)
+                raise
     entities, facts, settings, logged = copied
     return CopySummary(str(source), str(target), entities, facts, settings, logged, created)
+
+
+def _file_beside(target: str | os.PathLike) -> Path | None:
+    """Where a copy to a new file is written first: a hidden file beside ``target``, in the
+    same folder (so that it is renamed into place, not copied); None when ``target`` is not a
+    file in a folder that exists (a database's URL; a missing folder, which the store refuses
+    in words)."""
+    if "://" in str(target):
+        return None
+    path = Path(target).expanduser()
+    if not path.parent.is_dir():
+        return None
+    return path.parent / f".{path.name}.copying-{secrets.token_hex(6)}"
+
+
+def _copy_beside(src, beside: Path, target: Path, progress: Progress | None):
+    """Copy into a new file at ``beside``, then give it the name ``target`` (a link, never
+    over a file another program made there meanwhile: then refused, and the copy removed).
+    Until then ``target`` does not exist: a copy cancelled, failed or killed leaves it so."""
+    try:
+        with open_graph(beside) as dst:
+            copied = _copy(src, dst, progress)
+        if any(Path(f"{beside}{side}").exists() for side in ("-wal", "-journal")):
+            raise Unavailable(f"the copy at {beside} could not be finished; {target} was not made")
+        try:
+            os.link(beside, target)
+        except FileExistsError:
+            raise Refused(
+                f"{target} was made by another program while the copy was written; the copy "
+                "was not put there"
+            ) from None
+        except OSError as exc:
+            if target.exists() or exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
+                raise Unavailable(f"cannot make {target}: {exc.strerror or exc}") from None
+            os.rename(beside, target)  # a file system without links: renamed while absent
+    finally:
+        for side in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{beside}{side}")
+    return copied
 
 
 def _discard_after(failure: BaseException, target: str | os.PathLike) -> None:
