@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -221,3 +222,46 @@ def test_export_keeps_the_mode_of_the_file_it_replaces(graph, tmp_path):
         os.umask(umask)
     assert kept.stat().st_mode & 0o777 == 0o644 and kept.read_text() != "old"
     assert new.stat().st_mode & 0o777 == 0o644  # 0666 less the umask, not mkstemp's 0600
+
+
+@pytest.mark.slow
+def test_the_app_s_own_csv_imports_back_as_mempalace_stored_it(tmp_path):
+    """A text confidence, entity types and properties, a predicate spelled with a space and a
+    newer MemPalace's columns come back from the CSV export exactly as stored."""
+    from store_helpers import mempalace_class
+
+    source = tmp_path / "mp" / "kg.sqlite3"
+    source.parent.mkdir()
+    mempalace = mempalace_class()(str(source))
+    mempalace.add_entity("Kai", "person", {"role": "lead"})
+    mempalace.add_entity("Orion", "project")
+    mempalace.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01", confidence="high")
+    mempalace.add_triple("Kai", "lives_in", "Lisbon", valid_from="2024-03-01", source_file="a.md")
+    mempalace.add_triple("Orion", "depends_on", "Nova", confidence=0.25)
+    mempalace.close()
+    conn = sqlite3.connect(source)
+    with conn:
+        conn.execute("UPDATE triples SET predicate = 'works on' WHERE predicate = 'works_on'")
+        conn.execute("ALTER TABLE triples ADD COLUMN created_by TEXT")
+        conn.execute("ALTER TABLE entities ADD COLUMN aliases TEXT")
+        conn.execute("UPDATE triples SET created_by = 'mcp:kg_add' WHERE object = 'lisbon'")
+        conn.execute("UPDATE entities SET aliases = '[\"K\"]' WHERE id = 'kai'")
+    conn.close()
+    exported = run("export", source, tmp_path / "export.csv", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    new = tmp_path / "new.sqlite3"
+    imported = run("import", new, tmp_path / "export.csv", cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+
+    def rows(path):
+        return {
+            table: sorted(
+                ({k: v for k, v in row.items() if k != "_rowid"} for row in found),
+                key=lambda row: row["id"],
+            )
+            for table, found in dump(path).items()
+        }
+
+    assert rows(new) == rows(source)
+    kai_works = next(row for row in rows(new)["triples"] if row["object"] == "orion")
+    assert (kai_works["predicate"], kai_works["confidence"]) == ("works on", "high")

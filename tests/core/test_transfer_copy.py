@@ -132,6 +132,9 @@ def test_a_copy_that_fails_says_its_own_error_even_when_tidying_up_fails_too(
     from factlines.core.errors import Unavailable
     from factlines.core.transfer import copying
 
+    if graph_places.engine == "sqlite":
+        pytest.skip("a new file is written beside the target: there is nothing to tidy up there")
+
     def server_gone(done: int, total: int):
         if done:
             raise Unavailable("the server went away")

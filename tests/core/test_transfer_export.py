@@ -170,7 +170,9 @@ def test_csv_has_the_documented_header_and_one_row_per_fact(full, tmp_path):
         rows = list(csv.reader(handle))
     assert ",".join(rows[0]) == (
         "id,subject_id,subject,predicate,object_id,object,valid_from,valid_to,confidence,"
-        "source_closet,source_file,source_drawer_id,adapter_name,extracted_at"
+        "source_closet,source_file,source_drawer_id,adapter_name,extracted_at,"
+        "subject_type,subject_properties,subject_created_at,"
+        "object_type,object_properties,object_created_at"
     )
     assert tuple(rows[0]) == CSV_HEADER
     by_id = {row[0]: dict(zip(CSV_HEADER, row)) for row in rows[1:]}

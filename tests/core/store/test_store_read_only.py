@@ -478,6 +478,7 @@ def _arguments(name: str) -> tuple:
         "reapply": (None,),
         "build_indexes": (),
         "add_speed_indexes": (),
+        "add_columns": ("triples", [("created_by", "TEXT")]),
         "remove_speed_indexes": (),
     }[name]
 
@@ -493,7 +494,7 @@ def test_every_write_is_refused_up_front_in_words(tmp_path):
         *("set_graph_settings", "update_fact", "add_fact", "supersede_fact", "end_fact"),
         *("delete_fact", "rename_entity", "set_entity_type", "set_entity_properties"),
         *("merge_entities", "set_single_valued", "rename_predicate", "revert", "reapply"),
-        *("build_indexes", "add_speed_indexes", "remove_speed_indexes"),
+        *("build_indexes", "add_speed_indexes", "remove_speed_indexes", "add_columns"),
     }
     with open_graph(path, read_only=True) as kg:
         for name in write_methods():

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store.entity_edits import EntityEdits
+from factlines.core.store.extra_columns import checked_extras
 from factlines.core.store.protocol import GraphStore, Selection
 from factlines.core.store.replication import replicated_columns
 from factlines.core.store.wiring import Part, writes
@@ -30,17 +31,44 @@ class BulkRows(Part):
         """The facts valid at ``as_of`` (all when None) with ``entity`` on either side (any
         when None), and the entities they refer to (every entity when neither is given; the
         entity asked for always). Inside the block every read sees one state of the graph:
-        ``entity_count``, ``fact_count``, and batches of rows as stored (MemPalace's columns,
-        in its order): ``entity_rows(batch)``, ``fact_rows(batch)``."""
+        ``entity_count``, ``fact_count``, and batches of rows as stored, ``entity_rows(batch)``,
+        ``fact_rows(batch)``, of ``columns[table]``: MemPalace's columns in its order, then
+        those a newer MemPalace added (:meth:`extra_columns`)."""
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
         eid = self._entities.require(entity)["id"] if entity is not None else None
         with self._store.bulk.selection(key, eid) as selection:
             yield selection
 
+    def extra_columns(self, table: str) -> list[tuple[str, str]]:
+        """(name, kind) of the columns of ``table`` beyond MemPalace's (a newer MemPalace's,
+        such as ``created_by``), in the table's order; the kind is SQLite's affinity of the
+        column (:mod:`~factlines.core.store.extra_columns`)."""
+        replicated_columns(table)
+        return self._store.bulk.extra_columns(table)
+
+    def table_columns(self, table: str) -> tuple[str, ...]:
+        """Every column of ``table``: MemPalace's in its order, then :meth:`extra_columns`."""
+        return (
+            *replicated_columns(table),
+            *(name for name, _ in self.extra_columns(table)),
+        )
+
+    @writes
+    def add_columns(self, table: str, extras) -> None:
+        """Give ``table`` the columns of ``extras`` ((name, kind) pairs) it lacks, empty: what
+        an import or a copy does before it writes rows of a newer MemPalace. PostgreSQL keeps
+        a kind as the nearest of its types. Refused: a name that is not plain, or MemPalace's
+        own, an unknown kind."""
+        extras = checked_extras(table, extras)
+        have = {name.lower() for name, _ in self.extra_columns(table)}
+        if any(name.lower() not in have for name, _ in extras):
+            with self._store.transaction():
+                self._store.bulk.add_columns(table, extras)
+
     def rows_with_ids(self, table: str, ids: list[str]) -> dict[str, dict]:
         """The rows of ``table`` (``entities`` or ``triples``) with these ids, by id, every
-        column as stored."""
-        columns = replicated_columns(table)
+        column as stored (:meth:`table_columns`)."""
+        columns = self.table_columns(table)
         rows = self._store.bulk.rows_with_ids(table, columns, list(ids))
         return {row[0]: dict(zip(columns, row)) for row in rows}
 
@@ -54,7 +82,7 @@ class BulkRows(Part):
         Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A
         column a row leaves out takes MemPalace's default; an id already in the table is a bug
         of the caller. One write (or part of the caller's). Returns the rows inserted."""
-        allowed = set(replicated_columns(table))
+        allowed = set(self.table_columns(table))
         groups: dict[tuple[str, ...], list[tuple]] = {}
         if columns is not None:
             columns = tuple(columns)

@@ -8,6 +8,7 @@ that engine reads; it never takes part in comparing images.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
@@ -19,6 +20,31 @@ class RowImage:
 
     values: dict
     position: object = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, eq=False)
+class RowPrint:
+    """A row as a write left it, kept only to tell later whether it is still so (what a long
+    write's take-back asks): a digest of its columns, a few bytes instead of the columns."""
+
+    digest: bytes
+
+    @classmethod
+    def of(cls, image: RowImage | None) -> RowPrint | None:
+        if image is None:
+            return None
+        text = repr(sorted(image.values.items())).encode("utf-8", "backslashreplace")
+        return cls(hashlib.blake2b(text, digest_size=16).digest())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RowImage):
+            other = RowPrint.of(other)
+        if isinstance(other, RowPrint):
+            return self.digest == other.digest
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
 
 
 @dataclass
@@ -69,6 +95,9 @@ class Change:
         # The rows the open transaction is writing: their "after" is read just before it
         # commits (until then it is None, and means nothing).
         self.pending: set[tuple[str, str]] = set()
+        # Kept only to be taken back (a long write's own record, never undone): each row as
+        # the change left it is a RowPrint, so that the record of a big import stays small.
+        self.compact = False
         # Where the graph stood when the step (or its last undo or redo) committed: the
         # engine's opaque mark of other writers' writes, and the UTC instant; ``interleaved``
         # when another writer wrote between the step's own transactions.

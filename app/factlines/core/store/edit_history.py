@@ -61,6 +61,8 @@ class EditHistory(Part):
             self._logging = True
             try:
                 with self._store.recording() as change:
+                    # Never undone: only taken back, or read for the edit log's entry.
+                    change.compact = entry is None
                     yield
                     entry["at"] = temporal.now_instant()
                     self._store.edit_log.write(entry, change)
@@ -90,6 +92,8 @@ class EditHistory(Part):
             self._give_way = GiveWay()
             try:
                 with self._store.recording() as change:
+                    # Never undone: only taken back, or read for the edit log's entry.
+                    change.compact = entry is None
                     yield
                     if entry is not None:
                         self._log_committed({**entry, "at": temporal.now_instant()}, change)

@@ -497,12 +497,13 @@ class EntityRows:
 
 def bulk_columns(table: str, columns: tuple[str, ...]) -> str:
     """``columns`` of ``table`` as SQL, once they are known to be plain names of MemPalace's
-    two tables (the only ones read and written in bulk)."""
+    two tables (the only ones read and written in bulk), quoted: a newer MemPalace's column
+    may be named anything plain."""
     if table not in ("entities", "triples") or not columns:
         raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
-    if not all(c.isidentifier() for c in columns):
+    if not all(c.isidentifier() and c.isascii() for c in columns):
         raise ValueError(f"cannot read or write {table!r} ({', '.join(columns)})")
-    return ", ".join(columns)
+    return ", ".join(f'"{c}"' for c in columns)
 
 
 class RowInserts:

@@ -183,6 +183,9 @@ class KnowledgeGraph:
     rows_with_ids = forwarded("_bulk", BulkRows.rows_with_ids)
     open_fact_ids = forwarded("_bulk", BulkRows.open_fact_ids)
     insert_rows = forwarded("_bulk", BulkRows.insert_rows)
+    extra_columns = forwarded("_bulk", BulkRows.extra_columns)
+    table_columns = forwarded("_bulk", BulkRows.table_columns)
+    add_columns = forwarded("_bulk", BulkRows.add_columns)
 
     # Writes in steps, and who changed what
     logged = forwarded("_log", EditHistory.logged)

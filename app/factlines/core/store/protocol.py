@@ -119,9 +119,13 @@ class Selection(Protocol):
 
     entity_count: int
     fact_count: int
+    # Each table's columns a newer MemPalace added, (name, kind) (extra_columns), and all its
+    # columns: MemPalace's in its order, then those.
+    extras: dict[str, list[tuple[str, str]]]
+    columns: dict[str, tuple[str, ...]]
 
-    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # ENTITY_COLUMNS
-    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # TRIPLE_COLUMNS
+    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # columns["entities"]
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]: ...  # columns["triples"]
 
 
 class BulkStore(Protocol):
@@ -140,6 +144,10 @@ class BulkStore(Protocol):
     def open_fact_ids(
         self, keys: list[tuple[str, str, str]]
     ) -> dict[tuple[str, str, str], str]: ...
+    # (name, kind) of the table's columns beyond MemPalace's (extra_columns), in its order.
+    def extra_columns(self, table: str) -> list[tuple[str, str]]: ...
+    # Add those of ``extras`` (checked (name, kind) pairs) the table lacks, empty.
+    def add_columns(self, table: str, extras: list[tuple[str, str]]) -> None: ...
     # Rows as given (``id`` first; a column left out takes its default), in the caller's
     # transaction, each noted for recordings and listeners like any write.
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None: ...

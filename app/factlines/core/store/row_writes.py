@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
-from factlines.core.store.changes import TRIPLES, Change, RowImage, Touched
+from factlines.core.store.changes import TRIPLES, Change, RowImage, RowPrint, Touched
 from factlines.core.store.replay import StepReplay, take_back
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
@@ -100,6 +100,7 @@ class RowWrites:
         self._touched.add(table, row_id)
         image = before = None
         key = (table, row_id)
+        read = False
         for change in self._recorders:
             if key not in change.rows:
                 if image is None:
@@ -107,13 +108,15 @@ class RowWrites:
                 change.rows[key] = [image[0], None]
                 change.pending.add(key)
                 self._recorded_now.append((change, key))
-            before, after = change.rows[key]
-            # Written by an earlier transaction of the recording: the row now is its "after".
-            if key not in change.pending:
-                before = after
+            before_now, after = change.rows[key]
+            # Written by an earlier transaction of the recording: the row now is its "after"
+            # (of which a compact change keeps only a print).
+            now = before_now if key in change.pending else after
+            if not isinstance(now, RowPrint):
+                before, read = now, True
         if table == TRIPLES:
             # Only a recorded write reads the row before writing it: else its ends are unknown.
-            self._touched.note_ends(before, read=bool(self._recorders))
+            self._touched.note_ends(before, read=read)
 
     @contextmanager
     def recording(self) -> Iterator[Change]:
@@ -152,7 +155,8 @@ class RowWrites:
         for change, (table, row_id) in self._recorded_now:
             if (table, row_id) in change.pending:
                 change.pending.discard((table, row_id))
-                change.rows[(table, row_id)][1] = now[table].get(row_id)
+                after = now[table].get(row_id)
+                change.rows[(table, row_id)][1] = RowPrint.of(after) if change.compact else after
         self._recorded_now = []
         steps = [change for change in self._recorders if change.rows]
         if not steps and not self._replayed:

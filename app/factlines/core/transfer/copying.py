@@ -10,22 +10,29 @@ graph: its schema version, its default indexes (speed indexes are asked for agai
 
 The source is only read, in one snapshot, so the copy is one state of it even while MemPalace
 writes. The target is a new place (created when missing) or an empty graph; a graph that holds
-anything is refused, never merged into or overwritten. It is written in short transactions, so
-that MemPalace, should it have the target open, writes in between (an entity it made meanwhile
-is kept as it made it). Cancelled (``progress`` returning False), refused or failed, what the
-copy wrote is taken back, and a graph this copy created is removed again while it holds
-nothing but what the copy made (no other program's rows, no other program has it open).
+anything is refused, never merged into or overwritten. A new file is written beside the
+target under a hidden name and given the target's name when complete: until then the target
+does not exist, so a copy cancelled, failed or killed leaves none (a killed one leaves the
+hidden file). An existing empty graph (or a new PostgreSQL graph) is written in place, in short
+transactions, so that MemPalace, should it have the target open, writes in between (an
+entity it made meanwhile is kept as it made it). Cancelled (``progress`` returning False),
+refused or failed, what the copy wrote is taken back, and a graph this copy created is removed
+again while it holds nothing but what the copy made (no other program's rows, no other program
+has it open); killed, what its committed transactions wrote stays.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
-from factlines.core.errors import Refused
+from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
-from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.plan import CHUNK, still_new
 
 _LOG_PAGE = 1000
@@ -75,15 +82,59 @@ def copy_graph(
         raise Refused(f"{target} is the graph being copied; copy it to another place")
     with open_graph(source, read_only=True) as src:
         created = not graph_exists(target)
-        try:
-            with open_graph(target) as dst:
-                copied = _copy(src, dst, progress)
-        except BaseException as failure:
-            if created:
-                _discard_after(failure, target)
-            raise
+        beside = _file_beside(target) if created else None
+        if beside is not None:
+            copied = _copy_beside(src, beside, Path(target).expanduser(), progress)
+        else:
+            try:
+                with open_graph(target) as dst:
+                    copied = _copy(src, dst, progress)
+            except BaseException as failure:
+                if created:
+                    _discard_after(failure, target)
+                raise
     entities, facts, settings, logged = copied
     return CopySummary(str(source), str(target), entities, facts, settings, logged, created)
+
+
+def _file_beside(target: str | os.PathLike) -> Path | None:
+    """Where a copy to a new file is written first: a hidden file beside ``target``, in the
+    same folder (so that it is renamed into place, not copied); None when ``target`` is not a
+    file in a folder that exists (a database's URL; a missing folder, which the store refuses
+    in words)."""
+    if "://" in str(target):
+        return None
+    path = Path(target).expanduser()
+    if not path.parent.is_dir():
+        return None
+    return path.parent / f".{path.name}.copying-{secrets.token_hex(6)}"
+
+
+def _copy_beside(src, beside: Path, target: Path, progress: Progress | None):
+    """Copy into a new file at ``beside``, then give it the name ``target`` (a link, never
+    over a file another program made there meanwhile: then refused, and the copy removed).
+    Until then ``target`` does not exist: a copy cancelled, failed or killed leaves it so."""
+    try:
+        with open_graph(beside) as dst:
+            copied = _copy(src, dst, progress)
+        if any(Path(f"{beside}{side}").exists() for side in ("-wal", "-journal")):
+            raise Unavailable(f"the copy at {beside} could not be finished; {target} was not made")
+        try:
+            os.link(beside, target)
+        except FileExistsError:
+            raise Refused(
+                f"{target} was made by another program while the copy was written; the copy "
+                "was not put there"
+            ) from None
+        except OSError as exc:
+            if target.exists() or exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
+                raise Unavailable(f"cannot make {target}: {exc.strerror or exc}") from None
+            os.rename(beside, target)  # a file system without links: renamed while absent
+    finally:
+        for side in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{beside}{side}")
+    return copied
 
 
 def _discard_after(failure: BaseException, target: str | os.PathLike) -> None:
@@ -107,9 +158,9 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
         def write(part: tuple[str, list]) -> None:
             nonlocal checked
             table, batch = part
-            checked = checked or _refuse_a_graph(dst)
-            fresh = still_new(dst, table, batch, REPLICATED[table])
-            dst.insert_rows(table, fresh, columns=REPLICATED[table])
+            checked = checked or _prepare(dst, rows.extras)
+            fresh = still_new(dst, table, batch, rows.columns[table])
+            dst.insert_rows(table, fresh, columns=rows.columns[table])
 
         parts = (
             (table, batch)
@@ -120,7 +171,7 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
         settings = src.graph_settings()
         logged = _edit_log(src)
         with dst.batch():
-            checked or _refuse_a_graph(dst)
+            checked or _prepare(dst, rows.extras)
             dst.set_graph_settings(settings)
             dst.add_edit_log_entries(logged)
             # The last word before the last write is committed: a cancel until now leaves
@@ -129,8 +180,9 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
     return rows.entity_count, rows.fact_count, len(settings), len(logged)
 
 
-def _refuse_a_graph(dst) -> bool:
-    """Refuse a target that holds a graph (inside the copy's first write)."""
+def _prepare(dst, extras: dict) -> bool:
+    """Inside the copy's first write: refuse a target that holds a graph, then give it the
+    columns a newer MemPalace added to the source's tables."""
     held = dst.stats()
     if held["entities"] or held["triples"]:
         raise Refused(
@@ -138,6 +190,8 @@ def _refuse_a_graph(dst) -> bool:
             f"{held['entities']:,} entities): a copy goes only into a new place or an "
             "empty graph, never over or into another graph"
         )
+    for table, columns in extras.items():
+        dst.add_columns(table, columns)
     return True
 
 

@@ -7,11 +7,13 @@ snapshot of the file and written as it is read, batch by batch, to a file beside
 that replaces it only when complete: a cancelled or failed export leaves no partial file.
 
 **JSON** (``FORMAT``, version ``VERSION``) is a copy: every column of both of MemPalace's
-tables, ids included, each value exactly as stored (a time value the rules refuse, a
-confidence that is not a number; a blob as ``{"$blob": base64}``), one row per line::
+tables, ids included, and the columns a newer MemPalace added (``extra_columns``: their
+names and kinds), each value exactly as stored (a time value the rules refuse, a confidence
+that is not a number; a blob as ``{"$blob": base64}``), one row per line::
 
     {"format": "factlines-graph", "version": 1, "exported_at": "…Z", "as_of": null,
      "entity": null, "columns": {"entities": [...], "triples": [...]},
+     "extra_columns": {"entities": [["aliases", "TEXT"]], "triples": []},
      "entities": [
     {"id": "kai", "name": "Kai", ...},
     ...],
@@ -20,7 +22,9 @@ confidence that is not a number; a blob as ``{"$blob": base64}``), one row per l
     ...]}
 
 **CSV**: one row per fact, the header :data:`CSV_HEADER` (``subject``/``object`` are display
-names, ``subject_id``/``object_id`` the ids); an empty cell is an empty or unknown value.
+names, ``subject_id``/``object_id`` the ids, ``subject_type`` and the like the entities' other
+columns), then a newer MemPalace's columns of the facts (``created_by``) and of their entities
+(``subject_aliases``, ``object_aliases``); an empty cell is an empty or unknown value.
 """
 
 from __future__ import annotations
@@ -36,10 +40,11 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store.facade import same_graph
-from factlines.core.store.replication import REPLICATED
+from factlines.core.store.rows import TRIPLE_COLUMNS
 from factlines.core.transfer.graphml import write_graphml
 from factlines.core.transfer.values import blob_tag
 
+ENTITY_CSV_COLUMNS = ("type", "properties", "created_at")
 FORMAT = "factlines-graph"
 VERSION = 1
 EXTENSIONS = {".json": "json", ".csv": "csv", ".graphml": "graphml"}
@@ -58,12 +63,12 @@ CSV_HEADER = (
     "source_drawer_id",
     "adapter_name",
     "extracted_at",
+    # Each fact's entities (MemPalace's columns of theirs but id and name, given above).
+    *(f"{side}_{column}" for side in ("subject", "object") for column in ENTITY_CSV_COLUMNS),
 )
 BATCH = 2000
 # The first bytes of every SQLite database: an export never replaces one.
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-ENTITY_COLUMNS = REPLICATED["entities"]
-TRIPLE_COLUMNS = REPLICATED["triples"]
 
 
 @dataclass(frozen=True)
@@ -172,24 +177,30 @@ def _part_beside(target: Path) -> str:
 
 def _write_json(out, selection, meta: dict, counter: RowCounter) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, default=blob_tag).encode
+    columns = selection.columns
     header = {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": temporal.now_instant(),
         **meta,
-        "columns": {"entities": list(ENTITY_COLUMNS), "triples": list(TRIPLE_COLUMNS)},
+        "columns": {table: list(columns[table]) for table in ("entities", "triples")},
+        # A newer MemPalace's columns, [name, kind], for an import to make them again.
+        "extra_columns": {
+            table: [list(pair) for pair in selection.extras[table]]
+            for table in ("entities", "triples")
+        },
     }
     out.write(dumps(header)[:-1] + ',\n "entities": [\n')
     first = True
     for batch in selection.entity_rows(BATCH):
-        lines = [dumps(dict(zip(ENTITY_COLUMNS, row))) for row in batch]
+        lines = [dumps(dict(zip(columns["entities"], row))) for row in batch]
         out.write(("" if first else ",\n") + ",\n".join(lines))
         first = False
         counter.add(len(batch))
     out.write('],\n "triples": [\n')
     first = True
     for batch in selection.fact_rows(BATCH):
-        lines = [dumps(dict(zip(TRIPLE_COLUMNS, row))) for row in batch]
+        lines = [dumps(dict(zip(columns["triples"], row))) for row in batch]
         out.write(("" if first else ",\n") + ",\n".join(lines))
         first = False
         counter.add(len(batch))
@@ -197,19 +208,37 @@ def _write_json(out, selection, meta: dict, counter: RowCounter) -> None:
 
 
 def _write_csv(out, selection, meta: dict, counter: RowCounter) -> None:
+    fact_extras = [name for name, _ in selection.extras["triples"]]
+    entity_extras = [name for name, _ in selection.extras["entities"]]
     writer = csv.writer(out)
-    writer.writerow(CSV_HEADER)
-    names: dict[str, str] = {}
-    for batch in selection.entity_rows(BATCH):  # the facts' entities, for their names
-        names.update((row[0], row[1]) for row in batch)
-        counter.add(len(batch))
-    get = names.get
-    for batch in selection.fact_rows(BATCH):
-        # CSV_HEADER: the stored columns with each entity's name after its id (the id when
-        # the graph has no row for it).
-        writer.writerows(
-            (tid, s, get(s, s), p, o, get(o, o), *rest) for tid, s, p, o, *rest in batch
+    writer.writerow(
+        (
+            *CSV_HEADER,
+            *fact_extras,
+            *(f"{side}_{name}" for side in ("subject", "object") for name in entity_extras),
         )
+    )
+    # Each entity's name, then its other columns (ENTITY_CSV_COLUMNS) and a newer MemPalace's.
+    entities: dict[str, tuple] = {}
+    for batch in selection.entity_rows(BATCH):  # the facts' entities
+        entities.update((row[0], row[1:]) for row in batch)
+        counter.add(len(batch))
+    # An entity the graph has no row for: its id stands for its name, the rest empty.
+    width = len(selection.columns["entities"]) - 1
+    missing = (None,) * (width - 1)
+    get = entities.get
+    mempalace = len(TRIPLE_COLUMNS)
+    for batch in selection.fact_rows(BATCH):
+        lines = []
+        for tid, s, p, o, *rest in batch:
+            subject, obj = get(s) or (s, *missing), get(o) or (o, *missing)
+            lines.append(
+                (
+                    tid, s, subject[0], p, o, obj[0], *rest[: mempalace - 4],
+                    *subject[1:4], *obj[1:4], *rest[mempalace - 4 :], *subject[4:], *obj[4:],
+                )
+            )  # fmt: skip
+        writer.writerows(lines)
         counter.add(len(batch))
 
 

@@ -30,11 +30,13 @@ from factlines.core.progress import Progress
 from factlines.core.store import open_graph
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.csv_rows import plan_csv
-from factlines.core.transfer.plan import ImportReport, Steps, describe, first_seen, insert
+from factlines.core.transfer.json_reader import TABLES
+from factlines.core.transfer.plan import CHUNK, ImportReport, Steps, describe, insert
 from factlines.core.transfer.readers import ImportFile, Problem, read_file
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
+PLAN_BATCH = 2000  # rows of a JSON copy checked at once
 _REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object")}
 # Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
 _AS_STORED = {str, float, int, type(None)}
@@ -59,7 +61,7 @@ def import_file(
     rep = ImportReport(data.kind, rejected=list(data.problems))
     planner = {"json": _plan_copy, "csv": plan_csv, "seed": plan_seed}[data.kind]
     with kg.batched(words):
-        steps = Steps(progress, sum(len(rows) for rows in data.rows.values()))
+        steps = Steps(progress, data.row_count())
         steps.add(0)
         write = planner(kg, data, rep, steps)
         if rep.rejected and not good_rows:
@@ -88,10 +90,9 @@ def import_recorded(
 # ── Factlines' JSON: a copy ───────────────────────────────────────────────
 
 
-def _copy_row(table: str, value: object) -> dict:
+def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict:
     if not isinstance(value, dict):
         raise Refused(f"a {table} row must be a JSON object")
-    columns = REPLICATED[table]
     unknown = sorted(set(value) - set(columns))
     if unknown:
         raise Refused(f"{table} has no column {', '.join(map(repr, unknown))}")
@@ -112,57 +113,113 @@ def _copy_row(table: str, value: object) -> dict:
 
 
 def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
-    planned: dict[str, list] = {}
-    for table in ("entities", "triples"):
-        rows = []
-        for line, value in data.rows[table]:
-            try:
-                rows.append((line, _copy_row(table, value)))
-            except Refused as exc:
-                rep.rejected.append(Problem(line, str(exc)))
-        rows = first_seen(rows, rep, "an entity" if table == "entities" else "a fact")
-        have = kg.rows_with_ids(table, [row["id"] for _, row in rows])
-        fresh = []
-        for line, row in rows:
-            there = have.get(row["id"])
-            if there is None:
-                fresh.append((line, row))
-            elif there == row:
-                rep.unchanged += 1
-            elif table == "entities":
-                rep.skipped.append(
-                    Problem(
-                        line,
-                        f"the entity {row['id']!r} is already in the graph (as "
-                        f"{there['name']!r}); the graph's row was kept",
-                    )
-                )
-            else:
-                rep.rejected.append(
-                    Problem(
-                        line,
-                        f"the graph already has another fact with the id {row['id']!r} "
-                        f"({describe(there)})",
-                    )
-                )
-        planned[table] = fresh
-        steps.add(len(data.rows[table]))
-    opened = [(line, row) for line, row in planned["triples"] if row["valid_to"] is None]
-    keys = [(row["subject"], row["predicate"], row["object"]) for _, row in opened]
-    already = kg.open_fact_ids(keys) if keys else {}
-    duplicates = set()
-    for line, row in opened:
-        twin = already.get((row["subject"], row["predicate"], row["object"]))
-        if twin is not None:
-            duplicates.add(row["id"])
-            rep.skipped.append(
-                Problem(line, f"{describe(row)} is already an open fact ({twin}); not added again")
-            )
-    entities = [row for _, row in planned["entities"]]
-    facts = [row for _, row in planned["triples"] if row["id"] not in duplicates]
+    """Check the copy's rows a batch at a time against the file and the graph, keeping only
+    which rows are not to be written (by their place in their list); ``write`` reads the file
+    again for the others."""
+    left_out: dict[str, set[int]] = {}
+    for table in TABLES:
+        left_out[table] = set()
+        given: dict[object, int] = {}  # each id's first line
+        for batch in _copy_rows(data, table, PLAN_BATCH, rep):
+            rows = []
+            for place, line, row in batch:
+                if row is None:
+                    left_out[table].add(place)
+                elif row["id"] in given:
+                    what = "an entity" if table == "entities" else "a fact"
+                    rep.rejected.append(
+                        Problem(
+                            line, f"{what} id {row['id']!r} was already given on line "
+                            f"{given[row['id']]}",
+                        )
+                    )  # fmt: skip
+                    left_out[table].add(place)
+                else:
+                    given[row["id"]] = line
+                    rows.append((place, line, row))
+            left_out[table] |= _against_the_graph(kg, table, rows, rep)
+            steps.add(len(batch))
 
     def write() -> None:
-        rep.entities_added = insert(kg, "entities", entities, steps)
-        rep.facts_added = insert(kg, "triples", facts, steps)
+        for table, extras in data.extras.items():
+            kg.add_columns(table, extras)
+        for table in TABLES:
+            rows = (
+                row
+                for batch in _copy_rows(data, table, CHUNK)
+                for place, _, row in batch
+                if place not in left_out[table]
+            )
+            added = insert(kg, table, rows, steps)
+            if table == "entities":
+                rep.entities_added = added
+            else:
+                rep.facts_added = added
 
     return write
+
+
+def _copy_rows(data: ImportFile, table: str, size: int, rep: ImportReport | None = None):
+    """Batches of (place, line, row) of ``table`` in the file, ``row`` as :func:`_copy_row`
+    makes it, or None when it is rejected (then reported in ``rep``, when given)."""
+    columns = (*REPLICATED[table], *(name for name, _ in data.extras.get(table, [])))
+    place = 0
+    for batch in data.batches(table, size):
+        rows = []
+        for line, value in batch:
+            try:
+                row = _copy_row(table, value, columns)
+            except Refused as exc:
+                if rep is not None:
+                    rep.rejected.append(Problem(line, str(exc)))
+                row = None
+            rows.append((place, line, row))
+            place += 1
+        yield rows
+
+
+def _against_the_graph(kg, table: str, rows: list, rep: ImportReport) -> set[int]:
+    """The places of ``rows`` (place, line, row) not to write, as the graph holds them: a row
+    it holds exactly (unchanged), an entity it holds otherwise (skipped), another fact of the
+    id (rejected), a fact whose (subject, predicate, object) it holds open (skipped)."""
+    left_out = set()
+    have = kg.rows_with_ids(table, [row["id"] for _, _, row in rows])
+    fresh = []
+    for place, line, row in rows:
+        there = have.get(row["id"])
+        if there is None:
+            fresh.append((place, line, row))
+            continue
+        left_out.add(place)
+        if all(there.get(column) == row.get(column) for column in there.keys() | row.keys()):
+            rep.unchanged += 1
+        elif table == "entities":
+            rep.skipped.append(
+                Problem(
+                    line,
+                    f"the entity {row['id']!r} is already in the graph (as "
+                    f"{there['name']!r}); the graph's row was kept",
+                )
+            )
+        else:
+            rep.rejected.append(
+                Problem(
+                    line,
+                    f"the graph already has another fact with the id {row['id']!r} "
+                    f"({describe(there)})",
+                )
+            )
+    if table == "triples":
+        opened = [(place, line, row) for place, line, row in fresh if row["valid_to"] is None]
+        keys = [(row["subject"], row["predicate"], row["object"]) for _, _, row in opened]
+        already = kg.open_fact_ids(keys) if keys else {}
+        for place, line, row in opened:
+            twin = already.get((row["subject"], row["predicate"], row["object"]))
+            if twin is not None:
+                left_out.add(place)
+                rep.skipped.append(
+                    Problem(
+                        line, f"{describe(row)} is already an open fact ({twin}); not added again"
+                    )
+                )
+    return left_out

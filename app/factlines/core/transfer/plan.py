@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
@@ -56,7 +58,7 @@ class Steps:
         report(self.progress, self.done, self.total)
 
 
-def insert(kg, table: str, rows: list, steps: Steps, columns: tuple | None = None) -> int:
+def insert(kg, table: str, rows: Iterable, steps: Steps, columns: tuple | None = None) -> int:
     """Insert ``rows`` (dicts, or tuples of ``columns``) in chunks, a few to each short write
     (:meth:`write_in_parts`, inside the import's :meth:`batched`: MemPalace writes in between),
     counting progress.
@@ -73,7 +75,8 @@ def insert(kg, table: str, rows: list, steps: Steps, columns: tuple | None = Non
         kg.insert_rows(table, fresh, columns=columns)
         written += len(fresh)
 
-    chunks = (rows[start : start + CHUNK] for start in range(0, len(rows), CHUNK))
+    rows = iter(rows)
+    chunks = iter(lambda: list(islice(rows, CHUNK)), [])
     kg.write_in_parts(chunks, write, lambda chunk: steps.add(len(chunk)))
     return written
 
@@ -92,23 +95,6 @@ def still_new(kg, table: str, rows: list, columns: tuple | None) -> list:
             "nothing was written"
         )
     return rows
-
-
-def first_seen(rows: list[tuple[int, dict]], rep: ImportReport, what: str) -> list:
-    """The rows whose id no earlier row of the file has; the others are rejected."""
-    seen: dict[str, int] = {}
-    kept = []
-    for line, row in rows:
-        if row["id"] in seen:
-            rep.rejected.append(
-                Problem(
-                    line, f"{what} id {row['id']!r} was already given on line {seen[row['id']]}"
-                )
-            )
-            continue
-        seen[row["id"]] = line
-        kept.append((line, row))
-    return kept
 
 
 def describe(row: dict) -> str:

@@ -8,11 +8,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from factlines.core.store.engine_common import RowInserts, bulk_columns
+from factlines.core.store.extra_columns import MEMPALACE_COLUMNS, extras_of
 from factlines.core.store.postgres import timesql
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C
 from factlines.core.store.postgres.values import refuse_unstorable
-from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+
+# A kind of column (extra_columns) as PostgreSQL keeps it, and back: what its types can hold.
+PG_TYPES = {
+    "TEXT": f"TEXT {C}",
+    "INTEGER": "BIGINT",
+    "REAL": "DOUBLE PRECISION",
+    "NUMERIC": f"TEXT {C}",
+    "BLOB": f"TEXT {C}",
+}
+_KIND_OF = {
+    "smallint": "INTEGER",
+    "integer": "INTEGER",
+    "bigint": "INTEGER",
+    "real": "REAL",
+    "double precision": "REAL",
+}
+
+
+def table_extras(conn, table: str) -> list[tuple[str, str]]:
+    """(name, kind) of the columns of ``table`` beyond MemPalace's, in the table's order:
+    integers INTEGER, floating point REAL, anything else TEXT."""
+    rows = conn.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = %s ORDER BY ordinal_position",
+        (table,),
+    ).fetchall()
+    return extras_of(table, [(name, _KIND_OF.get(kind, "TEXT")) for name, kind in rows])
 
 
 class PGSelection:
@@ -20,6 +47,13 @@ class PGSelection:
 
     def __init__(self, conn, as_of_key: str | None, eid: str | None):
         self._conn = conn
+        # (name, kind) of the columns a newer MemPalace added; each table's columns:
+        # MemPalace's in its order, then those.
+        self.extras = {table: table_extras(conn, table) for table in MEMPALACE_COLUMNS}
+        self.columns = {
+            table: (*MEMPALACE_COLUMNS[table], *(name for name, _ in self.extras[table]))
+            for table in MEMPALACE_COLUMNS
+        }
         terms, params = [], []
         if as_of_key is not None:
             terms.append(f"({timesql.valid_at('t')})")
@@ -28,7 +62,7 @@ class PGSelection:
             terms.append("(t.subject = %s OR t.object = %s)")
             params += [eid, eid]
         where = " WHERE " + " AND ".join(terms) if terms else ""
-        columns = ", ".join(f"t.{column}" for column in TRIPLE_COLUMNS)
+        columns = bulk_columns("triples", self.columns["triples"])
         self._facts = (f"SELECT {columns} FROM triples t{where} ORDER BY t.id {C}", params)
         self._entities: tuple[str, list] = ("FROM entities", [])
         if where:
@@ -47,7 +81,9 @@ class PGSelection:
     def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
         sql, args = self._entities
         yield from self._batches(
-            f"SELECT {', '.join(ENTITY_COLUMNS)} {sql} ORDER BY id {C}", args, batch
+            f"SELECT {bulk_columns('entities', self.columns['entities'])} {sql} ORDER BY id {C}",
+            args,
+            batch,
         )
 
     def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
@@ -68,6 +104,19 @@ class PGBulk(RowInserts):
     def selection(self, as_of_key: str | None, eid: str | None) -> Iterator[PGSelection]:
         with self._db.snapshot() as conn:
             yield PGSelection(conn, as_of_key, eid)
+
+    def extra_columns(self, table: str) -> list[tuple[str, str]]:
+        with self._db.read() as conn:
+            return table_extras(conn, table)
+
+    def add_columns(self, table: str, extras: list[tuple[str, str]]) -> None:
+        """Add the columns of ``extras`` that ``table`` lacks, empty, of the type that holds
+        their kind (:data:`PG_TYPES`)."""
+        with self._db.transaction() as conn:
+            have = {name.lower() for name, _ in table_extras(conn, table)}
+            for name, kind in extras:
+                if name.lower() not in have:
+                    conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {PG_TYPES[kind]}')
 
     def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
         names = bulk_columns(table, columns)
@@ -92,5 +141,7 @@ class PGBulk(RowInserts):
         return found
 
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
-        refuse_unstorable(table, columns, rows)
+        beyond = set(columns) - set(MEMPALACE_COLUMNS[table])
+        extras = dict(self.extra_columns(table)) if beyond else {}
+        refuse_unstorable(table, columns, rows, extras)
         super().insert_rows(table, columns, rows)

@@ -37,14 +37,42 @@ def _why_not(column: str, value: object) -> str | None:
     return None
 
 
-def refuse_unstorable(table: str, columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
-    """Refuse the first row PostgreSQL cannot hold (see the module), naming it."""
+def _why_not_extra(column: str, kind: str, value: object) -> str | None:
+    """Why PostgreSQL cannot hold ``value`` in a newer MemPalace's ``column`` of ``kind``
+    (extra_columns; held as PG_TYPES says: a whole number, a floating point one, or text)."""
+    if value is None:
+        return None
+    if kind == "INTEGER":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return None
+        held = "whole numbers"
+    elif kind == "REAL":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return None
+        held = "numbers"
+    else:
+        if isinstance(value, str):
+            return _why_not(column, value)
+        held = "text"
+    shown = "binary data" if isinstance(value, bytes | bytearray | memoryview) else repr(value)[:40]
+    return f"{shown}, where PostgreSQL keeps only {held} in {column}"
+
+
+def refuse_unstorable(
+    table: str, columns: tuple[str, ...], rows: Iterable[tuple], extras: dict | None = None
+) -> None:
+    """Refuse the first row PostgreSQL cannot hold (see the module), naming it; ``extras``
+    gives the kind of each of a newer MemPalace's columns (extra_columns)."""
     plain = (type(None), int, float)
+    extras = extras or {}
     for row in rows:
         for column, value in zip(columns, row, strict=False):
-            if isinstance(value, plain):
+            if column in extras:
+                why = _why_not_extra(column, extras[column], value)
+            elif isinstance(value, plain):
                 continue
-            why = _why_not(column, value)
+            else:
+                why = _why_not(column, value)
             if why is not None:
                 raise Refused(
                     f"{_NOUN.get(table, table)} {row[0]!r} cannot go into PostgreSQL: its "

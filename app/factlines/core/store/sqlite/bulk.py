@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from factlines.core.store.engine_common import CHUNK, RowInserts, bulk_columns
-from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.extra_columns import MEMPALACE_COLUMNS, extras_of
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
@@ -36,8 +36,15 @@ class SQLiteSelection:
 
     def __init__(self, conn: sqlite3.Connection, as_of_key: str | None, eid: str | None):
         self._conn = conn
+        # (name, kind) of the columns a newer MemPalace added; each table's columns:
+        # MemPalace's in its order, then those.
+        self.extras = {table: table_extras(conn, table) for table in MEMPALACE_COLUMNS}
+        self.columns = {
+            table: (*MEMPALACE_COLUMNS[table], *(name for name, _ in self.extras[table]))
+            for table in MEMPALACE_COLUMNS
+        }
         where, params = _fact_filter(as_of_key, eid)
-        columns = ", ".join(f"t.{column}" for column in TRIPLE_COLUMNS)
+        columns = bulk_columns("triples", self.columns["triples"])
         self._facts_sql = (f"SELECT {columns} FROM triples t{where} ORDER BY t.rowid", params)
         if not where:
             self._entities_sql = ("FROM entities", [])
@@ -59,17 +66,23 @@ class SQLiteSelection:
         ]
 
     def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
-        """Batches of entity rows (MemPalace's columns, in its order), in rowid order."""
+        """Batches of entity rows (``columns["entities"]``), in rowid order."""
         sql, args = self._entities_sql
-        columns = ", ".join(ENTITY_COLUMNS)
+        columns = bulk_columns("entities", self.columns["entities"])
         yield from _batches(
             self._conn.execute(f"SELECT {columns} {sql} ORDER BY rowid", args), batch
         )
 
     def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
-        """Batches of fact rows (MemPalace's columns, in its order), in rowid order."""
+        """Batches of fact rows (``columns["triples"]``), in rowid order."""
         sql, args = self._facts_sql
         yield from _batches(self._conn.execute(sql, args), batch)
+
+
+def table_extras(conn: sqlite3.Connection, table: str) -> list[tuple[str, str]]:
+    """(name, kind) of the columns of ``table`` beyond MemPalace's, in the table's order."""
+    declared = conn.execute("SELECT name, type FROM pragma_table_info(?)", (table,)).fetchall()
+    return extras_of(table, declared)
 
 
 def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple]]:
@@ -88,6 +101,19 @@ class SQLiteBulk(RowInserts):
     def selection(self, as_of_key: str | None, eid: str | None) -> Iterator[SQLiteSelection]:
         with self._db.snapshot() as conn:
             yield SQLiteSelection(conn, as_of_key, eid)
+
+    def extra_columns(self, table: str) -> list[tuple[str, str]]:
+        with self._db.read() as conn:
+            return table_extras(conn, table)
+
+    def add_columns(self, table: str, extras: list[tuple[str, str]]) -> None:
+        """Add the columns of ``extras`` (checked names and kinds) that ``table`` lacks, empty,
+        declared by their kind (which gives them that affinity)."""
+        with self._db.transaction() as conn:
+            have = {name.lower() for name, _ in table_extras(conn, table)}
+            for name, kind in extras:
+                if name.lower() not in have:
+                    conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
 
     def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
         """The rows of ``table`` whose id is one of ``ids``: ``columns`` (``id`` first).

@@ -1,0 +1,80 @@
+"""Benchmark: the memory ``factlines import`` takes for a JSON copy, against the file's size.
+
+    python tests/bench/bench_import_memory.py           # 25k and 250k facts (~9 and ~90 MB)
+    python tests/bench/bench_import_memory.py --quick   # 5k and 50k facts
+    python tests/bench/bench_import_memory.py --dir D   # keep the files in D
+    python tests/bench/bench_import_memory.py --app /other/checkout/app   # its import instead
+
+Two graphs of bench_io's shape, ten times apart in size, are exported to JSON; each JSON is
+imported into a new file by the whole command in a fresh process, and the process's peak
+resident memory (its rusage) is printed beside the file's size. Target: the import reads the
+file a batch at a time, so its peak grows by at most 60 MB from the small file to the big one
+(before: 82 MB of JSON peaked at 828 MB). Prints PASS/MISS; exits 0 unless a command failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_io import APP, build
+
+GROWTH_MB = 60
+
+
+def peak_mb(*args, app: Path = APP) -> float:
+    """Run ``python -m factlines ARGS`` (of ``app``) and return its peak resident memory in MB."""
+    env = {**os.environ, "PYTHONPATH": str(app)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "factlines", *map(str, args)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"factlines {' '.join(map(str, args))} failed:\n{child.stderr.read()}")
+    return usage.ru_maxrss / 1024  # kilobytes on Linux
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5k and 50k facts")
+    parser.add_argument("--dir", type=Path, help="keep the files here")
+    parser.add_argument("--app", type=Path, default=APP, help="the app folder whose import runs")
+    args = parser.parse_args()
+    sizes = (5_000, 50_000) if args.quick else (25_000, 250_000)
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="bench_import_memory_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    peaks = []
+    for facts in sizes:
+        graph = folder / f"graph_{facts}.sqlite3"
+        if not graph.exists():
+            build(graph, facts // 10, facts)
+        exported = folder / f"copy_{facts}.json"
+        if not exported.exists():
+            peak_mb("export", graph, exported)
+        target = folder / f"imported_{facts}.sqlite3"
+        target.unlink(missing_ok=True)
+        peak = peak_mb("import", target, exported, app=args.app)
+        peaks.append(peak)
+        size = exported.stat().st_size / 1e6
+        print(f"import {facts:>7,} facts, JSON {size:6.1f} MB: peak memory {peak:6.0f} MB")
+    growth = peaks[1] - peaks[0]
+    verdict = "PASS" if growth <= GROWTH_MB else "MISS"
+    print(
+        f"growth from the small file to the big one: {growth:.0f} MB (target <= {GROWTH_MB}) "
+        f"{verdict}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
