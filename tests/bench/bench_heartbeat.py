@@ -70,11 +70,22 @@ def run_loop(seconds: float) -> None:
     loop.exec()
 
 
+# Processes of another program writing beside the window: the window never waits for them,
+# the step lasts until they ended.
+WRITERS: list[subprocess.Popen] = []
+
+
 def busy(window) -> bool:
     """Whether a job the window started (a whole-graph read, an import, an export, an index
-    build) is still running, or a whole-graph question waits for writes to stop."""
+    build) is still running, a whole-graph question waits for writes to stop, or another
+    program is still writing."""
     jobs = (window.transfer.job, window.indexing.job)
-    return window.panels.busy or any(job is not None and job.running for job in jobs)
+    return (
+        window.panels.busy
+        or getattr(window, "figures", window.panels).busy  # (the code before had none)
+        or any(job is not None and job.running for job in jobs)
+        or any(writer.poll() is None for writer in WRITERS)
+    )
 
 
 def settle(window, since: float, wait: float = SETTLE_S) -> float:
@@ -151,9 +162,12 @@ def main() -> int:
     def another_program_writes() -> None:
         # MemPalace in a process of its own; two facts: a lone first write after the window
         # opened can go unseen by SQLite's data_version (noted in the README's table).
-        subprocess.run([sys.executable, "-c", MEMPALACE_WRITES, str(path)], check=True)
+        # Started, not waited for on the UI thread: MemPalace writes beside the window.
+        WRITERS.append(subprocess.Popen([sys.executable, "-c", MEMPALACE_WRITES, str(path)]))
 
     step("another program's write (the watch finds it)", another_program_writes)
+    if WRITERS[-1].returncode != 0:
+        raise SystemExit(f"MemPalace's process failed ({WRITERS[-1].returncode})")
     if not any("changed by another program" in words for words in said):
         print("  (the window did not notice that write)")
     step(f"File → Import of {IMPORT_ROWS:,} CSV rows", lambda: window.transfer.import_from(rows))
