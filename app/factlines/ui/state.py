@@ -105,7 +105,8 @@ class AppState(QObject):
             self._fact = None
             self._spreading = self._big(entity_id)
             try:
-                self.reload_view(self, self._entity_facts)  # its facts: a turn of their own
+                if self._spreading:  # its facts: read in a turn of their own
+                    self.reload_view(self, self._entity_facts)
                 self.entityChanged.emit(entity_id)
                 self.factChanged.emit(None)
             finally:
@@ -156,7 +157,8 @@ class AppState(QObject):
             patch = facts.apply(touched) if facts is not None else FactsPatch()
         self._spreading = spread
         try:
-            self.reload_view(self, self._entity_facts)  # (at once when not spread)
+            if spread:
+                self.reload_view(self, self._entity_facts)
             self.dataChanged.emit(touched)
             if patch:
                 self.factsChanged.emit(patch)
