@@ -299,6 +299,8 @@ class EntityBrowser(QWidget):
             if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
                 break
             yield
+            while self._state.reloads.running:  # the views first, not in the same turns
+                yield
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
                 return False
