@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import PaintCounter, dump, file_query, triple_rows
+from ui_fixtures import PaintCounter, dump, file_query, shown_window, triple_rows
 
 
 def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot):
@@ -163,3 +163,19 @@ def test_right_click_shows_the_entity_then_offers_its_menu(window, qtbot):
     assert "based_in → Berlin" in window.gantt.lane_labels()  # the chart shows Lumen Labs
     assert view.selectionModel().isRowSelected(row)
     assert len(opened) == 1 and opened[0] is not None and "Rename…" in opened[0]
+
+
+def test_an_entity_chosen_deep_in_the_list_is_found_a_page_per_turn(kg, qtbot, isolated_settings):
+    # Each page is read with its counts; twenty pages in one go froze the window.
+    for n in range(600):
+        kg.add_entity(f"Entity {n:04d}", "thing")
+    window = shown_window(qtbot, kg, isolated_settings)
+    browser = window.browser
+    pages: list[int] = []
+    browser.model.rowsInserted.connect(lambda _parent, first, last: pages.append(last - first))
+    window.select_entity("Entity 0550")
+    assert len(pages) <= 1  # the rest come in turns of the event loop
+    qtbot.waitUntil(lambda: not browser.finding.running, timeout=5000)
+    assert len(pages) >= 5
+    selected = browser.view.selectionModel().selectedRows()
+    assert [browser.entity_at(index)["name"] for index in selected] == ["Entity 0550"]

@@ -81,7 +81,8 @@ def test_all_time_chosen_anywhere_stops_play(window, qtbot):
 
 def test_a_forever_date_does_not_break_the_time_control(window, demo, qtbot):
     demo.add_triple("Kai Moreno", "is", "mortal", valid_from="0001-01-01", valid_to="9999-12-31")
-    window.state.notify_data_changed()  # raised OverflowError past the slider's range before
+    with qtbot.waitSignal(window.figures.found, timeout=10000):
+        window.state.notify_data_changed()  # raised OverflowError past the slider's range
     slider = window.findChild(QAbstractSlider, "asOfSlider")
     assert slider.minimum() == date.min.toordinal()
     assert slider.maximum() == date.max.toordinal()
@@ -120,7 +121,23 @@ def test_an_empty_graph_spans_the_years_around_today(qtbot, kg, isolated_setting
     assert "no facts yet" in win.gantt._empty.text()
     assert "Add fact" in win.gantt._empty.text()
     # a first dated fact: the span is the graph's again
-    kg.add_triple("Ann", "knows", "Bob", valid_from="2011-03-01")
-    win.state.notify_data_changed()
+    with qtbot.waitSignal(win.figures.found, timeout=10000):
+        kg.add_triple("Ann", "knows", "Bob", valid_from="2011-03-01")
     assert slider.minimum() <= date(2011, 3, 1).toordinal() < date(2012, 1, 1).toordinal()
     assert win.time_control.span_label.text().startswith("2010–")
+
+
+def test_after_a_write_the_span_and_counts_are_read_off_the_ui_thread(window, demo, qtbot):
+    # Without the speed indexes both read every fact: on the UI thread they stalled the window
+    # after every edit and every write of another program.
+    asked: list[str] = []
+    demo.time_span = lambda: asked.append("span")
+    demo.stats = lambda: asked.append("counts")
+    facts = window.document.stats_text
+    with qtbot.waitSignal(window.figures.found, timeout=10000):
+        demo.add_triple("Kai Moreno", "visited", "Lisbon", valid_from="1950-06-01")
+    assert asked == []
+    slider = window.findChild(QAbstractSlider, "asOfSlider")
+    assert slider.minimum() <= date(1950, 6, 1).toordinal()
+    del demo.time_span, demo.stats
+    assert window.stats_label.text() == facts()

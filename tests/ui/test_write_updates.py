@@ -10,6 +10,7 @@ from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
 from factlines.ui.models import COLUMN, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
+from ui_fixtures import triple_rows
 
 HUB_FACTS = 2_000
 
@@ -43,7 +44,7 @@ def hub_window(qtbot, tmp_path):
     qtbot.addWidget(window)
     window.show()
     window.select_entity("Hub")
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: not window.state.reloads.running, timeout=10000)
     yield window
     window.close()
     kg.close()
@@ -254,3 +255,36 @@ def test_a_write_whose_former_ends_are_unknown_reads_every_row_again(hub_window,
     window.kg.end_fact(fact["id"], "2026-01-01")  # not recorded: its row was never read
     assert pages and len(model._rows) > 1000
     assert _listed(window, fact["object"])["current"] == old_before - 1
+
+
+def test_a_big_entitys_views_reload_a_turn_apart(hub_window, qtbot):
+    # All at once, the views' reloads of a hub froze the window for hundreds of milliseconds.
+    window, state = hub_window, hub_window.state
+    state.select_entity(None)
+    builds = window.gantt.build_count
+    reloaded: list[str] = []
+    window.triple_editor.model.modelReset.connect(lambda: reloaded.append("table"))
+    window.select_entity("Hub")
+    assert window.gantt.build_count == builds and reloaded == []  # each waits for its turn
+    assert state.waiting(window.gantt) and state.waiting(window.triple_editor)
+    window.set_as_of("2010-01-01")  # meanwhile: left to the reloads
+    with qtbot.waitSignal(state.reloads.done, timeout=10000):
+        pass
+    assert window.gantt.build_count == builds + 1 and reloaded == ["table"]
+    assert len(triple_rows(window)) == HUB_FACTS
+    valid = [window.triple_editor.model.index(r, 0).data(VALID_ROLE) for r in range(HUB_FACTS)]
+    assert sum(valid) == int(state.valid_mask().sum()) > 0
+
+
+def test_after_another_programs_write_a_big_entitys_views_reload_a_turn_apart(hub_window, qtbot):
+    window, state = hub_window, hub_window.state
+    builds = window.gantt.build_count
+    other = KnowledgeGraph(window.kg.db_path)  # another client of the file
+    other.add_triple("Hub", "hired", "E0001", valid_from="2026-01-01")
+    other.close()
+    state.notify_data_changed()  # every row may have changed, as after another program's write
+    assert window.gantt.build_count == builds and state.waiting(window.triple_editor)
+    with qtbot.waitSignal(state.reloads.done, timeout=10000):
+        pass
+    assert window.gantt.build_count > builds
+    assert len(triple_rows(window)) == HUB_FACTS + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
@@ -23,10 +25,12 @@ from factlines.ui.actions import FactActions
 from factlines.ui.entity_model import NO_ID, EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.state import AppState
+from factlines.ui.turns import Turns
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"
-MAX_PAGES_TO_FIND = 20  # an entity chosen elsewhere is looked for this far down the list
+MAX_PAGES_TO_FIND = 20  # an entity chosen elsewhere is looked for this far down the list,
+# a page per turn of the event loop (a page is read with its counts: twenty at once stall)
 
 
 class EntityTable(QTableView):
@@ -148,6 +152,12 @@ class EntityBrowser(QWidget):
         self.model.modelReset.connect(self._show_selection)
         self.model.modelReset.connect(self._update_count)
         self.model.rowsInserted.connect(lambda *_: self._update_count())
+        # Looking for an entity chosen elsewhere; the person's own filtering stops it (it
+        # would otherwise clear what they type).
+        self.finding = Turns(self)
+        self.search_field.textChanged.connect(self.finding.stop)
+        self.type_filter.currentIndexChanged.connect(self.finding.stop)
+        self.valid_only.toggled.connect(self.finding.stop)
 
         state.graphChanged.connect(self._graph_changed)
         state.dataChanged.connect(self._data_changed)
@@ -215,8 +225,15 @@ class EntityBrowser(QWidget):
         self.type_filter.blockSignals(False)
 
     def _data_changed(self, touched) -> None:
-        """Rows were written: refresh the type list if entities changed, then the listing (only
-        the rows that changed, when the same entities are still listed)."""
+        """Rows were written: the listing follows, in a turn of its own when the state says so
+        (a write waiting meanwhile for the same turn may have changed anything)."""
+        if self._state.waiting(self):
+            touched = None
+        self._state.reload_view(self, lambda: self._follow_write(touched))
+
+    def _follow_write(self, touched) -> None:
+        """Refresh the type list if entities changed, then the listing (only the rows that
+        changed, when the same entities are still listed)."""
         if touched is not None and not (touched.everything or touched.entities):
             self.model.update_rows(touched)
             return
@@ -254,30 +271,41 @@ class EntityBrowser(QWidget):
         self._state.select_entity(entity["id"])
 
     def _entity_changed(self, entity_id: str | None) -> None:
-        """An entity chosen elsewhere (a link, the graph, Back): show it in the list too.
+        """An entity chosen elsewhere (a link, the graph, Back): show it in the list too, once
+        found (:attr:`finding` pages through the list a page per turn).
 
         When the list's filter hides it, the search is cleared (then the type), so the list and
         the chart never disagree about what is selected."""
-        if entity_id is not None and self._row_loading(entity_id) < 0:
-            if self.search_field.text():
+        self.finding.run(self._find(entity_id))
+
+    def _find(self, entity_id: str | None) -> Iterator[None]:
+        if entity_id is not None:
+            found = yield from self._page_to(entity_id)
+            if not found and self.search_field.text():
                 with QSignalBlocker(self.search_field):
                     self.search_field.clear()
                 self.apply_filter()
-            if self._row_loading(entity_id) < 0 and self.type_filter.currentIndex() > 0:
+                found = yield from self._page_to(entity_id)
+            if not found and self.type_filter.currentIndex() > 0:
                 with QSignalBlocker(self.type_filter):
                     self.type_filter.setCurrentIndex(0)
                 self.apply_filter()
         self._show_selection()
 
-    def _row_loading(self, entity_id: str) -> int:
-        """The entity's row, fetching a few more pages of the list when it is not loaded yet."""
-        row = self.model.row_of(entity_id)
+    def _page_to(self, entity_id: str) -> Iterator[None]:
+        """Fetch pages of the list, one per turn, until the entity's row is loaded: whether
+        it is."""
         for _page in range(MAX_PAGES_TO_FIND):
-            if row >= 0 or not self.model.canFetchMore():
+            if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
                 break
+            yield
+            while self._state.reloads.running:  # the views first, not in the same turns
+                yield
+            kg = self._state.kg
+            if kg is None or kg.closed:  # the window closed meanwhile
+                return False
             self.model.fetchMore()
-            row = self.model.row_of(entity_id)
-        return row
+        return self.model.row_of(entity_id) >= 0
 
     def _show_selection(self) -> None:
         row = self.model.row_of(self._state.entity)

@@ -128,14 +128,9 @@ class Document(QObject):
         if kg is None or kg.closed:
             return "No graph open"
         try:
-            stats = kg.stats()
+            return stats_words(kg.stats())
         except Unavailable as exc:
-            return f"Counts unavailable ({exc})"
-        return (
-            f"{stats['entities']:,} entities · {stats['triples']:,} facts · "
-            f"{stats['current_facts']:,} open · {stats['expired_facts']:,} ended · "
-            f"{len(stats['relationship_types']):,} predicates"
-        )
+            return counts_unavailable(str(exc))
 
     # ── Opening ───────────────────────────────────────────────────────────
 
@@ -297,3 +292,16 @@ def _database_and_server(label: str) -> tuple[str, str]:
         host, port = host_port, ""
     where = f"{user}{at}{socket or host}" + (f":{port}" if port else "")
     return database, where
+
+
+def stats_words(stats: dict) -> str:
+    """The status bar's counts, from ``kg.stats()``."""
+    return (
+        f"{stats['entities']:,} entities · {stats['triples']:,} facts · "
+        f"{stats['current_facts']:,} open · {stats['expired_facts']:,} ended · "
+        f"{len(stats['relationship_types']):,} predicates"
+    )
+
+
+def counts_unavailable(words: str) -> str:
+    return f"Counts unavailable ({words})"

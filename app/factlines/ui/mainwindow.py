@@ -32,7 +32,7 @@ from factlines.ui.backups import Backups
 from factlines.ui.banner import ReadOnlyBanner
 from factlines.ui.browser import EntityBrowser
 from factlines.ui.chart import GanttChart
-from factlines.ui.document import Document
+from factlines.ui.document import Document, counts_unavailable, stats_words
 from factlines.ui.edit_menu import EditActions
 from factlines.ui.file_menu import FileActions
 from factlines.ui.graph import GraphView
@@ -40,6 +40,7 @@ from factlines.ui.help import HelpActions
 from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
 from factlines.ui.panels import HistoryPanels
+from factlines.ui.panels.figures import GraphFigures
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -150,7 +151,13 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.stats_label)
 
         self.state.message.connect(self._show_message)
-        self.state.dataChanged.connect(self._update_stats)
+        self.state.graphChanged.connect(self._update_stats)
+        # After writes the span and the counts are read again off the UI thread.
+        self.figures = GraphFigures(self.state, self)
+        self.figures.found.connect(self._show_figures)
+        self.figures.failed.connect(
+            lambda words: self.stats_label.setText(counts_unavailable(words))
+        )
         self.state.graphChanged.connect(self._update_title)
 
         # The first-run size, on a screen that has room for it.
@@ -372,6 +379,10 @@ class MainWindow(QMainWindow):
 
     def _update_stats(self) -> None:
         self.stats_label.setText(self.document.stats_text())
+
+    def _show_figures(self, span: tuple[str, str] | None, stats: dict) -> None:
+        self.time_control.set_span(span)
+        self.stats_label.setText(stats_words(stats))
 
     def _update_title(self) -> None:
         self.setWindowTitle(self.document.title())

@@ -5,7 +5,7 @@ Views read from it and listen to its signals; none keeps its own copy.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -14,6 +14,12 @@ from factlines.core import temporal
 from factlines.core.store import KnowledgeGraph, Touched
 from factlines.ui import style
 from factlines.ui.entity_facts import EntityFacts, FactsPatch
+from factlines.ui.turns import Turns
+
+# From this many facts of the selected entity, the views reload a turn of the event loop apart
+# after it is selected or after a write that may have changed every row: each view's reload
+# reads or lays out every fact, and all of them in one event would stall the window.
+SPREAD_FROM = 400
 
 
 class AppState(QObject):
@@ -35,6 +41,9 @@ class AppState(QObject):
         self._facts: EntityFacts | None = None
         self._flipped = np.zeros(0, dtype=np.int64)
         self._reload_pending = False
+        self._spreading = False
+        self._waiting: dict[object, Callable[[], None]] = {}  # view -> its reload, in turn
+        self.reloads = Turns(self)  # ``reloads.done``: every view waiting has reloaded
         # A yes-or-no question to the person (title, question) -> yes; the window answers it.
         self.ask: Callable[[str, str], bool] = lambda _title, _question: False
         self._written.connect(self.notify_data_changed)
@@ -94,8 +103,21 @@ class AppState(QObject):
             self._entity = entity_id
             self._forget_facts()
             self._fact = None
-            self.entityChanged.emit(entity_id)
-            self.factChanged.emit(None)
+            self._spreading = self._big(entity_id)
+            try:
+                if self._spreading:  # its facts: read in a turn of their own
+                    self.reload_view(self, self._entity_facts)
+                self.entityChanged.emit(entity_id)
+                self.factChanged.emit(None)
+            finally:
+                self._spreading = False
+
+    def _big(self, entity_id: str | None) -> bool:
+        """Whether the entity has so many facts that the views reload a turn apart."""
+        kg = self._kg
+        if entity_id is None or kg is None or kg.closed:
+            return False
+        return kg.fact_count(entity_id) >= SPREAD_FROM
 
     @property
     def fact(self) -> str | None:
@@ -126,10 +148,22 @@ class AppState(QObject):
         if fact and (touched.everything or fact in touched.facts) and not kg.has_fact(fact):
             self.select_fact(None)
         self._follow_colours(touched)
-        patch = self._facts.apply(touched) if self._facts is not None else FactsPatch()
-        self.dataChanged.emit(touched)
-        if patch:
-            self.factsChanged.emit(patch)
+        facts = self._facts
+        spread = touched.everything and facts is not None and len(facts.facts) >= SPREAD_FROM
+        if spread:  # read again by the first view whose turn comes
+            self._forget_facts()
+            patch = FactsPatch(reloaded=True)
+        else:
+            patch = facts.apply(touched) if facts is not None else FactsPatch()
+        self._spreading = spread
+        try:
+            if spread:
+                self.reload_view(self, self._entity_facts)
+            self.dataChanged.emit(touched)
+            if patch:
+                self.factsChanged.emit(patch)
+        finally:
+            self._spreading = False
 
     def _follow_colours(self, touched: Touched) -> None:
         """The graph's own predicate colours (a renamed predicate keeps its colour), before the
@@ -148,7 +182,48 @@ class AppState(QObject):
 
     def _reload_now(self) -> None:
         self._reload_pending = False
+        self._spreading = False
+        self._waiting: dict[object, Callable[[], None]] = {}  # view -> its reload, in turn
+        self.reloads = Turns(self)  # ``reloads.done``: every view waiting has reloaded
         self.notify_data_changed(None)
+
+    # The views' reloads, a turn apart for a big entity
+    def reload_view(self, view: object, reload: Callable[[], None]) -> None:
+        """``view`` must show the state afresh (another entity, or every row may have
+        changed): ``reload()`` at once; or, for a big entity (:data:`SPREAD_FROM`), in a turn
+        of the event loop of its own, the views one a turn in the order they asked, so that
+        the window answers between them."""
+        if not self._spreading and view not in self._waiting:
+            reload()
+            return
+        self._waiting[view] = reload
+        if not self.reloads.running:
+            self.reloads.run(self._reload_waiting())
+
+    def waiting(self, view: object) -> bool:
+        """Whether ``view``'s reload waits for its turn: it will show the state as it is then,
+        so the view leaves alone what else the state announces until then."""
+        return view in self._waiting
+
+    def _reload_waiting(self) -> Iterator[None]:
+        while self._waiting:
+            yield
+            view = next(iter(self._waiting), None)
+            if view is None:
+                continue
+            reload = self._waiting.pop(view)
+            if self._kg is None or self._kg.closed:  # the window closed meanwhile
+                self._waiting.clear()
+                return
+            try:
+                reload()
+            except BaseException:  # a bug, raised to the error handler: the others go on
+                QTimer.singleShot(0, self._resume_reloads)
+                raise
+
+    def _resume_reloads(self) -> None:
+        if self._waiting and not self.reloads.running:
+            self.reloads.run(self._reload_waiting())
 
     # The selected entity's facts, read once per selection and patched after writes
     def _forget_facts(self) -> None:

@@ -143,8 +143,7 @@ class TimeControl(QWidget):
         self.field.returnPressed.connect(self._field_entered)
         state.asOfChanged.connect(self._show)
         self._span: tuple[str, str] | None = None
-        state.graphChanged.connect(self._graph_changed)
-        state.dataChanged.connect(self.refresh_span)
+        state.graphChanged.connect(self._graph_changed)  # after writes: set_span
         self.update_range()
 
     def _make_action(self, name, text, keys, tip, slot) -> QAction:
@@ -195,9 +194,13 @@ class TimeControl(QWidget):
         self.refresh_span()
 
     def refresh_span(self) -> None:
-        """Read the graph's span again (after an open, an edit or another process's write)."""
+        """Read the graph's span (after an open)."""
         kg = self._state.kg
-        self._span = kg.time_span() if kg is not None and not kg.closed else None
+        self.set_span(kg.time_span() if kg is not None and not kg.closed else None)
+
+    def set_span(self, span: tuple[str, str] | None) -> None:
+        """The graph's span as read again after writes (off the UI thread)."""
+        self._span = span
         self.update_range()
 
     def update_range(self) -> None:

@@ -287,7 +287,7 @@ class TripleEditor(QWidget):
         self.model.refused.connect(self._show_refusal)
         state.graphChanged.connect(self.follow_write_access)
         state.entityChanged.connect(lambda _e: self.memory_filter.clear())
-        state.entityChanged.connect(lambda _e: self.reload())
+        state.entityChanged.connect(lambda _e: state.reload_view(self, self.reload))
         state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._show_fact)
@@ -324,8 +324,10 @@ class TripleEditor(QWidget):
 
     def _facts_changed(self, patch) -> None:
         """A write touched some of the entity's facts: patch those rows, not the whole table."""
+        if self._state.waiting(self):
+            return
         if patch.reloaded:
-            self.reload()
+            self._state.reload_view(self, self.reload)
             return
         self.model.apply_patch(patch)
         lay_out_now(self.view)
@@ -333,6 +335,8 @@ class TripleEditor(QWidget):
         self._update_title()
 
     def _as_of_changed(self, _value) -> None:
+        if self._state.waiting(self):  # the rows are still another entity's
+            return
         # Only the rows whose validity flipped are repainted, or (hiding) removed / inserted.
         hiding = self.proxy.hide_invalid
         current = self.view.currentIndex().data(FACT_ID_ROLE) if hiding else None

@@ -269,3 +269,20 @@ def test_a_fact_whose_entity_row_is_gone_is_still_read_by_id(kg):
     read = kg.get_fact(fact)
     assert (read["subject_name"], read["object"], read["object_name"]) == ("Ann", "paris", "paris")
     assert kg.end_fact(fact, "2021-01-01")["valid_to"] == "2021-01-01"
+
+
+def test_whether_the_graph_holds_any_fact(kg):
+    assert not kg.has_facts()
+    kg.add_entity("Ann", "person")
+    assert not kg.has_facts()  # an entity is no fact
+    tid = kg.add_triple("Ann", "knows", "Bob", valid_from="2024-01-01")
+    assert kg.has_facts()
+    kg.delete_fact(tid)
+    assert not kg.has_facts()
+
+
+def test_the_facts_an_entity_id_has(kg):
+    kg.add_triple("Ann", "knows", "Bob", valid_from="2024-01-01")
+    kg.add_triple("Bob", "knows", "Cy")
+    kg.add_triple("Bob", "knows", "Bob")  # counted once
+    assert (kg.fact_count("bob"), kg.fact_count("ann"), kg.fact_count("Ann")) == (3, 1, 0)

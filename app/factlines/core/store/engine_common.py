@@ -198,6 +198,10 @@ class FactRows:
                 is not None
             )
 
+    def any_fact(self) -> bool:
+        with self._db.read() as conn:
+            return conn.execute("SELECT 1 FROM triples LIMIT 1").fetchone() is not None
+
     def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
         """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
         with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""

@@ -138,6 +138,8 @@ class KnowledgeGraph:
     # Facts
     get_fact = forwarded("_facts", FactEdits.get_fact)
     has_fact = forwarded("_facts", FactEdits.has_fact)
+    fact_count = forwarded("_facts", FactEdits.fact_count)
+    has_facts = forwarded("_facts", FactEdits.has_facts)
     update_fact = forwarded("_facts", FactEdits.update_fact)
     find_open_fact = forwarded("_facts", FactEdits.find_open_fact)
     add_fact = forwarded("_facts", FactEdits.add_fact)

@@ -35,6 +35,14 @@ class FactEdits(Part):
     def has_fact(self, triple_id: str) -> bool:
         return self._store.facts.exists(triple_id)
 
+    def fact_count(self, entity_id) -> int:
+        """How many facts the entity with this id (not a name) is the subject or object of."""
+        return self._store.facts.count(entity_id)
+
+    def has_facts(self) -> bool:
+        """Whether the graph holds any fact (at once, where ``stats()`` counts them all)."""
+        return self._store.facts.any_fact()
+
     @writes
     def update_fact(self, triple_id: str, **changes) -> dict:
         """Correct any field of one fact; the result is validated as a new fact would be.

@@ -153,7 +153,9 @@ class GanttChart(QWidget):
 
         self.view.sigRangeChanged.connect(self.navigator.show_view_rect)
         self.view.sigResized.connect(self.navigator.apply_rows)
-        state.entityChanged.connect(lambda _=None: self.reload(refit=True))
+        state.entityChanged.connect(
+            lambda _=None: state.reload_view(self, lambda: self.reload(refit=True))
+        )
         state.graphChanged.connect(lambda: self.reload(refit=True))
         state.factsChanged.connect(self._facts_changed)
         state.asOfChanged.connect(self._as_of_changed)
@@ -236,7 +238,7 @@ class GanttChart(QWidget):
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
-        elif entity is None and not kg.closed and kg.stats()["triples"] == 0:
+        elif entity is None and not kg.closed and not kg.has_facts():
             self._show_empty(
                 "This graph has no facts yet.\n"
                 "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
@@ -285,7 +287,12 @@ class GanttChart(QWidget):
         """A write touched some of the entity's facts: patch their bars where they stay on
         their lane and start (an end moved, a confidence changed), else lay out again."""
         state = self._state
-        if patch.added or patch.removed or patch.reloaded:
+        if state.waiting(self):
+            return
+        if patch.reloaded:
+            state.reload_view(self, lambda: self.reload(refit=False))
+            return
+        if patch.added or patch.removed:
             self.reload(refit=False)
             return
         starts, ends = state.time_arrays()
@@ -302,6 +309,8 @@ class GanttChart(QWidget):
         return self._state.valid_mask()[layout.source]
 
     def _as_of_changed(self, _value=None) -> None:
+        if self._state.waiting(self):  # the bars are still another entity's
+            return
         self.bars.set_valid(self._valid(self.bars.layout))
         self._as_of_cursor.sync()
 

@@ -88,7 +88,7 @@ class GraphView(QGraphicsView):
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(0)
         self._rebuild_timer.timeout.connect(self.rebuild)
-        state.entityChanged.connect(lambda _e: self._selection_changed())
+        state.entityChanged.connect(lambda _e: state.reload_view(self, self._selection_changed))
         state.dataChanged.connect(self._data_changed)
         state.asOfChanged.connect(lambda _v: self.restyle())
         self.rebuild()
@@ -204,6 +204,8 @@ class GraphView(QGraphicsView):
     def _data_changed(self, touched: Touched) -> None:
         """A write: restyle when it only moved the times of drawn facts (or touched nothing
         drawn or counted); lay out again when it added, removed or moved a link."""
+        if self._state.waiting(self):
+            return
         if self._drawn is None or self._stale:
             if self._stale or self.isVisible():
                 self._rebuild_soon()

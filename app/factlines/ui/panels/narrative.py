@@ -273,7 +273,7 @@ class NarrativePanel(QWidget):
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
         self.model.rowsInserted.connect(lambda *_: self._say())
         state.graphChanged.connect(self.reload)
-        state.entityChanged.connect(self._entity_changed)
+        state.entityChanged.connect(lambda _e: state.reload_view(self, self._entity_changed))
         state.dataChanged.connect(lambda _touched: self._timer.start())
         state.asOfChanged.connect(lambda _value: self.follow_as_of())
         self.reload()
@@ -281,7 +281,7 @@ class NarrativePanel(QWidget):
     def _entity(self) -> str | None:
         return None if self.whole_graph.isChecked() else self._state.entity
 
-    def _entity_changed(self, _entity) -> None:
+    def _entity_changed(self) -> None:
         if not self.whole_graph.isChecked():
             self.reload()
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from factlines.core.errors import Unavailable
 from factlines.core.store.places import look_at
+from factlines.core.store.sqlite import held
 
 SIDE_SUFFIXES = ("-wal", "-shm")
 # A copy whose original changed while it was copied is taken again, this many times at most.
@@ -86,11 +87,11 @@ def decide(path: str, read_only: bool) -> Access:
 def _side_files_made(path: str) -> set[str]:
     """The side files reading ``path`` in place would create: for a WAL database (its
     header's read and write versions are 2), those of ``-wal`` / ``-shm`` not there yet."""
-    with open(path, "rb") as handle:
-        header = handle.read(20)
-    if header[18:20] != b"\x02\x02":
+    missing = {suffix for suffix in SIDE_SUFFIXES if not os.path.exists(path + suffix)}
+    if not missing:
         return set()
-    return {suffix for suffix in SIDE_SUFFIXES if not os.path.exists(path + suffix)}
+    header = held.head(path, 20)  # None: open here, and SQLite made what it needs already
+    return missing if header is not None and header[18:20] == b"\x02\x02" else set()
 
 
 def access_for(path: str, read_only: bool) -> Access:
@@ -112,8 +113,7 @@ def _stamp(path: str) -> tuple | None:
     """What changes when a file is written: inode, size, mtime, and its first 100 bytes."""
     try:
         st = os.stat(path)
-        with open(path, "rb") as handle:
-            head = handle.read(100)
+        head = held.head(path, 100)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns, head)

@@ -17,6 +17,7 @@ from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import RowImage
 from factlines.core.store.protocol import WRITE_WAIT
 from factlines.core.store.row_writes import KEY_COLUMN, RowWrites
+from factlines.core.store.sqlite import held
 from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.errors import unavailable
 from factlines.core.store.sqlite.schema import open_connection
@@ -56,6 +57,7 @@ class Connection(RowWrites):
         self._closed = False
         self._snapshot: Snapshot | None = None
         self._reads = 0  # reads open (nested): a private copy is taken again only outside them
+        self._held: tuple[int, int] | None = None  # the file open, for held.head
         self._conn: sqlite3.Connection | None = None
         self.access = access_for(path, read_only)
         try:
@@ -72,13 +74,17 @@ class Connection(RowWrites):
 
     def _open(self) -> sqlite3.Connection:
         self._busy_ms = None  # a new connection starts with the schema's timeout
-        return open_connection(
+        source = self._snapshot.path if self._snapshot is not None else None
+        conn = open_connection(
             self.path,
             read_only=self.access.read_only,
             initialize_empty=self._initialize_empty,
-            source=self._snapshot.path if self._snapshot is not None else None,
+            source=source,
             tidy=self.access.tidy,
         )
+        held.release(self._held)
+        self._held = held.hold(source or self.path)
+        return conn
 
     def close(self) -> None:
         with self.lock:
@@ -86,6 +92,8 @@ class Connection(RowWrites):
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            held.release(self._held)
+            self._held = None
             if self._snapshot is not None:
                 self._snapshot.close()
                 self._snapshot = None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.sqlite import held
 from factlines.core.store.sqlite.errors import environmental
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -146,8 +147,9 @@ def inspect(path: str, label: str | None = None) -> Found:
             raise NotAKnowledgeGraph(f"cannot create {label}: the folder {parent} does not exist")
         return Found(ABSENT)
     try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(SQLITE_MAGIC))
+        header = held.head(path, len(SQLITE_MAGIC))
+        if header is None:  # a connection of ours has it open
+            header = SQLITE_MAGIC
     except OSError as exc:
         raise NotAKnowledgeGraph(f"cannot read {label}: {exc.strerror or exc}") from None
     if header == b"":
