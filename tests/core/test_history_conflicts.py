@@ -139,13 +139,15 @@ def test_an_end_in_the_future_for_any_predicate(kg, monkeypatch):
     from factlines.core import temporal
 
     monkeypatch.setattr(temporal, "now_instant", lambda: "2026-05-10T12:00:00Z")
-    today = kg.add_triple("Ann", "likes", "Tea", valid_from="2020-01-01", valid_to="2026-05-10")
+    monkeypatch.setattr(temporal, "today", lambda: "2026-05-10")
+    kg.add_triple("Ann", "likes", "Tea", valid_from="2020-01-01", valid_to="2026-05-10")  # today
+    tomorrow = kg.add_triple("Ann", "likes", "Pie", valid_from="2020-01-01", valid_to="2026-05-11")
     later = kg.add_triple("Ann", "likes", "Jam", valid_to="2026-05-10T12:00:01Z")
     kg.add_triple("Ann", "likes", "Cake", valid_to="2026-05-10T12:00:00Z")  # ends now: not later
-    kg.add_triple("Ann", "likes", "Pie", valid_to="2026-05-09")
+    kg.add_triple("Ann", "likes", "Fig", valid_to="2026-05-09")
     assert sorted(kinds(kg.conflicts())) == sorted(
         [
-            ("future_end", today, None, "2020-01-01T00:00:00Z", "2026-05-10T23:59:59Z"),
+            ("future_end", tomorrow, None, "2020-01-01T00:00:00Z", "2026-05-11T23:59:59Z"),
             ("future_end", later, None, None, "2026-05-10T12:00:01Z"),
         ]
     )
@@ -270,3 +272,47 @@ def test_inside_a_write_the_whole_graph_is_searched_with_its_rows(kg, monkeypatc
             ("duplicate_open", "t_a1", "t_a2", None, None),
             ("future_end", later, None, None, "2027-01-01T23:59:59Z"),
         ]
+
+
+# ── A day-only end of today is not in the future ────────────────────────
+
+
+@pytest.fixture
+def zone(monkeypatch):
+    """Sets this process's calendar to a zone (the conftest keeps UTC, put back after)."""
+    import time
+
+    def set_zone(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield set_zone
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+
+@pytest.mark.parametrize("where", ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"])
+def test_a_fact_ended_today_by_mempalace_or_factlines_never_ends_in_the_future(
+    kg_path, zone, where
+):
+    from datetime import date, timedelta
+
+    from factlines import KnowledgeGraph
+    from store_helpers import mempalace_class
+
+    zone(where)  # +14 h: the day MemPalace writes is UTC's tomorrow for most of the day
+    mem = mempalace_class()(str(kg_path))
+    mem.add_triple("Ann", "works_at", "Acme", valid_from="2020-01-01")
+    mem.invalidate("Ann", "works_at", "Acme")  # MemPalace's default end: today
+    mem.add_triple("Ann", "lives_in", "Rome", valid_from="2020-01-01")
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    mem.invalidate("Ann", "lives_in", "Rome", ended=tomorrow)
+    mem.close()
+    kg = KnowledgeGraph(kg_path)
+    try:
+        kg.add_triple("Bob", "likes", "Tea", valid_from="2020-01-01")
+        kg.end_fact(kg.query_entity("Bob")[0]["id"])  # "End today"
+        rows = kg.conflicts()
+    finally:
+        kg.close()
+    assert [(c["kind"], c["predicate"]) for c in rows] == [("future_end", "lives_in")]

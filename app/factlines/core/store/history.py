@@ -52,8 +52,10 @@ class GraphHistory:
           predicate; ``start`` the later start (None if both unknown), ``end`` None.
         - ``inverted``: one fact (``b`` None) whose end key is before its start key, any
           predicate; ``start``/``end`` its own keys. Valid nowhere, so in no other kind.
-        - ``future_end``: one fact whose end key is later than now (UTC, at the call), any
-          predicate; ``start``/``end`` its own keys (``start`` None when unknown).
+        - ``future_end``: one fact whose end is later than now, any predicate: an instant
+          after now (UTC, at the call), a day after today (:func:`temporal.latest_today`; a
+          day-only end of today has not passed yet, but it is no mistake either);
+          ``start``/``end`` its own keys (``start`` None when unknown).
 
         Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
 
@@ -71,7 +73,8 @@ class GraphHistory:
             report(progress, 1, 4)
             pairs = overlapping_pairs(rows)
             report(progress, 2, 4)
-            singles = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
+            now, today = temporal.now_instant(), temporal.latest_today()
+            singles = single_fact_rows(history.irregular(now, today, eid, marked))
             report(progress, 3, 4)
             return as_rows(pairs, singles)
 
