@@ -200,19 +200,47 @@ def test_suggested_single_valued_predicates_with_figures(kg):
         kg.add_triple(person, "knows", f"P{(i + 1) % 60}")
         kg.add_triple(person, "knows", f"P{(i + 2) % 60}")
         kg.add_triple(person, "born_in", "Oslo")
-    kg.add_triple("P0", "works_at", "Side", valid_from="2020-06-01", valid_to="2020-07-01")
+        day = f"2020-{i % 12 + 1:02}-01"
+        kg.add_triple(person, "met_with", f"P{(i + 1) % 60}", valid_from=day, valid_to=day)
+        kg.add_triple(person, "met_with", f"P{(i + 3) % 60}", valid_from="2019-05-05")
+        kg.add_triple(person, "met_with", f"P{(i + 3) % 60}", valid_to="2019-05-05")
+    side = kg.add_triple("P0", "works_at", "Side", valid_from="2020-06-01", valid_to="2020-07-01")
     kg.set_single_valued("born_in")
     found = kg.single_valued_suggestions()
-    assert [s["predicate"] for s in found] == ["works_at"]  # knows overlaps; born_in never changes
+    # knows overlaps; born_in never changes; a meeting of a day says nothing
+    assert [s["predicate"] for s in found] == ["works_at"]
+    pairs = found[0].pop("pairs")
     assert found[0] == {
         "predicate": "works_at",
         "subjects": 60,
         "changing": 60,
         "overlapping": 1,
-        "text": "works_at: 60 subjects, 1 overlap",
+        "overlaps": 1,
+        "text": "works_at: 98% of 60 subjects hold one at a time; 1 overlap",
         "marked": False,
     }
-    assert kg.single_valued_suggestions(tolerance=0.0) == []
+    assert [p["kind"] for p in pairs].count("handover") == 60
+    overlaps = [p for p in pairs if p["kind"] == "overlap"]
+    assert [(p["subject"], p["b"]) for p in overlaps] == [("p0", side)]
+
+
+def test_suggestions_find_the_single_valued_predicates_of_a_mempalace_graph(tmp_path):
+    """On a graph MemPalace wrote (people with jobs, homes, managers, marriages and their
+    mistakes; knows, visits, meetings, roles, likes, projects, parents), exactly the
+    single-valued predicates are suggested, each with its overlaps listed."""
+    from factlines import KnowledgeGraph
+    from people_graph import SINGLE_VALUED, write_people_graph
+    from store_helpers import mempalace_class
+
+    path = tmp_path / "palace" / "knowledge_graph.sqlite3"
+    mem = mempalace_class()(str(path))
+    written = write_people_graph(mem, people=80, mistakes=0.15, seed=7)
+    mem.close()
+    with KnowledgeGraph(path) as kg:
+        found = {s["predicate"]: s for s in kg.single_valued_suggestions()}
+    assert sorted(found) == sorted(SINGLE_VALUED)
+    assert found["works_at"]["overlaps"] >= written.mistakes["works_at"]
+    assert found["lives_in"]["overlaps"] >= written.mistakes["lives_in"]
 
 
 def test_reading_conflicts_writes_nothing(lives):

@@ -96,14 +96,15 @@ class GraphHistory:
             ]
         )
 
-    def single_valued_suggestions(self, tolerance: float = 0.02) -> list[dict]:
-        """Predicates whose subjects almost never hold two objects at once, with the figures
+    def single_valued_suggestions(self) -> list[dict]:
+        """Predicates whose subjects hold one object at a time, with the figures that say so
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
-        whether it is marked single-valued already."""
+        whether it is marked single-valued already. A suggestion's ``pairs`` are its overlaps
+        and handovers as :meth:`conflicts` rows: what marking it would list."""
         marked = set(self.single_valued_predicates())
         with collector_paused():
             rows = self._store.history.interval_rows(None, None)
-            found = suggest_single_valued(rows, tolerance)
+            found = suggest_single_valued(rows)
         for row in found:
             row["marked"] = row["predicate"] in marked
         return found
