@@ -41,6 +41,11 @@ class ConflictFinder(WholeGraphQuestion):
             lambda: self.failed.emit("Conflicts not counted: the search failed")
         )
 
+    @property
+    def suggestions(self) -> list[dict]:
+        """The single-valued suggestions found last (``kg.single_valued_suggestions()``)."""
+        return self._suggestions
+
     def refresh_now(self) -> None:
         self._timer.stop()
         kg = self._state.kg
