@@ -105,9 +105,13 @@ class _Writer:
         return spans
 
 
-def write_people_graph(kg, people: int = 200, mistakes: float = 0.08, seed: int = 1) -> Written:
+def write_people_graph(
+    kg, people: int = 200, mistakes: float = 0.08, seed: int = 1, tidy: float = 0.4
+) -> Written:
     """Write a graph of ``people`` people into ``kg`` (MemPalace's ``KnowledgeGraph``), with
-    ``mistakes`` the chance of each change of job, home or manager being written wrong."""
+    ``mistakes`` the chance of each change of job, home or manager being written wrong, and
+    ``tidy`` the chance of a visit, role or project being ended once over (the tidier, the
+    more a many-valued predicate looks like one object at a time)."""
     rng = random.Random(seed)
     written = Written(people=people)
     w = _Writer(kg, rng, mistakes, written)
@@ -142,7 +146,7 @@ def write_people_graph(kg, people: int = 200, mistakes: float = 0.08, seed: int 
         for place in rng.sample(PLACES, rng.randint(0, 4)):
             day = w.day(FIRST_DAY, 0, 6300)
             w.add(name, "visited", place, day)
-            if rng.random() < 0.35:
+            if rng.random() < tidy:
                 w.end(name, "visited", place, w.day(day, 1, 14))
         for other in rng.sample(others, rng.randint(0, 4)):
             day = w.day(FIRST_DAY, 0, 6300)
@@ -150,14 +154,14 @@ def write_people_graph(kg, people: int = 200, mistakes: float = 0.08, seed: int 
         for role in rng.sample(ROLES, rng.randint(1, 3)):
             day = w.day(FIRST_DAY, 0, 5000)
             w.add(name, "has_role", role, day)
-            if rng.random() < 0.4:
+            if rng.random() < tidy:
                 w.end(name, "has_role", role, w.day(day, 100, 800))
         for thing in rng.sample(THINGS, rng.randint(0, 3)):
             w.add(name, "likes", thing)
         for project in rng.sample(PROJECTS, rng.randint(1, 3)):
             day = w.day(FIRST_DAY, 0, 6000)
             w.add(name, "works_on", project, day)
-            if rng.random() < 0.5:
+            if rng.random() < tidy:
                 w.end(name, "works_on", project, w.day(day, 60, 600))
         for parent in rng.sample(others, rng.choice([0, 0, 1, 2])):
             w.add(name, "child_of", parent)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from datetime import date
+from itertools import pairwise
 
 from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
 
@@ -155,11 +157,39 @@ def as_rows(found: list[tuple], more: list[tuple] = ()) -> list[dict]:
 
 # A suggestion needs this many subjects that changed object: fewer say nothing either way.
 SUGGEST_CHANGING = 3
-# ... of which at least this share changed one at a time (no two objects at once).
-SUGGEST_ONE_AT_A_TIME = 0.6
-# ... and at most this share of its dated facts last one day or less: a meeting, a visit of a
-# day. Such events rarely overlap, which says nothing about a state held one at a time.
-SUGGEST_SAME_DAY = 0.5
+# Of those, the share that never held two objects at once: enough alone ...
+SUGGEST_ONE_AT_A_TIME = 0.8
+# ... or, when most changes follow on (the next object from within a month of the last one's
+# end, as a move or a new job does), this much: a predicate full of mistakes (two employers
+# at once) is the one a person most needs to see.
+SUGGEST_FOLLOWING_ON = 0.5
+FOLLOW_ON_DAYS = 31
+# At most this share of its facts with both dates may last under FOLLOW_ON_DAYS: a meeting, a
+# visit. Such events rarely overlap, which says nothing about a state held one at a time.
+SUGGEST_BRIEF = 0.5
+
+
+def _is_day(value: str | None) -> bool:
+    """A day or an instant: its first ten characters are a day."""
+    return bool(value) and len(value) >= 10 and value[4] == "-" and value[7] == "-"
+
+
+class _Days:
+    """Day numbers of stored values' days, each day's parsed once (a graph has few days)."""
+
+    def __init__(self):
+        self._seen: dict[str, int | None] = {}
+
+    def __call__(self, value: str) -> int | None:
+        day = value[:10]
+        number = self._seen.get(day, -1)
+        if number == -1:
+            try:
+                number = date.fromisoformat(day).toordinal()
+            except ValueError:
+                number = None
+            self._seen[day] = number
+        return number
 
 
 def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
@@ -168,22 +198,40 @@ def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
     ``rows`` are facts as :func:`overlapping_pairs` takes them. By predicate: ``subjects``
     (distinct subjects), ``changing`` (subjects with two or more objects over time: the
     evidence), ``overlapping`` (subjects that held two objects at once; a date-only handover
-    does not count, it is how MemPalace writes a change of object), ``same_day`` and ``dated``
-    (facts that start and end on one day; facts with a start), and ``pairs``: the overlaps and
-    handovers, as :func:`overlapping_pairs` gives them.
+    does not count, it is how MemPalace writes a change of object), ``changes`` (a subject's
+    fact ended, its next one of another object started that day or later) and ``following``
+    (of those, the next started within :data:`FOLLOW_ON_DAYS`), ``closed`` and ``brief``
+    (facts with both dates; of those, the ones lasting under :data:`FOLLOW_ON_DAYS`), and
+    ``pairs``: the overlaps and handovers, as :func:`overlapping_pairs` gives them.
     """
     rows = list(rows)
+    days = _Days()
     figures: dict[str, dict] = {}
-    objects: dict[tuple[str, str], set] = {}
+    held: dict[tuple[str, str], list] = {}
     for subject, predicate, obj, _tid, valid_from, valid_to in rows:
         figure = figures.get(predicate)
         if figure is None:
-            figure = figures[predicate] = {"same_day": 0, "dated": 0, "pairs": []}
-        objects.setdefault((predicate, subject), set()).add(obj)
-        if valid_from:
-            figure["dated"] += 1
-            if valid_to and valid_to[:10] == valid_from[:10]:
-                figure["same_day"] += 1
+            figure = figures[predicate] = dict.fromkeys(("closed", "brief"), 0)
+            figure["pairs"] = []
+        start = days(valid_from) if _is_day(valid_from) else None
+        end = days(valid_to) if _is_day(valid_to) else None
+        held.setdefault((predicate, subject), []).append((start or 0, end, obj))
+        if start is not None and end is not None:
+            figure["closed"] += 1
+            figure["brief"] += end - start < FOLLOW_ON_DAYS
+    for figure in figures.values():
+        figure.update(dict.fromkeys(("subjects", "changing", "changes", "following"), 0))
+    for (predicate, _subject), facts in held.items():
+        figure = figures[predicate]
+        figure["subjects"] += 1
+        if len({obj for _start, _end, obj in facts}) < 2:
+            continue
+        figure["changing"] += 1
+        facts.sort(key=lambda fact: fact[0])
+        for (_s, end, obj), (start, _e, other) in pairwise(facts):
+            if obj != other and end is not None and start and start >= end:
+                figure["changes"] += 1
+                figure["following"] += start - end <= FOLLOW_ON_DAYS
     overlapping: dict[str, set] = {}
     for pair in overlapping_pairs(rows):
         if pair[3] == _DUPLICATE:
@@ -191,56 +239,73 @@ def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
         figures[pair[1]]["pairs"].append(pair)
         if pair[3] == _OVERLAP:
             overlapping.setdefault(pair[1], set()).add(pair[0])
-    for figure in figures.values():
-        figure["subjects"] = figure["changing"] = 0
-    for (predicate, _subject), held in objects.items():
-        figures[predicate]["subjects"] += 1
-        figures[predicate]["changing"] += len(held) > 1
     for predicate, figure in figures.items():
         figure["overlapping"] = len(overlapping.get(predicate, ()))
     return figures
 
 
+def _looks_single_valued(figure: dict) -> bool:
+    changing = figure["changing"]
+    if changing < SUGGEST_CHANGING or figure["brief"] > SUGGEST_BRIEF * figure["closed"]:
+        return False
+    one_at_a_time = (changing - figure["overlapping"]) / changing
+    if one_at_a_time >= SUGGEST_ONE_AT_A_TIME:
+        return True
+    changes = figure["changes"]
+    return (
+        one_at_a_time >= SUGGEST_FOLLOWING_ON
+        and changes >= SUGGEST_CHANGING
+        and figure["following"] >= SUGGEST_FOLLOWING_ON * changes
+    )
+
+
 def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
     """Predicates whose subjects hold one object at a time, with the figures that say so.
 
-    A predicate is suggested when at least :data:`SUGGEST_CHANGING` of its subjects changed
-    object, at least :data:`SUGGEST_ONE_AT_A_TIME` of those never held two at once, and at
-    most :data:`SUGGEST_SAME_DAY` of its dated facts last a day or less. Overlaps do not
-    count against it beyond that: a predicate full of mistakes is the one a person most
-    needs to see (``works_at`` with two employers at once now and then). Each suggestion has
-    :func:`predicate_figures`'s figures (``pairs`` as :func:`as_rows` rows, ``overlaps`` how
-    many of them are overlaps) and ``text`` saying it in words: ``works_at: 92% of 120
-    subjects hold one at a time; 14 overlaps``. Ordered by evidence, most first.
+    From :func:`predicate_figures`: at least :data:`SUGGEST_CHANGING` subjects changed object
+    and at most :data:`SUGGEST_BRIEF` of the facts with both dates are brief; then either at
+    least :data:`SUGGEST_ONE_AT_A_TIME` of the subjects that changed never held two at once,
+    or at least :data:`SUGGEST_FOLLOWING_ON` of them did not and as much of the changes
+    follow on. Each suggestion has the figures (``pairs`` as :func:`as_rows` rows,
+    ``overlaps`` how many of them are overlaps) and ``text`` saying it in words: ``works_at:
+    92% of 120 subjects hold one at a time; 41 of 45 changes follow on within a month; 14
+    overlaps``. Ordered by evidence, most first.
     """
     suggestions = []
     for predicate, figure in predicate_figures(rows).items():
-        changing, overlapping = figure["changing"], figure["overlapping"]
-        if changing < SUGGEST_CHANGING:
+        if not _looks_single_valued(figure):
             continue
-        if (changing - overlapping) < SUGGEST_ONE_AT_A_TIME * changing:
-            continue
-        if figure["same_day"] > SUGGEST_SAME_DAY * figure["dated"]:
-            continue
-        subjects = figure["subjects"]
+        subjects, overlapping = figure["subjects"], figure["overlapping"]
         overlaps = sum(1 for pair in figure["pairs"] if pair[3] == _OVERLAP)
-        share = (subjects - overlapping) / subjects
+        following = (
+            f"{figure['following']:,} of {_plural(figure['changes'], 'change')} follow on "
+            "within a month; "
+            if figure["changes"]
+            else ""
+        )
         suggestions.append(
             {
                 "predicate": predicate,
                 "subjects": subjects,
-                "changing": changing,
+                "changing": figure["changing"],
                 "overlapping": overlapping,
+                "changes": figure["changes"],
+                "following": figure["following"],
                 "overlaps": overlaps,
                 "pairs": as_rows(figure["pairs"]),
                 "text": (
-                    f"{predicate}: {_percent(share)} of {subjects:,} subjects hold one at a "
-                    f"time; {overlaps:,} overlap{'' if overlaps == 1 else 's'}"
+                    f"{predicate}: {_percent((subjects - overlapping) / subjects)} of "
+                    f"{subjects:,} subjects hold one at a time; {following}"
+                    f"{_plural(overlaps, 'overlap')}"
                 ),
             }
         )
     suggestions.sort(key=lambda s: (-s["changing"], s["overlapping"], s["predicate"]))
     return suggestions
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _percent(share: float) -> str:
