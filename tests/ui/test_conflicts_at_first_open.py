@@ -69,8 +69,9 @@ def test_a_likely_row_marks_its_predicate_with_one_click_undoable(palace_window,
     row = next(n for n, r in enumerate(panel.model.rows) if r["predicate"] == "lives_in")
     view.setCurrentIndex(panel.model.index(row, 0))
     button = window.findChild(QPushButton, "conflictFix_mark")
-    assert button.isEnabled()
-    assert button.text() == "Mark lives_in single-valued"
+    assert button.isVisible() and button.isEnabled()
+    assert button.toolTip() == "Mark lives_in single-valued"
+    assert not window.findChild(QPushButton, "conflictFix_swap").isVisible()  # not inverted
     button.click()
     assert "lives_in" in window.kg.single_valued_predicates()
     assert window.undo_stack.undoText() == "Mark lives_in single-valued"

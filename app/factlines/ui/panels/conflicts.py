@@ -315,10 +315,14 @@ class ConflictsPanel(QWidget):
         }
 
     def _update_fixes(self) -> None:
-        for name, fix in self.fixes().items():
+        fixes = self.fixes()
+        # A likely overlap is never inverted: one place in the row for either, so the panel
+        # (and the window) is no wider for it.
+        likely = fixes["mark"].reason is None
+        self.fix_buttons["mark"].setVisible(likely)
+        self.fix_buttons["swap"].setVisible(not likely)
+        for name, fix in fixes.items():
             button = self.fix_buttons[name]
-            if name == "mark":
-                button.setText(fix.text or "Mark single-valued")
             button.setEnabled(fix.reason is None and self._actions.commands.blocked() is None)
             tip = fix.text if fix.reason is None else f"Cannot: {fix.reason}"
             button.setToolTip(tip)
