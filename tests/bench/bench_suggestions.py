@@ -77,6 +77,7 @@ def main() -> int:
         ]
     )
     counts = {tidy: [0, 0, 0, 0] for *_, tidy in grid}  # graphs, true, false, missed
+    found_in = dict.fromkeys(SINGLE_VALUED, 0)  # graphs each single-valued predicate was found in
     with tempfile.TemporaryDirectory() as tmp:
         for people, mistakes, seed, tidy in grid:
             print(f"  {people} people, mistakes {mistakes:.0%}, seed {seed}, tidy {tidy:.0%}:")
@@ -88,11 +89,14 @@ def main() -> int:
             tally[1] += len(suggested & evidence)
             tally[2] += len(suggested - evidence)
             tally[3] += len(missed)
+            for predicate in suggested & set(SINGLE_VALUED):
+                found_in[predicate] += 1
             print(
                 f"    suggested {len(suggested)}, wrongly {wrong or 'none'}, "
                 f"missed {missed or 'none'}; {listed} overlaps listed ({made} mistakes written)"
             )
     print(f"\nsingle-valued {', '.join(SINGLE_VALUED)}; many-valued {', '.join(MANY_VALUED)}")
+    print("found in: " + ", ".join(f"{p} {n} of {len(grid)}" for p, n in found_in.items()))
     for tidy, (graphs, true_pos, false_pos, false_neg) in counts.items():
         precision = true_pos / (true_pos + false_pos) if true_pos + false_pos else 0.0
         recall = true_pos / (true_pos + false_neg) if true_pos + false_neg else 0.0
