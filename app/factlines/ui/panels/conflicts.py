@@ -65,10 +65,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def likely_rows(suggestions: list[dict], marked: list[str]) -> list[dict]:
-    """The overlaps and handovers of the suggested predicates not marked single-valued, as
-    rows that say why (``likely``: the suggestion's figures)."""
+    """The overlaps and handovers of the suggested predicates not marked single-valued (rows
+    that say why: ``likely``, the suggestion's figures, as the finder gives them)."""
     return [
-        {**pair, "likely": suggestion["text"]}
+        pair
         for suggestion in suggestions
         if not suggestion["marked"] and suggestion["predicate"] not in marked
         for pair in suggestion["pairs"]
