@@ -276,7 +276,7 @@ def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
         subjects, overlapping = figure["subjects"], figure["overlapping"]
         overlaps = sum(1 for pair in figure["pairs"] if pair[3] == _OVERLAP)
         following = (
-            f"{figure['following']:,} of {_plural(figure['changes'], 'change')} follow on "
+            f"{figure['following']:,} of {plural(figure['changes'], 'change')} follow on "
             "within a month; "
             if figure["changes"]
             else ""
@@ -294,7 +294,7 @@ def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
                 "text": (
                     f"{predicate}: {_percent((subjects - overlapping) / subjects)} of "
                     f"{subjects:,} subjects hold one at a time; {following}"
-                    f"{_plural(overlaps, 'overlap')}"
+                    f"{plural(overlaps, 'overlap')}"
                 ),
             }
         )
@@ -302,7 +302,8 @@ def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
     return suggestions
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """``1 overlap``, ``1,204 overlaps``."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
@@ -320,6 +321,7 @@ __all__ = [
     "KINDS",
     "as_rows",
     "overlapping_pairs",
+    "plural",
     "predicate_figures",
     "single_fact_rows",
     "suggest_single_valued",

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.core.analysis import plural
 from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
 from factlines.ui.painting import lay_out_now
@@ -58,10 +59,6 @@ def count_words(rows: list[dict]) -> str:
     ]
     total = len(rows)
     return f"{total:,} conflict{'' if total == 1 else 's'}: " + ", ".join(parts)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def likely_rows(suggestions: list[dict], marked: list[str]) -> list[dict]:
@@ -233,19 +230,17 @@ class ConflictsPanel(QWidget):
         if overlaps:
             names = sorted({row["predicate"] for row in overlaps})
             words.append(
-                f"{_plural(len(overlaps), 'likely overlap')} of {', '.join(names)} "
+                f"{plural(len(overlaps), 'likely overlap')} of {', '.join(names)} "
                 "(not marked single-valued)"
             )
         if handovers:
             shown_or_not = "shown" if self.show_handovers.isChecked() else "not shown"
-            words.append(f"{_plural(handovers, 'same-day handover')} {shown_or_not}")
+            words.append(f"{plural(handovers, 'same-day handover')} {shown_or_not}")
         self.summary.setText("; ".join(words))
-        said = [_plural(len(counted), "conflict")] if counted else []
+        said = [plural(len(counted), "conflict")] if counted else []
         if overlaps:
             said.append(
-                f"{len(overlaps):,} likely"
-                if counted
-                else _plural(len(overlaps), "likely conflict")
+                f"{len(overlaps):,} likely" if counted else plural(len(overlaps), "likely conflict")
             )
         self.count_label.setText("⚠ " + ", ".join(said) if said else "No conflicts")
         self.count_label.setStyleSheet("color: #c62828;" if said else "")
