@@ -122,3 +122,26 @@ def test_a_single_click_on_a_conflict_goes_there(palace_window, qtbot):
     assert window.selected_entity() == row["subject"]
     assert window.selected_fact() == row["a"]
     assert window.as_of() == row["start"][:10]
+
+
+def test_a_same_day_handover_is_no_conflict_on_the_entitys_facts(
+    qtbot, tmp_path, isolated_settings
+):
+    path = tmp_path / "palace" / "knowledge_graph.sqlite3"
+    mem = mempalace_class()(str(path))
+    mem.add_triple("Ann", "works_at", "Acme", valid_from="2019-01-01")
+    mem.invalidate("Ann", "works_at", "Acme", ended="2021-03-01")
+    mem.add_triple("Ann", "works_at", "Bolt", valid_from="2021-03-01")  # MemPalace's handover
+    side = mem.add_triple("Ann", "works_at", "Side", valid_from="2020-06-01", valid_to="2020-07-01")
+    mem.close()
+    kg = KnowledgeGraph(path)
+    kg.set_single_valued("works_at")
+    try:
+        window = shown_window(qtbot, kg, isolated_settings)
+        window.panels.conflicts.jump(window.panels.conflicts.model.index(0, 0))
+        assert window.selected_entity() == "ann"
+        flagged = window.state.conflicts_by_fact()
+        assert set(flagged) == {side, window.state.conflicts_by_fact()[side][0]["other"]}
+        assert [c["kind"] for c in window.state.entity_conflicts()] == ["overlap"]
+    finally:
+        kg.close()
