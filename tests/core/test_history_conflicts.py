@@ -139,13 +139,15 @@ def test_an_end_in_the_future_for_any_predicate(kg, monkeypatch):
     from factlines.core import temporal
 
     monkeypatch.setattr(temporal, "now_instant", lambda: "2026-05-10T12:00:00Z")
-    today = kg.add_triple("Ann", "likes", "Tea", valid_from="2020-01-01", valid_to="2026-05-10")
+    monkeypatch.setattr(temporal, "today", lambda: "2026-05-10")
+    kg.add_triple("Ann", "likes", "Tea", valid_from="2020-01-01", valid_to="2026-05-10")  # today
+    tomorrow = kg.add_triple("Ann", "likes", "Pie", valid_from="2020-01-01", valid_to="2026-05-11")
     later = kg.add_triple("Ann", "likes", "Jam", valid_to="2026-05-10T12:00:01Z")
     kg.add_triple("Ann", "likes", "Cake", valid_to="2026-05-10T12:00:00Z")  # ends now: not later
-    kg.add_triple("Ann", "likes", "Pie", valid_to="2026-05-09")
+    kg.add_triple("Ann", "likes", "Fig", valid_to="2026-05-09")
     assert sorted(kinds(kg.conflicts())) == sorted(
         [
-            ("future_end", today, None, "2020-01-01T00:00:00Z", "2026-05-10T23:59:59Z"),
+            ("future_end", tomorrow, None, "2020-01-01T00:00:00Z", "2026-05-11T23:59:59Z"),
             ("future_end", later, None, None, "2026-05-10T12:00:01Z"),
         ]
     )
@@ -191,26 +193,67 @@ def test_rows_are_ordered(lives):
 
 
 def test_suggested_single_valued_predicates_with_figures(kg):
+    sides = []
     for i in range(60):
         person = f"P{i}"
         kg.add_triple(person, "works_at", "Acme", valid_from="2020-01-01", valid_to="2021-01-01")
         kg.add_triple(person, "works_at", "Bolt", valid_from="2021-01-01")  # a handover
+        if i % 4 == 0:  # two employers at once, by mistake: a quarter of those who changed
+            sides.append(kg.add_triple(person, "works_at", "Side", valid_from="2020-06-01"))
         kg.add_triple(person, "knows", f"P{(i + 1) % 60}")
         kg.add_triple(person, "knows", f"P{(i + 2) % 60}")
         kg.add_triple(person, "born_in", "Oslo")
-    kg.add_triple("P0", "works_at", "Side", valid_from="2020-06-01", valid_to="2020-07-01")
+        day = f"2020-{i % 12 + 1:02}-01"
+        kg.add_triple(person, "met_with", f"P{(i + 1) % 60}", valid_from=day, valid_to=day)
+        kg.add_triple(person, "met_with", f"P{(i + 3) % 60}", valid_from="2019-05-05")
+        kg.add_triple(person, "met_with", f"P{(i + 3) % 60}", valid_to="2019-05-05")
+        # Roles rarely held together, but one does not follow on from the other.
+        kg.add_triple(person, "has_role", "mentor", valid_from="2018-01-01", valid_to="2019-01-01")
+        kg.add_triple(
+            person, "has_role", "lead", valid_from="2020-01-01" if i % 4 else "2018-06-01"
+        )
     kg.set_single_valued("born_in")
     found = kg.single_valued_suggestions()
-    assert [s["predicate"] for s in found] == ["works_at"]  # knows overlaps; born_in never changes
+    # knows overlaps; born_in never changes; a meeting of a day says nothing; has_role does
+    # not follow on and 25% of its subjects held two at once
+    assert [s["predicate"] for s in found] == ["works_at"]
+    pairs = found[0].pop("pairs")
     assert found[0] == {
         "predicate": "works_at",
         "subjects": 60,
         "changing": 60,
-        "overlapping": 1,
-        "text": "works_at: 60 subjects, 1 overlap",
+        "overlapping": 15,
+        "changes": 45,  # a change is from an ended fact: not from Side
+        "following": 45,
+        "overlaps": 30,  # Side with Acme, and with Bolt
+        "text": (
+            "works_at: 75% of 60 subjects hold one at a time; 45 of 45 changes follow on "
+            "within a month; 30 overlaps"
+        ),
         "marked": False,
     }
-    assert kg.single_valued_suggestions(tolerance=0.0) == []
+    assert [p["kind"] for p in pairs].count("handover") == 60
+    overlaps = [p for p in pairs if p["kind"] == "overlap"]
+    assert {p["b"] for p in overlaps} == set(sides) | {p["b"] for p in overlaps if p["a"] in sides}
+
+
+def test_suggestions_find_the_single_valued_predicates_of_a_mempalace_graph(tmp_path):
+    """On a graph MemPalace wrote (people with jobs, homes, managers, marriages and their
+    mistakes; knows, visits, meetings, roles, likes, projects, parents), exactly the
+    single-valued predicates are suggested, each with its overlaps listed."""
+    from factlines import KnowledgeGraph
+    from people_graph import SINGLE_VALUED, write_people_graph
+    from store_helpers import mempalace_class
+
+    path = tmp_path / "palace" / "knowledge_graph.sqlite3"
+    mem = mempalace_class()(str(path))
+    written = write_people_graph(mem, people=80, mistakes=0.15, seed=7)
+    mem.close()
+    with KnowledgeGraph(path) as kg:
+        found = {s["predicate"]: s for s in kg.single_valued_suggestions()}
+    assert sorted(found) == sorted(SINGLE_VALUED)
+    assert found["works_at"]["overlaps"] >= written.mistakes["works_at"]
+    assert found["lives_in"]["overlaps"] >= written.mistakes["lives_in"]
 
 
 def test_reading_conflicts_writes_nothing(lives):
@@ -270,3 +313,47 @@ def test_inside_a_write_the_whole_graph_is_searched_with_its_rows(kg, monkeypatc
             ("duplicate_open", "t_a1", "t_a2", None, None),
             ("future_end", later, None, None, "2027-01-01T23:59:59Z"),
         ]
+
+
+# ── A day-only end of today is not in the future ────────────────────────
+
+
+@pytest.fixture
+def zone(monkeypatch):
+    """Sets this process's calendar to a zone (the conftest keeps UTC, put back after)."""
+    import time
+
+    def set_zone(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield set_zone
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+
+@pytest.mark.parametrize("where", ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"])
+def test_a_fact_ended_today_by_mempalace_or_factlines_never_ends_in_the_future(
+    kg_path, zone, where
+):
+    from datetime import date, timedelta
+
+    from factlines import KnowledgeGraph
+    from store_helpers import mempalace_class
+
+    zone(where)  # +14 h: the day MemPalace writes is UTC's tomorrow for most of the day
+    mem = mempalace_class()(str(kg_path))
+    mem.add_triple("Ann", "works_at", "Acme", valid_from="2020-01-01")
+    mem.invalidate("Ann", "works_at", "Acme")  # MemPalace's default end: today
+    mem.add_triple("Ann", "lives_in", "Rome", valid_from="2020-01-01")
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    mem.invalidate("Ann", "lives_in", "Rome", ended=tomorrow)
+    mem.close()
+    kg = KnowledgeGraph(kg_path)
+    try:
+        kg.add_triple("Bob", "likes", "Tea", valid_from="2020-01-01")
+        kg.end_fact(kg.query_entity("Bob")[0]["id"])  # "End today"
+        rows = kg.conflicts()
+    finally:
+        kg.close()
+    assert [(c["kind"], c["predicate"]) for c in rows] == [("future_end", "lives_in")]

@@ -152,6 +152,13 @@ def today() -> str:
     return date.today().isoformat()
 
 
+def latest_today() -> str:
+    """Today as a stored day: the later of this computer's calendar day and UTC's. A stored
+    day is a calendar day with no zone, and MemPalace ends a fact on its own computer's day:
+    a day-only end on this day has not yet passed anywhere it could have been written."""
+    return max(today(), now_instant()[:10])
+
+
 def to_posix(key: str | None) -> float | None:
     """POSIX seconds of a comparison key (or of a stored value read as a start).
 

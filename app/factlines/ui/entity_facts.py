@@ -69,7 +69,10 @@ class EntityFacts:
     def _read_conflicts(self) -> set[str]:
         """Read the conflicts again; the ids whose conflicts are not what they were."""
         before = self.conflicts_by_fact
-        self.conflicts = self._kg.conflicts_touching(self.entity) if self.record is not None else []
+        touching = self._kg.conflicts_touching(self.entity) if self.record is not None else []
+        # A same-day handover is how MemPalace writes a change, no mistake: not flagged here
+        # (the conflicts panel lists it when asked).
+        self.conflicts = [conflict for conflict in touching if conflict["kind"] != "handover"]
         by_fact: dict[str, list[dict]] = {}
         for conflict in self.conflicts:
             by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})

@@ -195,6 +195,24 @@ def test_no_conflicts_without_marks(kg):
     assert len(kg.conflicts()) == 1
 
 
+@pytest.mark.parametrize(
+    ("utc_now", "local_day"),
+    [("2026-05-10T12:00:00Z", "2026-05-10"), ("2026-05-10T12:00:00Z", "2026-05-11")],
+    ids=["same-day", "local-calendar-ahead"],
+)
+def test_a_day_only_end_is_in_the_future_only_after_today(kg, monkeypatch, utc_now, local_day):
+    from factlines.core import temporal
+
+    monkeypatch.setattr(temporal, "now_instant", lambda: utc_now)
+    monkeypatch.setattr(temporal, "today", lambda: local_day)
+    for day in ("2026-05-09", "2026-05-10", "2026-05-11", "2026-05-12"):
+        kg.add_triple("Ann", "likes", f"Tea {day}", valid_from="2020-01-01", valid_to=day)
+    kg.add_triple("Ann", "likes", "Jam", valid_to="2026-05-10T12:00:01Z")
+    future = sorted(kg.get_fact(c["a"])["valid_to"] for c in kg.conflicts())
+    after_today = [d for d in ("2026-05-11", "2026-05-12") if d > local_day]
+    assert future == sorted(["2026-05-10T12:00:01Z", *after_today])
+
+
 def test_an_entity_sees_conflicts_of_facts_pointing_at_it(kg):
     kg.set_single_valued("led_by")
     kai = kg.add_triple("Atlas", "led_by", "Kai", valid_from="2020-01-01", valid_to="2022-04-30")

@@ -65,8 +65,10 @@ class GraphHistory(Part):
           predicate; ``start`` the later start (None if both unknown), ``end`` None.
         - ``inverted``: one fact (``b`` None) whose end key is before its start key, any
           predicate; ``start``/``end`` its own keys. Valid nowhere, so in no other kind.
-        - ``future_end``: one fact whose end key is later than now (UTC, at the call), any
-          predicate; ``start``/``end`` its own keys (``start`` None when unknown).
+        - ``future_end``: one fact whose end is later than now, any predicate: an instant
+          after now (UTC, at the call), a day after today (:func:`temporal.latest_today`; a
+          day-only end of today has not passed yet, but it is no mistake either);
+          ``start``/``end`` its own keys (``start`` None when unknown).
 
         Ordered by subject, predicate, ``start`` (unknown first), kind, then ids.
 
@@ -84,7 +86,8 @@ class GraphHistory(Part):
             report(progress, 1, 4)
             pairs = overlapping_pairs(rows)
             report(progress, 2, 4)
-            singles = single_fact_rows(history.irregular(temporal.now_instant(), eid, marked))
+            now, today = temporal.now_instant(), temporal.latest_today()
+            singles = single_fact_rows(history.irregular(now, today, eid, marked))
             report(progress, 3, 4)
             return as_rows(pairs, singles)
 
@@ -106,14 +109,15 @@ class GraphHistory(Part):
             ]
         )
 
-    def single_valued_suggestions(self, tolerance: float = 0.02) -> list[dict]:
-        """Predicates whose subjects almost never hold two objects at once, with the figures
+    def single_valued_suggestions(self) -> list[dict]:
+        """Predicates whose subjects hold one object at a time, with the figures that say so
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
-        whether it is marked single-valued already."""
+        whether it is marked single-valued already. A suggestion's ``pairs`` are its overlaps
+        and handovers as :meth:`conflicts` rows: what marking it would list."""
         marked = set(self._settings.single_valued_predicates())
         with collector_paused():
             rows = self._store.history.interval_rows(None, None)
-            found = suggest_single_valued(rows, tolerance)
+            found = suggest_single_valued(rows)
         for row in found:
             row["marked"] = row["predicate"] in marked
         return found

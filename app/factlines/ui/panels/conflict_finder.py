@@ -41,6 +41,11 @@ class ConflictFinder(WholeGraphQuestion):
             lambda: self.failed.emit("Conflicts not counted: the search failed")
         )
 
+    @property
+    def suggestions(self) -> list[dict]:
+        """The single-valued suggestions found last (``kg.single_valued_suggestions()``)."""
+        return self._suggestions
+
     def refresh_now(self) -> None:
         self._timer.stop()
         kg = self._state.kg
@@ -79,4 +84,10 @@ def _conflicts(kg, progress) -> tuple[str, list]:
 
 
 def _suggestions(kg, _progress) -> tuple[str, list]:
-    return "suggestions", kg.single_valued_suggestions()
+    """On the worker: the suggestions, each of their rows saying why it is likely (so the UI
+    thread only picks rows, however many handovers a big graph has)."""
+    found = kg.single_valued_suggestions()
+    for suggestion in found:
+        for row in suggestion["pairs"]:
+            row["likely"] = suggestion["text"]
+    return "suggestions", found

@@ -1,9 +1,11 @@
 """The conflicts panel: every contradiction in the graph, a jump to each, and its fixes.
 
-Choosing a row (its view's ``activated``) selects the subject, puts as_of inside the overlap
-and selects the first fact. The fixes are edits through the window's one edit path, each one
-undo step. Below the list, the predicates that look single-valued, with the figures, each
-marked with one click (undoable too).
+A click on a row selects the subject, puts as_of inside the overlap and selects the first
+fact. The fixes are edits through the window's one edit path, each one undo step. Below the
+list, the predicates that look single-valued, with the figures, each marked with one click
+(undoable too). Until a person marks any, the overlaps of those predicates are listed as
+likely (not counted as conflicts), so a new graph's real contradictions show at first open;
+same-day handovers are listed only when asked.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import Counter
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -25,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.core.analysis import plural
 from factlines.core.errors import Refused
 from factlines.ui.actions import FactActions
 from factlines.ui.painting import lay_out_now
@@ -36,6 +40,7 @@ from factlines.ui.panels.conflicts_model import (
     Fix,
     end_first,
     inside,
+    mark_predicate,
     start_second,
     swap_dates,
 )
@@ -54,6 +59,17 @@ def count_words(rows: list[dict]) -> str:
     ]
     total = len(rows)
     return f"{total:,} conflict{'' if total == 1 else 's'}: " + ", ".join(parts)
+
+
+def likely_rows(suggestions: list[dict], marked: list[str]) -> list[dict]:
+    """The overlaps and handovers of the suggested predicates not marked single-valued (rows
+    that say why: ``likely``, the suggestion's figures, as the finder gives them)."""
+    return [
+        pair
+        for suggestion in suggestions
+        if not suggestion["marked"] and suggestion["predicate"] not in marked
+        for pair in suggestion["pairs"]
+    ]
 
 
 class CountLabel(QLabel):
@@ -99,6 +115,15 @@ class ConflictsPanel(QWidget):
         self.count_label.setObjectName("conflictCountLabel")
         self.count_label.setToolTip("Conflicts in the whole graph: click to list them")
 
+        self.show_handovers = QCheckBox("Show same-day handovers", self)
+        self.show_handovers.setObjectName("conflictsShowHandovers")
+        self.show_handovers.setToolTip(
+            "A fact ended on a day and the next one started that day (how MemPalace writes a "
+            "change): both hold all that day, but it is no mistake. Not counted as conflicts."
+        )
+        self._conflicts: list[dict] = []
+        self._suggestions: list[dict] = []
+
         self.view = rows_view(self, "conflictsPanel", self.model, (110, 95, 80, 210, 210, 180))
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
@@ -106,6 +131,7 @@ class ConflictsPanel(QWidget):
             "end_first": QPushButton("End first where second starts", self),
             "start_second": QPushButton("Start second after first", self),
             "swap": QPushButton("Swap dates", self),
+            "mark": QPushButton("Mark single-valued", self),
         }
         fixes = QHBoxLayout()
         fixes.addWidget(QLabel("Fix:", self))
@@ -123,6 +149,7 @@ class ConflictsPanel(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.show_handovers)
         top.addWidget(self.progress)
         top.addWidget(self.cancel_button)
         top.addWidget(self.recount_button)
@@ -142,6 +169,8 @@ class ConflictsPanel(QWidget):
         layout.addWidget(self.suggestions_area)
 
         self.view.activated.connect(self.jump)
+        self.view.clicked.connect(self.jump)
+        self.show_handovers.toggled.connect(lambda _on: self._show_rows())
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_fixes())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
@@ -182,17 +211,39 @@ class ConflictsPanel(QWidget):
     def _found(self, conflicts: list, suggestions: list) -> None:
         self.progress.hide()
         self._show_buttons()
-        current = self.model.row_at(self.view.currentIndex().row())
-        self.model.set_rows(conflicts)
-        words = count_words(conflicts)
-        self.summary.setText(words + ("" if conflicts else " in the whole graph"))
-        self.count_label.setText(
-            f"⚠ {len(conflicts):,} conflict{'' if len(conflicts) == 1 else 's'}"
-            if conflicts
-            else "No conflicts"
-        )
-        self.count_label.setStyleSheet("color: #c62828;" if conflicts else "")
+        self._conflicts = conflicts
         self._show_suggestions(suggestions)
+
+    def _show_rows(self) -> None:
+        """The conflicts, then the likely ones; handovers only when asked, never counted."""
+        kg = self._state.kg
+        marked = kg.single_valued_predicates() if kg is not None and not kg.closed else []
+        likely = likely_rows(self._suggestions, marked)
+        counted = [row for row in self._conflicts if row["kind"] != "handover"]
+        handovers = len(self._conflicts) - len(counted)
+        overlaps = [row for row in likely if row["kind"] != "handover"]
+        handovers += len(likely) - len(overlaps)
+        shown = self._conflicts + likely if self.show_handovers.isChecked() else counted + overlaps
+        current = self.model.row_at(self.view.currentIndex().row())
+        self.model.set_rows(shown)
+        words = [count_words(counted) + ("" if counted else " in the whole graph")]
+        if overlaps:
+            names = sorted({row["predicate"] for row in overlaps})
+            words.append(
+                f"{plural(len(overlaps), 'likely overlap')} of {', '.join(names)} "
+                "(not marked single-valued)"
+            )
+        if handovers:
+            shown_or_not = "shown" if self.show_handovers.isChecked() else "not shown"
+            words.append(f"{plural(handovers, 'same-day handover')} {shown_or_not}")
+        self.summary.setText("; ".join(words))
+        said = [plural(len(counted), "conflict")] if counted else []
+        if overlaps:
+            said.append(
+                f"{len(overlaps):,} likely" if counted else plural(len(overlaps), "likely conflict")
+            )
+        self.count_label.setText("⚠ " + ", ".join(said) if said else "No conflicts")
+        self.count_label.setStyleSheet("color: #c62828;" if said else "")
         if current is not None:
             self._reselect(current)
         self._update_fixes()
@@ -241,11 +292,12 @@ class ConflictsPanel(QWidget):
 
     # ── Fixes ─────────────────────────────────────────────────────────────
 
+    def _row_number(self, number: int | None) -> int:
+        return self.view.currentIndex().row() if number is None else number
+
     def fixes(self, number: int | None = None) -> dict[str, Fix]:
         """The fixes of row ``number`` (default: the current row), by name."""
-        if number is None:
-            number = self.view.currentIndex().row()
-        row = self.model.row_at(number)
+        row = self.model.row_at(self._row_number(number))
         if row is None:
             none = Fix("", "choose a conflict first")
             return {name: none for name in self.fix_buttons}
@@ -254,10 +306,17 @@ class ConflictsPanel(QWidget):
             "end_first": end_first(row, a, b),
             "start_second": start_second(row, a, b),
             "swap": swap_dates(row, a),
+            "mark": mark_predicate(row),
         }
 
     def _update_fixes(self) -> None:
-        for name, fix in self.fixes().items():
+        fixes = self.fixes()
+        # A likely overlap is never inverted: one place in the row for either, so the panel
+        # (and the window) is no wider for it.
+        likely = fixes["mark"].reason is None
+        self.fix_buttons["mark"].setVisible(likely)
+        self.fix_buttons["swap"].setVisible(not likely)
+        for name, fix in fixes.items():
             button = self.fix_buttons[name]
             button.setEnabled(fix.reason is None and self._actions.commands.blocked() is None)
             tip = fix.text if fix.reason is None else f"Cannot: {fix.reason}"
@@ -271,6 +330,8 @@ class ConflictsPanel(QWidget):
         if fix.reason is not None or blocked is not None:
             self._state.message.emit(f"Cannot fix: {fix.reason or blocked}")
             return False
+        if name == "mark":
+            return self.mark(self.model.row_at(self._row_number(number))["predicate"])
         if fix.changes is None:
             done = self._actions.end_fact(fix.triple_id, fix.ended)
         else:
@@ -295,6 +356,8 @@ class ConflictsPanel(QWidget):
     # ── Single-valued predicates ──────────────────────────────────────────
 
     def _show_suggestions(self, suggestions: list[dict]) -> None:
+        self._suggestions = suggestions
+        self._show_rows()
         rows = self._suggestion_rows
         while rows.count():
             item = rows.takeAt(0)
@@ -320,7 +383,8 @@ class ConflictsPanel(QWidget):
             text.setToolTip(
                 f"{suggestion['predicate']}: {suggestion['subjects']:,} subjects have it, "
                 f"{suggestion['changing']:,} changed object over time, "
-                f"{suggestion['overlapping']:,} held two objects at once"
+                f"{suggestion['overlapping']:,} held two objects at once "
+                f"({suggestion['overlaps']:,} overlaps, listed as likely above)"
             )
             button = QPushButton("Mark single-valued", line)
             button.setObjectName(f"markSingleValued_{suggestion['predicate']}")

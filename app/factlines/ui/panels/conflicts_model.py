@@ -51,6 +51,15 @@ KIND_PLURALS = {
     "future_end": "End in the future",
 }
 GONE = "(no longer in the graph)"
+# A row of a predicate suggested single-valued but not marked: ``row["likely"]`` says why.
+LIKELY_WORDS = {"overlap": "Likely overlap", "handover": "Likely same-day handover"}
+
+
+def kind_words(row: dict) -> str:
+    """The row's kind in the Kind column's words."""
+    if row.get("likely"):
+        return LIKELY_WORDS[row["kind"]]
+    return KIND_WORDS[row["kind"]][0]
 
 
 def span_words(row: dict) -> str:
@@ -158,6 +167,14 @@ def swap_dates(row: dict, a: dict | None) -> Fix:
     return Fix(text, None, a["id"], {"valid_from": a["valid_to"], "valid_to": a["valid_from"]})
 
 
+def mark_predicate(row: dict) -> Fix:
+    """A likely overlap is a conflict once its predicate is marked single-valued."""
+    text = f"Mark {row['predicate']} single-valued"
+    if not row.get("likely"):
+        return Fix(text, "only for a likely overlap, whose predicate is not marked yet")
+    return Fix(text, None)
+
+
 class ConflictsModel(RowsModel):
     """Conflict rows: kind, subject, predicate, the two facts in words, the span."""
 
@@ -218,7 +235,7 @@ class ConflictsModel(RowsModel):
     def _value(self, row: dict, column: int, role: int):
         if role == DISPLAY:
             if column == 0:
-                return KIND_WORDS[row["kind"]][0]
+                return kind_words(row)
             if column == 1:
                 return self._subject_name(row)
             if column == 2:
@@ -229,6 +246,11 @@ class ConflictsModel(RowsModel):
                 return "" if row["b"] is None else fact_words(self.fact(row["b"]))
             return span_words(row)
         if role == TOOLTIP:
+            if column == 0 and row.get("likely"):
+                return (
+                    f"{row['predicate']} is not marked single-valued, but it looks so: "
+                    f"{row['likely']}. Mark it to count these as conflicts."
+                )
             if column == 0:
                 return KIND_WORDS[row["kind"]][1]
             if column in (3, 4):

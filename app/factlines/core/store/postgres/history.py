@@ -12,7 +12,6 @@ from factlines.core.store.engine_common import (
     FACT_LEFT_JOIN,
     change_params,
     changed_facts,
-    day_of,
 )
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, end_key, start_key
@@ -76,7 +75,9 @@ class PGHistory:
                 params,
             ).fetchall()
 
-    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
+    def irregular(
+        self, now_key: str, today: str, eid: str | None, skip: list[str] = ()
+    ) -> list[tuple]:
         subject, params = ("", []) if eid is None else (" AND subject = %s", [eid])
         others = " AND NOT (predicate = ANY(%s))" if skip else ""
         columns = f"id, subject, predicate, object, {_SK}, {_EK}"
@@ -90,9 +91,9 @@ class PGHistory:
             ).fetchall()
             rows += conn.execute(
                 f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, "
-                f"{columns} FROM triples WHERE ({_INVERTED} OR (valid_to {C} >= %s "
-                f"AND (valid_to {C} > %s OR valid_to = %s))){subject}",
-                [now_key[:10], now_key, day_of(now_key), *params],
+                f"{columns} FROM triples WHERE ({_INVERTED} OR (valid_to {C} > %s "
+                f"AND (valid_to {C} > %s OR length(valid_to) != 10))){subject}",
+                [now_key, today, *params],
             ).fetchall()
         return rows
 

@@ -42,8 +42,9 @@ _INVERTED = (
     "(valid_from IS NOT NULL AND valid_from != '' AND valid_to IS NOT NULL "
     f"AND valid_to != '' AND valid_to < valid_from || 'T00:00:00Z' AND {_EK} < {_SK})"
 )
-# Inverted, or ending after now (three parameters: :func:`_odd_params`).
-_ODD = f"{_INVERTED} OR (valid_to >= ? AND (valid_to > ? OR valid_to = ?))"
+# Inverted, or ending after now: an instant after now, a day after today (two parameters:
+# :func:`_odd_params`). A day after today sorts after now too, so the index finds both.
+_ODD = f"{_INVERTED} OR (valid_to > ? AND (valid_to > ? OR length(valid_to) != 10))"
 _STREAMS = (("valid_from", "start"), ("valid_to", "end"))
 # A prefix p bounds the values that start with it in [p, p + _TOP): no character is above.
 _TOP = "\U0010ffff"
@@ -158,13 +159,17 @@ class SQLiteHistory:
                 params,
             ).fetchall()
 
-    def irregular(self, now_key: str, eid: str | None, skip: list[str] = ()) -> list[tuple]:
+    def irregular(
+        self, now_key: str, today: str, eid: str | None, skip: list[str] = ()
+    ) -> list[tuple]:
         """Every fact that is one of two or more open copies (``duplicate_open``, not for the
         predicates in ``skip``), has an inverted interval (``inverted``), or ends after
-        ``now_key`` (``future_end``; never an inverted one): their rows, (kind, id, subject,
+        ``now_key`` (an instant) or ``today`` (a day) (``future_end``; never an inverted one):
+        their rows, (kind, id, subject,
         predicate, object, start_key, end_key), in one read."""
         with self._db.snapshot() as conn:
-            return _irregular_rows(conn, now_key, _irregular_rowids(conn, now_key, eid, skip))
+            odd = _odd_params(now_key, today)
+            return _irregular_rows(conn, odd, _irregular_rowids(conn, odd, eid, skip))
 
     # ── What changed ──────────────────────────────────────────────────────
 
@@ -395,11 +400,11 @@ def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
     return page
 
 
-def _irregular_rowids(conn, now_key: str, eid: str | None, skip: list[str]) -> list[list]:
+def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: list[str]) -> list[list]:
     """The rowids of the facts that are one of two or more open copies of one (subject,
     predicate, object), not of the predicates in ``skip``, and those of the facts inverted
-    or ending after ``now_key``; in one statement, so that on a thread of its own it needs
-    Python only at the end."""
+    or ending after now (``odd``: :func:`_odd_params`); in one statement, so that on a
+    thread of its own it needs Python only at the end."""
     subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
     others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
     # The whole graph in one pass over the table: reading it by an index (valid_to, or
@@ -410,15 +415,15 @@ def _irregular_rowids(conn, now_key: str, eid: str | None, skip: list[str]) -> l
         f"FROM {source} WHERE valid_to IS NULL{subject}{others} "
         "GROUP BY subject, predicate, object HAVING COUNT(*) > 1)), "
         f"(SELECT group_concat(rowid) FROM {source} WHERE ({_ODD}){subject})",
-        [*params, *skip, *_odd_params(now_key), *params],
+        [*params, *skip, *odd, *params],
     ).fetchone()
     return [[int(rowid) for rowid in rowids.split(",")] if rowids else [] for rowids in found]
 
 
-def _irregular_rows(conn, now_key: str, rowids: list[list]) -> list[tuple]:
+def _irregular_rows(conn, odd: list[str], rowids: list[list]) -> list[tuple]:
     """The rows :meth:`SQLiteHistory.irregular` gives, of the facts ``rowids`` names (as
     :func:`_irregular_rowids` gives them) that are still what they were."""
-    copies, odd = rowids
+    copies, strange = rowids
     columns = f"id, subject, predicate, object, {_SK}, {_EK}"
     rows = conn.execute(
         f"SELECT 'duplicate_open', {columns} FROM triples WHERE rowid IN "
@@ -428,13 +433,13 @@ def _irregular_rows(conn, now_key: str, rowids: list[list]) -> list[tuple]:
     rows += conn.execute(
         f"SELECT CASE WHEN {_INVERTED} THEN 'inverted' ELSE 'future_end' END, {columns} "
         f"FROM triples WHERE rowid IN (SELECT value FROM json_each(?)) AND ({_ODD})",
-        [json.dumps(odd), *_odd_params(now_key)],
+        [json.dumps(strange), *odd],
     ).fetchall()
     return rows
 
 
-def _odd_params(now_key: str) -> list:
-    return [now_key[:10], now_key, day_of(now_key)]
+def _odd_params(now_key: str, today: str) -> list[str]:
+    return [now_key, today]
 
 
 def _facts_without_id(conn, eid: str | None) -> list[tuple]:
