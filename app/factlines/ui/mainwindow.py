@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from factlines import KnowledgeGraph
 
 MESSAGE_MS = 10000
+LANES_ALWAYS_SHOWN = 6  # a kept layout that leaves the chart fewer gives way
 TIME_MENU = (
     "allTime",
     "now",
@@ -384,12 +385,20 @@ class MainWindow(QMainWindow):
             self._docks_sized = True
             self.size_docks()
             QTimer.singleShot(0, self.size_docks)
+        else:
+            QTimer.singleShot(0, self._give_the_chart_its_lanes)
+
+    def _give_the_chart_its_lanes(self) -> None:
+        """A kept layout that leaves the chart too few lanes on this screen (the docks dragged
+        tall on a bigger one) gives way: the docks take their first-run height."""
+        if self.gantt.navigator.room_in_rows() < 2 * LANES_ALWAYS_SHOWN:  # each under a header
+            self.size_docks()
 
     def size_docks(self) -> None:
         """The first-run layout: room for the lists, most of the height for the chart.
 
-        Dock sizes only take once laid out. The docks below get about a quarter of the height, so
-        that even a 1024×700 window shows half a dozen chart lanes."""
+        Dock sizes only take once laid out. The docks below get under a third of the height, so
+        that even a 1024×700 window shows half a dozen chart lanes and five facts."""
         width, height = self.width(), self.height()
         entities = max(300, width * 22 // 100)
         graph = max(340, width * 30 // 100)
@@ -399,9 +408,9 @@ class MainWindow(QMainWindow):
             [width - entities - graph, graph],
             Qt.Orientation.Horizontal,
         )
-        self.resizeDocks(
+        self.resizeDocks(  # no less than the facts table's five rows (its least height)
             [self.facts_dock, self.graph_dock],
-            [max(150, height * 24 // 100)] * 2,
+            [height * 30 // 100] * 2,
             Qt.Orientation.Vertical,
         )
 

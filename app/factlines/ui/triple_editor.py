@@ -67,6 +67,7 @@ COLUMN_WIDTHS = {  # at most, for the fact's own columns (see FactColumns)
 
 
 CELL_PADDING = 8  # each side of a cell's text
+ROWS_ALWAYS_SHOWN = 5  # the facts table's least height, in rows
 
 EDIT_TRIGGERS = (
     QAbstractItemView.EditTrigger.DoubleClicked
@@ -219,7 +220,6 @@ class TripleEditor(QWidget):
         self.buttons: dict[str, QToolButton] = {}
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.hide_invalid)
         bar.addStretch(1)
         for key, action in (
             ("add", commands.add),
@@ -251,6 +251,7 @@ class TripleEditor(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.setWordWrap(False)
+        self._keep_rows_in_view(ROWS_ALWAYS_SHOWN)
         self.view.setMouseTracking(True)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.columns = FactColumns(self.view)
@@ -261,11 +262,14 @@ class TripleEditor(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(4)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
         heading = QHBoxLayout()
         heading.setContentsMargins(0, 0, 0, 0)
+        # The filter beside the title, not beside the buttons: the editor stays narrow enough
+        # for a 1024 px screen and one row shorter.
         heading.addWidget(self.title, 1)
+        heading.addWidget(self.hide_invalid)
         heading.addWidget(self.show_history)
         layout.addLayout(heading)
         layout.addLayout(bar)
@@ -291,6 +295,17 @@ class TripleEditor(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(900, 340)
+
+    def _keep_rows_in_view(self, rows: int) -> None:
+        """The table never shrinks below ``rows`` rows (a dock dragged or a layout kept from a
+        bigger screen gives way to it, not the facts)."""
+        view = self.view
+        scroll = view.horizontalScrollBar().sizeHint().height()
+        header = view.horizontalHeader().sizeHint().height()
+        frame = 2 * view.frameWidth()
+        view.setMinimumHeight(
+            header + rows * view.verticalHeader().defaultSectionSize() + scroll + frame
+        )
 
     # The History beside the table: folded away where the fact would not fit beside it
     HISTORY_FROM_WIDTH = 660

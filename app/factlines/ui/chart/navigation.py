@@ -45,6 +45,10 @@ class Navigator:
         n = self._bars.layout.n_rows
         return max(height / look.LANE_PX_MAX, min(float(max(n, 1)), height / look.LANE_PX_MIN))
 
+    def room_in_rows(self) -> float:
+        """How many rows the chart's height holds at their least height."""
+        return self.view.height() / look.LANE_PX_MIN
+
     def lanes_fully_in_view(self) -> list[int]:
         """The lane rows (not the predicate headers) shown whole, top to bottom."""
         layout = self._bars.layout

@@ -655,7 +655,7 @@ def legend_html(layout: gl.Layout) -> str:
         f"<span style='color:{look.CONFLICT_TEXT}'>▨ conflict</span> · "
         f"<span style='color:{look.CURSOR_COLOR}'>│ as_of</span> · ┆ today"
     )
-    return f"{swatches}<br>{keys}"
+    return f"{swatches} · {keys}"  # one paragraph: a line less where the chart is short
 
 
 __all__ = ["BarEvents", "BarsItem", "LaneAxis", "legend_html", "title_html"]
