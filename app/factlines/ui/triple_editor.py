@@ -333,14 +333,36 @@ class TripleEditor(QWidget):
         self._update_title()
 
     def _facts_changed(self, patch) -> None:
-        """A write touched some of the entity's facts: patch those rows, not the whole table."""
+        """A write touched some of the entity's facts: patch those rows, not the whole table.
+
+        The selected fact stays selected, even when the write hides its row: Qt would move
+        the current row to a neighbour, and the next edit would be that fact's."""
         if patch.reloaded:
             self.reload()
             return
-        self.model.apply_patch(patch)
+        selected = self._state.fact
+        shown = self._shown(selected)
+        self._restyling = True
+        try:
+            self.model.apply_patch(patch)
+        finally:
+            self._restyling = False
         lay_out_now(self.view)
-        self._show_fact(self._state.fact)
+        self._show_fact(selected)
         self._update_title()
+        if shown and selected in patch.changed and not self._shown(selected):
+            self._say_hidden(selected)
+
+    def _shown(self, triple_id: str | None) -> bool:
+        row = self.model.row_of(triple_id)
+        return row >= 0 and self.proxy.mapFromSource(self.model.index(row, 0)).isValid()
+
+    def _say_hidden(self, triple_id: str) -> None:
+        fact = self.model.fact_at(self.model.row_of(triple_id))
+        self._state.message.emit(
+            f"{fact['predicate']} {fact['other_name']} is still selected but hidden: it is not "
+            f"valid at as_of {self._state.as_of} (View → Hide facts not valid at as_of shows it)"
+        )
 
     def _as_of_changed(self, _value) -> None:
         # Only the rows whose validity flipped are repainted, or (hiding) removed / inserted.
