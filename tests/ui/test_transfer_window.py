@@ -263,3 +263,47 @@ def test_undoing_an_import_mempalace_wrote_after_asks_first(
     speaks = file_query(demo.db_path, "SELECT subject FROM triples WHERE predicate = 'speaks'")
     assert sorted(speaks) == [("kai_moreno",), ("zoe_quint",)]
     assert window.undo_stack.index() == 1
+
+
+def test_the_import_report_is_alone_on_screen_before_and_after_the_good_rows(
+    window, demo, answers, qtbot, tmp_path, monkeypatch
+):
+    """The report opened under the "Importing… 50%" dialog (which took its clicks), and after
+    the good rows a 100% dialog covered the result."""
+    import time
+
+    from factlines.ui import progress
+
+    monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)  # the progress of a long import
+    slow = transfer_actions.import_recorded
+
+    def a_long_import(*args, **kwargs):
+        time.sleep(0.2)
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(transfer_actions, "import_recorded", a_long_import)
+    source = tmp_path / "facts.csv"
+    source.write_text(BAD_CSV, encoding="utf-8")
+    on_screen = []
+
+    def answer(result):
+        def fill(dialog):
+            shown = [
+                w
+                for w in QApplication.topLevelWidgets()
+                if isinstance(w, progress.ProgressDialog) and w.isVisible()
+            ]
+            on_screen.append(shown)
+            return result(dialog)
+
+        return fill
+
+    answers.append(answer(lambda dialog: True))  # "Import the good rows"
+    answers.append(answer(lambda dialog: not dialog.asks))  # what was left out, to close
+    first = window.transfer.import_from(source)
+    qtbot.waitUntil(lambda: window.transfer.progress.isVisible(), timeout=5000)
+    _finish(qtbot, first)
+    qtbot.waitUntil(lambda: len(answers.seen) == 2, timeout=10_000)
+    _finish(qtbot, window.transfer.job)
+    assert on_screen == [[], []]
+    assert window.undo_stack.undoText() == "Import facts.csv"

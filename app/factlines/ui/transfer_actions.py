@@ -208,7 +208,11 @@ class TransferActions(QObject):
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
         )
-        return self._run(job, "Import", f"Importing {source}…")
+        self._run(job, "Import", f"Importing {source}…")
+        # Once the progress dialog has closed (it follows ``ended`` too, connected before):
+        # the report alone on screen, its buttons the only ones that answer.
+        job.ended.connect(lambda: self._report_rows(source, job.result))
+        return job
 
     def _imported(self, source: Path, text: str, report: ImportReport, change) -> None:
         if report.written and change:
@@ -217,7 +221,11 @@ class TransferActions(QObject):
                 StoreCommand(self._state, self._document.undo_stack, text, change)
             )
         self._state.message.emit(f"{text}: {report.summary()}")
-        if not report.lines():
+
+    def _report_rows(self, source: Path, result) -> None:
+        """The rows left out, by line; "Import the good rows" imports the others."""
+        report = result[0] if result is not None else None
+        if report is None or not report.lines():
             return
         dialog = ImportReportDialog(report, source.name, self._window)
         if self._exec(dialog) and dialog.asks:
