@@ -118,6 +118,7 @@ def _open_requested(window, args) -> bool:
     if args.path:
         return window.open_path(args.path, read_only=read_only)
     path, exists = startup_path(window.settings)
+    read_only = read_only or (exists and window.file_actions.left_read_only(path))
     if read_only or exists:
         return window.open_path(path, read_only=read_only)
     return window.new_graph(path)

@@ -187,6 +187,7 @@ BACKUPS_PER_FILE = Setting("backups/keepPerFile", POSITIVE, 2)  # the newest, of
 BACKUPS_TOTAL_MB = Setting("backups/keepTotalMB", POSITIVE, 1000)  # all kept, at most
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
 GRAPH_DEPTH_BY_FILE = PerFile("graphDepth", NUMBER, None)  # the neighbourhood graph's, 1 to 3
+READ_ONLY_BY_FILE = PerFile("readOnly", FLAG, False)  # last opened read-only, as asked
 VERSION = Setting("settings/version", NUMBER, 0)
 
 SETTINGS = (
@@ -203,7 +204,7 @@ SETTINGS = (
     BACKUPS_TOTAL_MB,
     VERSION,
 )
-PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE)
+PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE, READ_ONLY_BY_FILE)
 
 CURRENT_VERSION = 1
 # Keys older versions used, and where their values live now.
