@@ -162,8 +162,15 @@ class Navigator:
         return gl.pick(self._bars.layout, x, y, self.tolerance(look.PICK_PX), look.BAR_FRACTION / 2)
 
     def handle_at(self, x: float, y: float) -> tuple[int, str] | None:
+        """The bar end under ``(x, y)``: a date, or an open end's arrowhead (at the right)."""
+        arrow = self.x_range()[1] - self.tolerance(look.ARROW_PX / 2)
         return gl.pick_handle(
-            self._bars.layout, x, y, self.tolerance(look.HANDLE_PX), look.BAR_FRACTION / 2
+            self._bars.layout,
+            x,
+            y,
+            self.tolerance(look.HANDLE_PX),
+            look.BAR_FRACTION / 2,
+            open_end_x=arrow,
         )
 
     def view_point(self, triple_id: str, where: str = "middle") -> QPointF:
