@@ -40,6 +40,7 @@ from factlines.ui.help import HelpActions
 from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
 from factlines.ui.panels import HistoryPanels
+from factlines.ui.panes import PaneFocus
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -144,6 +145,7 @@ class MainWindow(QMainWindow):
                     setattr(self, name, action)
         self.recent_menu = self.file_actions.recent_menu
         self._make_view_actions()
+        self.pane_focus = PaneFocus(self)  # F6 / Shift+F6; Tab leaves a table
         self._make_menus()
         self.stats_label = QLabel(self)
         self.stats_label.setObjectName("statsLabel")
@@ -255,6 +257,8 @@ class MainWindow(QMainWindow):
         self.panels.fill_view_menu(view)
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
+        view.addSeparator()
+        view.addActions([self.pane_focus.action_next_pane, self.pane_focus.action_previous_pane])
         view.addSeparator()
         view.addMenu(self.theme_actions.menu)
         view.addSeparator()
