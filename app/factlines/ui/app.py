@@ -201,7 +201,10 @@ def run(args) -> int:
         return screenshot(args)
     from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
+    from factlines.ui.system_libraries import missing_packages, missing_words
 
+    if missing := missing_packages():  # else Qt aborts, naming one of them
+        return _fail(missing_words(missing))
     app = _application()
     window = MainWindow(settings=getattr(args, "settings", None))
     _use_theme(window, args)
