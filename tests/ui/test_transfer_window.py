@@ -307,3 +307,22 @@ def test_the_import_report_is_alone_on_screen_before_and_after_the_good_rows(
     _finish(qtbot, window.transfer.job)
     assert on_screen == [[], []]
     assert window.undo_stack.undoText() == "Import facts.csv"
+
+
+def test_after_an_import_into_an_empty_graph_the_chart_asks_for_an_entity(
+    qtbot, kg, isolated_settings, tmp_path
+):
+    """It went on saying "This graph has no facts yet" over the imported facts."""
+    from ui_fixtures import shown_window
+
+    window = shown_window(qtbot, kg, isolated_settings)
+    assert "no facts yet" in window.gantt._empty.text()
+    source = tmp_path / "facts.csv"
+    source.write_text(
+        "subject,predicate,object,valid_from,valid_to,confidence\n"
+        "Kai Moreno,speaks,Portuguese,2024-01-01,,0.9\n",
+        encoding="utf-8",
+    )
+    _finish(qtbot, window.transfer.import_from(source))
+    assert "no facts yet" not in window.gantt._empty.text()
+    assert "Select an entity" in window.gantt._empty.text()

@@ -178,6 +178,8 @@ class GanttChart(QWidget):
         state.entityChanged.connect(lambda _=None: self.reload(refit=True))
         state.graphChanged.connect(lambda: self.reload(refit=True))
         state.factsChanged.connect(self._facts_changed)
+        # The first facts of an empty graph (an import, MemPalace): its message is no more true.
+        state.dataChanged.connect(lambda _touched: self._graph_empty and self.reload())
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._fact_changed)
         self.reload(refit=True)
@@ -251,14 +253,19 @@ class GanttChart(QWidget):
             conflicts = state.entity_conflicts()
         self._entity_name = name
         layout = gl.build_layout(facts, conflicts, state.time_arrays() if facts else None)
+        # The same entity again (a write): the rows in view stay in view as lanes come above.
+        anchor = None if refit else self.navigator.top_anchor()
         self.bars.set_layout(layout, layout.index_of(state.fact), self._valid(layout))
         # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
         self.pointer.cancel_drag()
+        self._graph_empty = (
+            entity is None and kg is not None and not kg.closed and kg.stats()["triples"] == 0
+        )
         if kg is None:
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
-        elif entity is None and not kg.closed and kg.stats()["triples"] == 0:
+        elif self._graph_empty:
             self._show_empty(
                 "This graph has no facts yet.\n"
                 "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
@@ -275,6 +282,7 @@ class GanttChart(QWidget):
         self.lane_axis.fit_width(layout, self.font())
         if refit:
             self.navigator.refit()
+        self.navigator.keep_anchor(anchor)
         self.navigator.apply_rows()
         self._settle_layout()
         self._as_of_cursor.sync()
