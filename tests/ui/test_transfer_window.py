@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -326,3 +327,38 @@ def test_after_an_import_into_an_empty_graph_the_chart_asks_for_an_entity(
     _finish(qtbot, window.transfer.import_from(source))
     assert "no facts yet" not in window.gantt._empty.text()
     assert "Select an entity" in window.gantt._empty.text()
+
+
+def test_export_starts_in_the_last_folder_used_never_in_mempalaces_own(
+    qtbot, isolated_settings, tmp_path, monkeypatch, answers
+):
+    """On MemPalace's graph, Export proposed a file inside ~/.mempalace, MemPalace's private
+    folder, and forgot the folder chosen last time."""
+    from factlines import KnowledgeGraph
+    from ui_fixtures import shown_window
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMPALACE_CONFIG_DIR", raising=False)
+    (home / ".mempalace").mkdir(parents=True)
+    kg = KnowledgeGraph(home / ".mempalace" / "knowledge_graph.sqlite3")
+    kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    window = shown_window(qtbot, kg, isolated_settings)
+    proposed = []
+    out = tmp_path / "exports"
+    out.mkdir()
+
+    def export_there(dialog):
+        proposed.append(Path(dialog.path.text()))
+        dialog.path.setText(str(out / "mine.json"))
+        dialog.accept()
+        return dialog.result() == dialog.DialogCode.Accepted
+
+    answers.append(export_there)
+    _finish(qtbot, window.transfer.export_dialog())
+    assert (home / ".mempalace") not in proposed[0].parents
+    answers.append(export_there)
+    _finish(qtbot, window.transfer.export_dialog())
+    assert proposed[1].parent == out
+    window.close()
+    kg.close()

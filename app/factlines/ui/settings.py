@@ -182,6 +182,7 @@ PLAY_SPEED = Setting("time/playSpeed", NUMBER, None)  # an index into the speed 
 THEME = Setting("view/theme", THEME_NAME, "system")  # one of THEMES
 RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
+EXPORT_FOLDER = Setting("files/exportFolder", TEXT, None)  # where File → Export… saved last
 BACKUPS_ENABLED = Setting("backups/enabled", FLAG, True)  # before the first edit of a file
 BACKUPS_PER_FILE = Setting("backups/keepPerFile", POSITIVE, 2)  # the newest, of each file name
 BACKUPS_TOTAL_MB = Setting("backups/keepTotalMB", POSITIVE, 1000)  # all kept, at most
@@ -199,6 +200,7 @@ SETTINGS = (
     THEME,
     RECENT_FILES,
     LAST_FILE,
+    EXPORT_FOLDER,
     BACKUPS_ENABLED,
     BACKUPS_PER_FILE,
     BACKUPS_TOTAL_MB,
