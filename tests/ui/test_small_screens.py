@@ -180,3 +180,15 @@ def test_a_layout_kept_from_a_bigger_screen_gives_way(qtbot, demo, isolated_sett
     assert window.width() <= 1024 and window.height() <= 700
     assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
     assert facts_rows_in_view(window) >= 5
+
+
+def test_a_window_made_smaller_keeps_six_lanes(qtbot, demo, isolated_settings):
+    """Docks sized for 1500×950, then the window dragged to 1024×700: the chart took all the
+    loss and showed five lanes."""
+    window = fresh_window(qtbot, demo, isolated_settings, (1500, 950))
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.height() == 700, timeout=2000)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
+    assert facts_rows_in_view(window) >= 5

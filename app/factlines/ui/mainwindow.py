@@ -392,9 +392,14 @@ class MainWindow(QMainWindow):
         else:
             QTimer.singleShot(0, self._give_the_chart_its_lanes)
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._docks_sized and event.size().height() < event.oldSize().height():
+            QTimer.singleShot(0, self._give_the_chart_its_lanes)  # once laid out at the new size
+
     def _give_the_chart_its_lanes(self) -> None:
-        """A kept layout that leaves the chart too few lanes on this screen (the docks dragged
-        tall on a bigger one) gives way: the docks take their first-run height."""
+        """A layout that leaves the chart too few lanes (kept from a bigger screen, or the
+        window made smaller) gives way: the docks take their first-run height."""
         if self.gantt.navigator.room_in_rows() < 2 * LANES_ALWAYS_SHOWN:  # each under a header
             self.size_docks()
 
