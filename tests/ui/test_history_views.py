@@ -289,3 +289,30 @@ def test_the_window_says_which_entity_and_fact_are_selected(window):
     assert window.selected_entity() is None and window.selected_fact() is None
     window.select_entity("Kai Moreno")
     assert window.selected_entity() == "kai_moreno"
+
+
+def test_an_entitys_story_speaks_in_words_and_is_filtered_by_predicate(window, qtbot):
+    """The story was a flat list of raw predicate names with no filter (403 events for one
+    person, knows/met_with swamping it)."""
+    window.select_entity("Kai Moreno")
+    panel = window.panels.narrative
+    model = panel.model
+    lines = [model.index(row, 1).data() for row in range(model.rowCount())]
+    assert "Kai Moreno works on Orion" in lines
+    assert "Kai Moreno no longer works on Orion" in lines
+    assert not any("_" in line for line in lines)
+    everything = window.kg.narrative("Kai Moreno", limit=1000)
+    works_on = [e for e in everything if e["fact"]["predicate"] == "works_on"]
+    choices = [panel.predicate.itemText(i) for i in range(panel.predicate.count())]
+    assert choices[0] == "All predicates" and "works_on" in choices
+    panel.predicate.setCurrentText("works_on")
+    assert model.total == len(works_on) < len(everything)
+    shown = [model.event_at(row) for row in range(model.rowCount())]
+    assert [(e["kind"], e["fact"]["id"]) for e in shown] == [
+        (e["kind"], e["fact"]["id"]) for e in works_on
+    ]
+    assert "works_on" in panel.label.text()
+    window.set_as_of("2025-07-01")  # as_of is marked among the filtered events
+    assert model.event_at(model.marked)["fact"]["object_name"] == "Orion"
+    panel.predicate.setCurrentIndex(0)
+    assert model.total == len(everything)

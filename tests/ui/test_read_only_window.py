@@ -403,3 +403,37 @@ def test_start_up_with_the_last_file_in_a_closed_folder_shows_an_empty_window_sa
     assert seen["opened"] is False and seen["graph"] is False and seen["shown"]
     said = f"unavailable: you may not open the folder {folder}, where {path.name} is"
     assert len(seen["errors"]) == 1 and said in seen["errors"][0]
+
+
+def test_read_only_is_remembered_with_the_file(qtbot, isolated_settings, tmp_path):
+    """``factlines --read-only kg.sqlite3``, then ``factlines`` alone: the same file, read-only
+    again, with its banner; opened for editing, it is remembered writable."""
+    from argparse import Namespace
+
+    from factlines.ui.app import _open_requested
+
+    path = _graph(tmp_path / "kg.sqlite3")
+    alone = Namespace(demo=False, read_only=False, path=None)
+
+    def start(args) -> MainWindow:
+        window = MainWindow(settings=str(isolated_settings))
+        qtbot.addWidget(window)
+        window.show()
+        assert _open_requested(window, args)
+        return window
+
+    first = start(Namespace(demo=False, read_only=True, path=str(path)))
+    first.close()
+    second = start(alone)
+    assert second.path() == str(path)
+    assert second.document.read_only and second.read_only_banner.isVisible()
+    recent = second.recent_menu.actions()[0]
+    assert recent.text() == str(path)
+    recent.trigger()  # the recent file, read-only as it was left
+    assert second.document.read_only
+    second.read_only_banner.reopen_button.click()  # open it for editing
+    assert not second.document.read_only
+    second.close()
+    third = start(alone)
+    assert not third.document.read_only and not third.read_only_banner.isVisible()
+    third.close()

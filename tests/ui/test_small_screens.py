@@ -137,3 +137,58 @@ def test_a_column_the_person_sized_keeps_its_width(window):
     header.resizeSection(COLUMN["predicate"], 200)  # as a drag of the header's edge does
     settle(window, 1024, 700)
     assert header.sectionSize(COLUMN["predicate"]) == 200
+
+
+def fresh_window(qtbot, kg, settings, size):
+    """A window opened for the first time on a screen of ``size``: shown at that size."""
+    from factlines.ui import MainWindow
+
+    win = MainWindow(kg, settings=str(settings))
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    qtbot.waitExposed(win)
+    select_richest(win)
+    qtbot.waitUntil(lambda: not win.panels.busy, timeout=10000)
+    for _ in range(5):
+        QApplication.processEvents()
+    return win
+
+
+def facts_rows_in_view(window) -> int:
+    view = window.triple_editor.view
+    return view.viewport().height() // view.verticalHeader().defaultSectionSize()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1500, 950)])
+def test_a_first_window_fits_the_screen_with_lanes_and_facts(qtbot, demo, isolated_settings, size):
+    window = fresh_window(qtbot, demo, isolated_settings, size)
+    assert window.minimumSizeHint().width() <= 1000
+    assert (window.width(), window.height()) == size
+    assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
+    assert facts_rows_in_view(window) >= (5 if size[1] < 900 else 7)
+
+
+def test_a_layout_kept_from_a_bigger_screen_gives_way(qtbot, demo, isolated_settings):
+    """The chart dragged down to one lane on a big screen: on a small one, the lanes and the
+    facts both keep their room."""
+    big = fresh_window(qtbot, demo, isolated_settings, (1500, 950))
+    big.resizeDocks([big.facts_dock], [800], Qt.Orientation.Vertical)  # as a splitter drag
+    QApplication.processEvents()
+    big.close()
+    window = fresh_window(qtbot, demo, isolated_settings, (1024, 700))
+    assert window.width() <= 1024 and window.height() <= 700
+    assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
+    assert facts_rows_in_view(window) >= 5
+
+
+def test_a_window_made_smaller_keeps_six_lanes(qtbot, demo, isolated_settings):
+    """Docks sized for 1500×950, then the window dragged to 1024×700: the chart took all the
+    loss and showed five lanes."""
+    window = fresh_window(qtbot, demo, isolated_settings, (1500, 950))
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.height() == 700, timeout=2000)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
+    assert facts_rows_in_view(window) >= 5

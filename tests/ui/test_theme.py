@@ -202,3 +202,22 @@ def test_the_time_controls_buttons_follow_a_switch_to_dark(window):
         )
         assert text.lightness() >= 160, f"{name}: its text is dark on the dark toolbar"
         assert brightest >= 160, f"{name}: no light text drawn"
+
+
+def test_the_chart_toolbar_and_its_title_follow_a_switch_to_dark(window):
+    """The chart's toolbar is compact (a style sheet of its own): its buttons and the title in
+    its row still turn light on dark."""
+    from PySide6.QtWidgets import QToolButton
+
+    theme.apply("dark")
+    QApplication.processEvents()
+    bar = window.gantt.toolbar
+    buttons = [b for b in bar.findChildren(QToolButton) if b.defaultAction() is not None]
+    assert buttons
+    for widget in [*buttons, window.gantt.title_label]:
+        role = (
+            QPalette.ColorRole.ButtonText
+            if isinstance(widget, QToolButton)
+            else QPalette.ColorRole.WindowText
+        )
+        assert widget.palette().color(role).lightness() >= 160, widget.objectName()

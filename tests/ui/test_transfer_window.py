@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -263,3 +264,101 @@ def test_undoing_an_import_mempalace_wrote_after_asks_first(
     speaks = file_query(demo.db_path, "SELECT subject FROM triples WHERE predicate = 'speaks'")
     assert sorted(speaks) == [("kai_moreno",), ("zoe_quint",)]
     assert window.undo_stack.index() == 1
+
+
+def test_the_import_report_is_alone_on_screen_before_and_after_the_good_rows(
+    window, demo, answers, qtbot, tmp_path, monkeypatch
+):
+    """The report opened under the "Importing… 50%" dialog (which took its clicks), and after
+    the good rows a 100% dialog covered the result."""
+    import time
+
+    from factlines.ui import progress
+
+    monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)  # the progress of a long import
+    slow = transfer_actions.import_recorded
+
+    def a_long_import(*args, **kwargs):
+        time.sleep(0.2)
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(transfer_actions, "import_recorded", a_long_import)
+    source = tmp_path / "facts.csv"
+    source.write_text(BAD_CSV, encoding="utf-8")
+    on_screen = []
+
+    def answer(result):
+        def fill(dialog):
+            shown = [
+                w
+                for w in QApplication.topLevelWidgets()
+                if isinstance(w, progress.ProgressDialog) and w.isVisible()
+            ]
+            on_screen.append(shown)
+            return result(dialog)
+
+        return fill
+
+    answers.append(answer(lambda dialog: True))  # "Import the good rows"
+    answers.append(answer(lambda dialog: not dialog.asks))  # what was left out, to close
+    first = window.transfer.import_from(source)
+    qtbot.waitUntil(lambda: window.transfer.progress.isVisible(), timeout=5000)
+    _finish(qtbot, first)
+    qtbot.waitUntil(lambda: len(answers.seen) == 2, timeout=10_000)
+    _finish(qtbot, window.transfer.job)
+    assert on_screen == [[], []]
+    assert window.undo_stack.undoText() == "Import facts.csv"
+
+
+def test_after_an_import_into_an_empty_graph_the_chart_asks_for_an_entity(
+    qtbot, kg, isolated_settings, tmp_path
+):
+    """It went on saying "This graph has no facts yet" over the imported facts."""
+    from ui_fixtures import shown_window
+
+    window = shown_window(qtbot, kg, isolated_settings)
+    assert "no facts yet" in window.gantt._empty.text()
+    source = tmp_path / "facts.csv"
+    source.write_text(
+        "subject,predicate,object,valid_from,valid_to,confidence\n"
+        "Kai Moreno,speaks,Portuguese,2024-01-01,,0.9\n",
+        encoding="utf-8",
+    )
+    _finish(qtbot, window.transfer.import_from(source))
+    assert "no facts yet" not in window.gantt._empty.text()
+    assert "Select an entity" in window.gantt._empty.text()
+
+
+def test_export_starts_in_the_last_folder_used_never_in_mempalaces_own(
+    qtbot, isolated_settings, tmp_path, monkeypatch, answers
+):
+    """On MemPalace's graph, Export proposed a file inside ~/.mempalace, MemPalace's private
+    folder, and forgot the folder chosen last time."""
+    from factlines import KnowledgeGraph
+    from ui_fixtures import shown_window
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMPALACE_CONFIG_DIR", raising=False)
+    (home / ".mempalace").mkdir(parents=True)
+    kg = KnowledgeGraph(home / ".mempalace" / "knowledge_graph.sqlite3")
+    kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    window = shown_window(qtbot, kg, isolated_settings)
+    proposed = []
+    out = tmp_path / "exports"
+    out.mkdir()
+
+    def export_there(dialog):
+        proposed.append(Path(dialog.path.text()))
+        dialog.path.setText(str(out / "mine.json"))
+        dialog.accept()
+        return dialog.result() == dialog.DialogCode.Accepted
+
+    answers.append(export_there)
+    _finish(qtbot, window.transfer.export_dialog())
+    assert (home / ".mempalace") not in proposed[0].parents
+    answers.append(export_there)
+    _finish(qtbot, window.transfer.export_dialog())
+    assert proposed[1].parent == out
+    window.close()
+    kg.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from factlines.ui.models import FACT_ID_ROLE
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import PaintCounter, cell, dump, file_fact, file_query, find_fact, messages_of
 
@@ -153,3 +154,28 @@ def test_hiding_rows_at_a_step_paints_the_table_once(window, qtbot):
     assert table.model().rowCount() == 6
     assert not table.verticalScrollBar().isVisible()
     assert counter.counts == {"table": 1}
+
+
+def test_an_end_that_hides_the_fact_keeps_it_selected_and_says_where_it_went(window, demo, qtbot):
+    """With the not-valid facts hidden, ending the selected fact removed its row: the next row
+    was selected, its History shown, and a second end would have ended that one."""
+    window.select_entity("Kai Moreno")
+    window.triple_editor.hide_invalid.setChecked(True)
+    window.set_as_of("2025-12-01")
+    job = find_fact(demo, "Kai Moreno", "works_at", "Lumen Labs")
+    view = window.triple_editor.view
+    index = cell(window, job["id"], "predicate")
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
+    assert window.selected_fact() == job["id"]
+    said = messages_of(window)
+    assert window.end_fact(job["id"], "2025-01-01")
+    qtbot.wait(20)
+    assert window.selected_fact() == job["id"]
+    assert not view.selectionModel().hasSelection()  # its row is hidden, no other row taken
+    assert any("hidden" in m and "Lumen Labs" in m for m in said), said
+    window.action_undo.trigger()
+    qtbot.wait(20)
+    assert window.selected_fact() == job["id"]
+    assert view.currentIndex().data(FACT_ID_ROLE) == job["id"]

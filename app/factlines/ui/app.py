@@ -118,6 +118,7 @@ def _open_requested(window, args) -> bool:
     if args.path:
         return window.open_path(args.path, read_only=read_only)
     path, exists = startup_path(window.settings)
+    read_only = read_only or (exists and window.file_actions.left_read_only(path))
     if read_only or exists:
         return window.open_path(path, read_only=read_only)
     return window.new_graph(path)
@@ -200,7 +201,10 @@ def run(args) -> int:
         return screenshot(args)
     from factlines.core.errors import Refused
     from factlines.ui.mainwindow import MainWindow
+    from factlines.ui.system_libraries import missing_packages, missing_words
 
+    if missing := missing_packages():  # else Qt aborts, naming one of them
+        return _fail(missing_words(missing))
     app = _application()
     window = MainWindow(settings=getattr(args, "settings", None))
     _use_theme(window, args)

@@ -202,15 +202,15 @@ class FactForms:
             self.state.select_fact(new_id)
         return new_id is not None
 
-    def end_fact_dialog(self, triple_id: str) -> bool:
-        """Ask when the fact stopped being true (default as_of or today), then end it."""
+    def end_fact_dialog(self, triple_id: str, at: str | None = None) -> bool:
+        """Ask when the fact stopped being true (``at``, else as_of or today), then end it."""
         from factlines.ui.dialogs import EndFactDialog
 
         fact = self._open_fact(triple_id, "End")
         if fact is None or not self.may_write("end"):
             return False
         dialog = EndFactDialog(
-            fact, self.default_end(), parent=self._dialog_parent, reason=self.reasons.last
+            fact, at or self.default_end(), parent=self._dialog_parent, reason=self.reasons.last
         )
 
         def edit():

@@ -164,8 +164,16 @@ class FileActions(QObject):
         return True
 
     def _remember(self) -> None:
-        app_settings.remember_file(self.settings, self.document.path)
+        path = self.document.path
+        app_settings.remember_file(self.settings, path)
+        left_read_only = app_settings.READ_ONLY_BY_FILE.of(path)
+        left_read_only.set(self.settings, self.document.asked_read_only)
         self.update_recent_menu()
+
+    def left_read_only(self, path: str | Path) -> bool:
+        """Whether ``path`` was last opened read-only as asked: it opens so again (from the
+        recent files, or ``factlines`` alone) until it is opened for editing."""
+        return app_settings.READ_ONLY_BY_FILE.of(path).get(self.settings)
 
     # ── Asking where ──────────────────────────────────────────────────────
 
@@ -228,7 +236,9 @@ class FileActions(QObject):
         recent = app_settings.recent_files(self.settings)
         for path in recent:
             action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+            action.triggered.connect(
+                lambda _=False, p=path: self.open_path(p, read_only=self.left_read_only(p))
+            )
         self.recent_menu.setEnabled(bool(recent))
 
 

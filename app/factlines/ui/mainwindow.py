@@ -41,6 +41,7 @@ from factlines.ui.history import SelectionHistory
 from factlines.ui.indexing import IndexActions
 from factlines.ui.panels import HistoryPanels
 from factlines.ui.panels.figures import GraphFigures
+from factlines.ui.panes import PaneFocus
 from factlines.ui.state import AppState
 from factlines.ui.theme import ThemeActions
 from factlines.ui.timecontrol import TimeControl
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from factlines import KnowledgeGraph
 
 MESSAGE_MS = 10000
+LANES_ALWAYS_SHOWN = 6  # a kept layout that leaves the chart fewer gives way
 TIME_MENU = (
     "allTime",
     "now",
@@ -144,6 +146,7 @@ class MainWindow(QMainWindow):
                     setattr(self, name, action)
         self.recent_menu = self.file_actions.recent_menu
         self._make_view_actions()
+        self.pane_focus = PaneFocus(self)  # F6 / Shift+F6; Tab leaves a table
         self._make_menus()
         self.stats_label = QLabel(self)
         self.stats_label.setObjectName("statsLabel")
@@ -261,6 +264,8 @@ class MainWindow(QMainWindow):
         self.panels.fill_view_menu(view)
         view.addSeparator()
         view.addAction(self.action_hide_invalid)
+        view.addSeparator()
+        view.addActions([self.pane_focus.action_next_pane, self.pane_focus.action_previous_pane])
         view.addSeparator()
         view.addMenu(self.theme_actions.menu)
         view.addSeparator()
@@ -395,12 +400,25 @@ class MainWindow(QMainWindow):
             self._docks_sized = True
             self.size_docks()
             QTimer.singleShot(0, self.size_docks)
+        else:
+            QTimer.singleShot(0, self._give_the_chart_its_lanes)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._docks_sized and event.size().height() < event.oldSize().height():
+            QTimer.singleShot(0, self._give_the_chart_its_lanes)  # once laid out at the new size
+
+    def _give_the_chart_its_lanes(self) -> None:
+        """A layout that leaves the chart too few lanes (kept from a bigger screen, or the
+        window made smaller) gives way: the docks take their first-run height."""
+        if self.gantt.navigator.room_in_rows() < 2 * LANES_ALWAYS_SHOWN:  # each under a header
+            self.size_docks()
 
     def size_docks(self) -> None:
         """The first-run layout: room for the lists, most of the height for the chart.
 
-        Dock sizes only take once laid out. The docks below get about a quarter of the height, so
-        that even a 1024×700 window shows half a dozen chart lanes."""
+        Dock sizes only take once laid out. The docks below get under a third of the height, so
+        that even a 1024×700 window shows half a dozen chart lanes and five facts."""
         width, height = self.width(), self.height()
         entities = max(300, width * 22 // 100)
         graph = max(340, width * 30 // 100)
@@ -410,9 +428,9 @@ class MainWindow(QMainWindow):
             [width - entities - graph, graph],
             Qt.Orientation.Horizontal,
         )
-        self.resizeDocks(
+        self.resizeDocks(  # no less than the facts table's five rows (its least height)
             [self.facts_dock, self.graph_dock],
-            [max(150, height * 24 // 100)] * 2,
+            [height * 30 // 100] * 2,
             Qt.Orientation.Vertical,
         )
 

@@ -182,11 +182,13 @@ PLAY_SPEED = Setting("time/playSpeed", NUMBER, None)  # an index into the speed 
 THEME = Setting("view/theme", THEME_NAME, "system")  # one of THEMES
 RECENT_FILES = Setting("files/recent", TEXT_LIST, [])
 LAST_FILE = Setting("files/last", TEXT, None)
+EXPORT_FOLDER = Setting("files/exportFolder", TEXT, None)  # where File → Export… saved last
 BACKUPS_ENABLED = Setting("backups/enabled", FLAG, True)  # before the first edit of a file
 BACKUPS_PER_FILE = Setting("backups/keepPerFile", POSITIVE, 2)  # the newest, of each file name
 BACKUPS_TOTAL_MB = Setting("backups/keepTotalMB", POSITIVE, 1000)  # all kept, at most
 AS_OF_BY_FILE = PerFile("asOf", AS_OF, None)
 GRAPH_DEPTH_BY_FILE = PerFile("graphDepth", NUMBER, None)  # the neighbourhood graph's, 1 to 3
+READ_ONLY_BY_FILE = PerFile("readOnly", FLAG, False)  # last opened read-only, as asked
 VERSION = Setting("settings/version", NUMBER, 0)
 
 SETTINGS = (
@@ -198,12 +200,13 @@ SETTINGS = (
     THEME,
     RECENT_FILES,
     LAST_FILE,
+    EXPORT_FOLDER,
     BACKUPS_ENABLED,
     BACKUPS_PER_FILE,
     BACKUPS_TOTAL_MB,
     VERSION,
 )
-PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE)
+PER_FILE = (AS_OF_BY_FILE, GRAPH_DEPTH_BY_FILE, READ_ONLY_BY_FILE)
 
 CURRENT_VERSION = 1
 # Keys older versions used, and where their values live now.

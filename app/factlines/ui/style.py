@@ -307,13 +307,20 @@ def tip_text(value: object) -> str:
     return f"{text[:TIP_CHARS]}… ({len(text):,} characters in all)"
 
 
+_DIGITS = re.compile(r"([0-9]+)")
+
+
 def order_key(value: object) -> tuple:
     """A sort key for any stored value, in SQLite's order of storage classes: numbers, then
-    text (without case), then BLOBs; so a column of mixed types sorts."""
+    text (without case, its numbers by value: FastTool 3 before FastTool 29), then BLOBs; so a
+    column of mixed types sorts."""
     if is_number(value):
         return (0, value)
     if isinstance(value, str):
-        return (1, value.casefold())
+        text = value.casefold()
+        # Text and digit runs alternate, text first: position by position, like compares like.
+        parts = _DIGITS.split(text)
+        return (1, tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), text)
     if isinstance(value, bytes):
         return (2, value)
     return (3, stored_text(value))

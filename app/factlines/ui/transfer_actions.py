@@ -21,12 +21,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
+from factlines.core.mempalace_paths import mempalace_config_dir
 from factlines.core.transfer import export_graph, import_recorded
+from factlines.ui import settings as app_settings
 from factlines.ui.actions import FactActions, make_action
 from factlines.ui.commands import StoreCommand
 from factlines.ui.document import Document
@@ -130,14 +132,33 @@ class TransferActions(QObject):
         if path is None or self._busy():
             return None
         entity = self._state.entity_record() if self._state.entity else None
-        graph = Path(path)
-        folder = graph.parent if os.access(graph.parent, os.W_OK) else Path.home()
         dialog = ExportDialog(
-            folder / f"{graph.stem}.json", self._state.as_of, entity, self._window
+            self._export_folder() / f"{Path(path).stem}.json",
+            self._state.as_of,
+            entity,
+            self._window,
         )
         if not self._exec(dialog):
             return None
-        return self.export_to(**dialog.values())
+        values = dialog.values()
+        app_settings.EXPORT_FOLDER.set(self._document.settings, str(Path(values["path"]).parent))
+        return self.export_to(**values)
+
+    def _export_folder(self) -> Path:
+        """Where Export starts: the folder used last, else the person's documents folder, else
+        home; never inside MemPalace's own folder (private to it: it keeps it 0700)."""
+        private = mempalace_config_dir().resolve()
+        for folder in (
+            app_settings.EXPORT_FOLDER.get(self._document.settings),
+            QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation),
+        ):
+            if not folder:
+                continue
+            where = Path(folder).resolve()
+            inside = where == private or private in where.parents
+            if where.is_dir() and os.access(where, os.W_OK) and not inside:
+                return where
+        return Path.home()
 
     def export_to(
         self,
@@ -208,7 +229,11 @@ class TransferActions(QObject):
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
         )
-        return self._run(job, "Import", f"Importing {source}…")
+        self._run(job, "Import", f"Importing {source}…")
+        # Once the progress dialog has closed (it follows ``ended`` too, connected before):
+        # the report alone on screen, its buttons the only ones that answer.
+        job.ended.connect(lambda: self._report_rows(source, job.result))
+        return job
 
     def _imported(self, source: Path, text: str, report: ImportReport, change) -> None:
         if report.written and change:
@@ -217,7 +242,11 @@ class TransferActions(QObject):
                 StoreCommand(self._state, self._document.undo_stack, text, change)
             )
         self._state.message.emit(f"{text}: {report.summary()}")
-        if not report.lines():
+
+    def _report_rows(self, source: Path, result) -> None:
+        """The rows left out, by line; "Import the good rows" imports the others."""
+        report = result[0] if result is not None else None
+        if report is None or not report.lines():
             return
         dialog = ImportReportDialog(report, source.name, self._window)
         if self._exec(dialog) and dialog.asks:

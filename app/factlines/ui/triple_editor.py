@@ -68,6 +68,7 @@ COLUMN_WIDTHS = {  # at most, for the fact's own columns (see FactColumns)
 
 
 CELL_PADDING = 8  # each side of a cell's text
+ROWS_ALWAYS_SHOWN = 5  # the facts table's least height, in rows
 
 EDIT_TRIGGERS = (
     QAbstractItemView.EditTrigger.DoubleClicked
@@ -220,7 +221,6 @@ class TripleEditor(QWidget):
         self.buttons: dict[str, QToolButton] = {}
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.hide_invalid)
         bar.addStretch(1)
         for key, action in (
             ("add", commands.add),
@@ -252,6 +252,7 @@ class TripleEditor(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.setWordWrap(False)
+        self._keep_rows_in_view(ROWS_ALWAYS_SHOWN)
         self.view.setMouseTracking(True)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.columns = FactColumns(self.view)
@@ -262,11 +263,14 @@ class TripleEditor(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(4)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
         heading = QHBoxLayout()
         heading.setContentsMargins(0, 0, 0, 0)
+        # The filter beside the title, not beside the buttons: the editor stays narrow enough
+        # for a 1024 px screen and one row shorter.
         heading.addWidget(self.title, 1)
+        heading.addWidget(self.hide_invalid)
         heading.addWidget(self.show_history)
         layout.addLayout(heading)
         layout.addLayout(bar)
@@ -297,6 +301,17 @@ class TripleEditor(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(900, 340)
 
+    def _keep_rows_in_view(self, rows: int) -> None:
+        """The table never shrinks below ``rows`` rows (a dock dragged or a layout kept from a
+        bigger screen gives way to it, not the facts)."""
+        view = self.view
+        scroll = view.horizontalScrollBar().sizeHint().height()
+        header = view.horizontalHeader().sizeHint().height()
+        frame = 2 * view.frameWidth()
+        view.setMinimumHeight(
+            header + rows * view.verticalHeader().defaultSectionSize() + scroll + frame
+        )
+
     # The History beside the table: folded away where the fact would not fit beside it
     HISTORY_FROM_WIDTH = 660
 
@@ -323,16 +338,38 @@ class TripleEditor(QWidget):
         self._update_title()
 
     def _facts_changed(self, patch) -> None:
-        """A write touched some of the entity's facts: patch those rows, not the whole table."""
+        """A write touched some of the entity's facts: patch those rows, not the whole table.
+
+        The selected fact stays selected, even when the write hides its row: Qt would move
+        the current row to a neighbour, and the next edit would be that fact's."""
         if self._state.waiting(self):
             return
         if patch.reloaded:
             self._state.reload_view(self, self.reload)
             return
-        self.model.apply_patch(patch)
+        selected = self._state.fact
+        shown = self._shown(selected)
+        self._restyling = True
+        try:
+            self.model.apply_patch(patch)
+        finally:
+            self._restyling = False
         lay_out_now(self.view)
-        self._show_fact(self._state.fact)
+        self._show_fact(selected)
         self._update_title()
+        if shown and selected in patch.changed and not self._shown(selected):
+            self._say_hidden(selected)
+
+    def _shown(self, triple_id: str | None) -> bool:
+        row = self.model.row_of(triple_id)
+        return row >= 0 and self.proxy.mapFromSource(self.model.index(row, 0)).isValid()
+
+    def _say_hidden(self, triple_id: str) -> None:
+        fact = self.model.fact_at(self.model.row_of(triple_id))
+        self._state.message.emit(
+            f"{fact['predicate']} {fact['other_name']} is still selected but hidden: it is not "
+            f"valid at as_of {self._state.as_of} (View → Hide facts not valid at as_of shows it)"
+        )
 
     def _as_of_changed(self, _value) -> None:
         if self._state.waiting(self):  # the rows are still another entity's

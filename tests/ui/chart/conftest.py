@@ -3,6 +3,8 @@
 import pytest
 from chart_harness import KAI, Harness
 
+from ui_fixtures import answer_dialogs  # noqa: F401  (the forms a drag opens)
+
 
 @pytest.fixture
 def h(qtbot, demo):

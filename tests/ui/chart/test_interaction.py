@@ -380,3 +380,54 @@ def test_keys_zoom_pan_and_fit(h):
     h.qtbot.keyClick(chart.canvas, Qt.Key.Key_Minus)
     after = chart.x_range()
     assert after[1] - after[0] > before[1] - before[0]
+
+
+def test_dragging_an_open_ends_arrow_ends_the_fact_there_after_the_reason_form(h, answer_dialogs):
+    """An open bar's arrow was not a handle: dragging it panned the chart."""
+    before = h.rows()
+    nova = h.fact_id("works_on", "Nova")  # open since 2026-03-15
+    chart = h.chart
+    chart.set_x_range(temporal.to_posix("2025-06-01"), temporal.to_posix("2027-06-01"))
+    h.settle()
+    x0, x1 = chart.x_range()
+    row = chart.view_point(nova, "middle").y()
+    seconds_per_px = (x1 - x0) / chart.view.width()
+    arrow = chart.viewport_point(x1 - 4 * seconds_per_px, row)  # on the arrowhead
+    target = chart.viewport_point(temporal.to_posix("2026-09-10"), row)
+    forms = []
+
+    def give_a_reason(dialog):
+        forms.append(dialog.ended.text())
+        dialog.reason.setText("left for another project")
+
+    answer_dialogs.append(give_a_reason)
+    mouse_drag(h, arrow, target)
+    assert chart.x_range() == (x0, x1)  # not panned
+    assert (
+        len(forms) == 1
+        and abs(temporal.to_posix(forms[0]) - temporal.to_posix("2026-09-10")) <= 3 * 86400
+    )
+    ended = h.file_fact(nova)["valid_to"]
+    assert ended == forms[0]
+    assert h.kg.edit_log()[0]["reason"] == "left for another project"
+    h.stack.undo()
+    assert h.rows() == before
+
+
+def test_an_open_end_dragged_then_cancelled_writes_nothing(h, answer_dialogs):
+    before = h.rows()
+    nova = h.fact_id("works_on", "Nova")
+    chart = h.chart
+    chart.set_x_range(temporal.to_posix("2025-06-01"), temporal.to_posix("2027-06-01"))
+    h.settle()
+    x0, x1 = chart.x_range()
+    row = chart.view_point(nova, "middle").y()
+    seconds_per_px = (x1 - x0) / chart.view.width()
+    answer_dialogs.append(lambda dialog: False)  # Cancel
+    mouse_drag(
+        h,
+        chart.viewport_point(x1 - 4 * seconds_per_px, row),
+        chart.viewport_point(temporal.to_posix("2026-09-10"), row),
+    )
+    assert len(answer_dialogs.seen) == 1
+    assert h.rows() == before and h.stack.count() == 0

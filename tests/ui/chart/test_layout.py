@@ -265,3 +265,16 @@ def test_an_end_nobody_knows_is_valid_nowhere_and_drawn_as_no_bar():
     for at in ("2019-01-01", "2020-06-01", "2030-01-01"):
         valid = gl.valid_mask(layout, temporal.to_posix(at))
         assert not valid[layout.index_of("gone")] and valid[layout.index_of("here")]
+
+
+def test_lanes_of_numbered_names_sort_by_their_numbers():
+    """FastTool 29, 3, 30 sorted as text; a person counts 3, 29, 30."""
+    facts = [fact(f"f{n}", "uses", f"fasttool {n}", "2024-01-01") for n in (29, 3, 30, 100, 2)]
+    layout = gl.build_layout(facts, [])
+    assert [lane.other_name for lane in layout.lanes] == [
+        "Fasttool 2",
+        "Fasttool 3",
+        "Fasttool 29",
+        "Fasttool 30",
+        "Fasttool 100",
+    ]

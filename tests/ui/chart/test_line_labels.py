@@ -131,3 +131,21 @@ def test_a_selected_bars_end_date_is_not_hidden_under_the_as_of_label(h):
     assert [text for text, _place in chart.bars.dates_drawn] == texts
     bar_top = chart.viewport_point(0, chart.bars.layout.row[chart.bars.selected] - 0.31).y()
     assert all(place.bottom() <= bar_top + 1 for _t, place in chart.bars.dates_drawn)
+
+
+def test_a_short_bars_dates_do_not_overlap(h):
+    """A bar of ten days, seen across twelve years: its start and end dates were written over
+    each other."""
+    chart = h.chart
+    fact = h.kg.add_triple(
+        "Kai Moreno", "visited", "Porto", valid_from="2021-03-01", valid_to="2021-03-10"
+    )
+    h.state.notify_data_changed()
+    h.settle()
+    chart.set_x_range(temporal.to_posix("2015-01-01"), temporal.to_posix("2027-01-01"))
+    h.state.select_fact(fact)
+    chart.canvas.viewport().repaint()
+    drawn = chart.bars.dates_drawn
+    assert [text for text, _place in drawn] == ["2021-03-01", "2021-03-10"]
+    (_, first), (_, second) = drawn
+    assert not first.intersects(second)

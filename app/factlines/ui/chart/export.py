@@ -52,7 +52,7 @@ def export_chart(canvas: pg.GraphicsLayoutWidget, path: str | Path) -> Path:
 
 def export_dialog(
     parent: QWidget,
-    canvas: pg.GraphicsLayoutWidget,
+    save: Callable[[str], Path],
     entity_name: str | None,
     report: Callable[[str], None],
 ) -> None:
@@ -67,7 +67,7 @@ def export_dialog(
     if Path(path).suffix.lower() not in (".png", ".svg"):
         path += ".png"
     try:
-        export_chart(canvas, path)
+        save(path)
     except (OSError, ValueError) as exc:
         report(f"Export failed: {exc}")
         return

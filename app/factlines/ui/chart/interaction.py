@@ -342,6 +342,8 @@ class BarPointer:
     def commit_drag(self, i: int, side: str, value: str) -> bool:
         fact = self.bars.layout.facts[i]
         valid_from, valid_to = fact["valid_from"], fact["valid_to"]
+        if side == "end" and valid_to is None:  # an open end: ended, asked why as End… asks
+            return self._actions.end_fact_dialog(fact["id"], at=value)
         if side == "end":
             valid_to = value
         else:

@@ -481,17 +481,26 @@ def pick(layout: Layout, x: float, y: float, tol: float, half_height: float = 0.
 
 
 def pick_handle(
-    layout: Layout, x: float, y: float, tol: float, half_height: float = 0.36
+    layout: Layout,
+    x: float,
+    y: float,
+    tol: float,
+    half_height: float = 0.36,
+    open_end_x: float | None = None,
 ) -> tuple[int, str] | None:
-    """A bar's known end (``"end"``) or start (``"start"``) within ``tol`` of ``(x, y)``."""
+    """A bar's known end (``"end"``) or start (``"start"``) within ``tol`` of ``(x, y)``; an
+    open end is where its arrow is drawn, ``open_end_x`` (None: not a handle)."""
     if layout.n == 0:
         return None
     row = round(y)
     if abs(y - row) > half_height + 0.08:
         return None
     on_row = layout.row == row
+    ends = layout.end
+    if open_end_x is not None:
+        ends = np.where(np.isposinf(ends) & (layout.start < open_end_x), open_end_x, ends)
     best: tuple[float, int, str] | None = None
-    for side, values in (("end", layout.end), ("start", layout.start)):
+    for side, values in (("end", ends), ("start", layout.start)):
         near = np.flatnonzero(on_row & np.isfinite(values) & (np.abs(values - x) <= tol))
         for i in near:
             distance = abs(float(values[i]) - x)

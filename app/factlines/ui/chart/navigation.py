@@ -45,6 +45,10 @@ class Navigator:
         n = self._bars.layout.n_rows
         return max(height / look.LANE_PX_MAX, min(float(max(n, 1)), height / look.LANE_PX_MIN))
 
+    def room_in_rows(self) -> float:
+        """How many rows the chart's height holds at their least height."""
+        return self.view.height() / look.LANE_PX_MIN
+
     def lanes_fully_in_view(self) -> list[int]:
         """The lane rows (not the predicate headers) shown whole, top to bottom."""
         layout = self._bars.layout
@@ -67,6 +71,26 @@ class Navigator:
         self._scrollbar.setValue(round(self._top))
         self._scrollbar.blockSignals(False)
         self._scrollbar.setVisible(max_top > 0)
+
+    def top_anchor(self) -> tuple[tuple, float] | None:
+        """The row at the top of the view, by what it shows (a predicate's header, a lane),
+        and how far into it the view starts: rows come and go above it as facts are written."""
+        layout = self._bars.layout
+        row = math.floor(self._top)
+        if not 0 <= row < layout.n_rows or self._top <= 0:
+            return None
+        return _row_key(layout, row), self._top - row
+
+    def keep_anchor(self, anchor: tuple[tuple, float] | None) -> None:
+        """Start the view at the row ``anchor`` names again, wherever the new layout put it."""
+        if anchor is None:
+            return
+        key, offset = anchor
+        layout = self._bars.layout
+        for row in range(layout.n_rows):
+            if _row_key(layout, row) == key:
+                self._top = row + offset
+                return
 
     def scrolled(self, value: int) -> None:
         self._top = float(value)
@@ -158,8 +182,15 @@ class Navigator:
         return gl.pick(self._bars.layout, x, y, self.tolerance(look.PICK_PX), look.BAR_FRACTION / 2)
 
     def handle_at(self, x: float, y: float) -> tuple[int, str] | None:
+        """The bar end under ``(x, y)``: a date, or an open end's arrowhead (at the right)."""
+        arrow = self.x_range()[1] - self.tolerance(look.ARROW_PX / 2)
         return gl.pick_handle(
-            self._bars.layout, x, y, self.tolerance(look.HANDLE_PX), look.BAR_FRACTION / 2
+            self._bars.layout,
+            x,
+            y,
+            self.tolerance(look.HANDLE_PX),
+            look.BAR_FRACTION / 2,
+            open_end_x=arrow,
         )
 
     def view_point(self, triple_id: str, where: str = "middle") -> QPointF:
@@ -173,3 +204,11 @@ class Navigator:
         end = min(float(layout.end[i]), x1)
         x = {"start": start, "end": end, "middle": (start + end) / 2}[where]
         return QPointF(x, float(layout.row[i]))
+
+
+def _row_key(layout: gl.Layout, row: int) -> tuple:
+    lane = int(layout.row_lane[row])
+    if lane < 0:
+        return ("header", next(h.predicate for h in layout.headers if h.row == row))
+    found = layout.lanes[lane]
+    return ("lane", found.predicate, found.direction, found.other)

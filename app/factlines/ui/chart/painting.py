@@ -58,8 +58,8 @@ def _mix(color: QColor, alpha: float) -> QColor:
 def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str, QRectF]]:
     """A bar's dates (``dates``: its stored start and end) over its start and end, within
     ``across`` (left, right device pixels): below the bar where a label in ``clear`` (device
-    rects) covers the place over it, left out where both are covered. Returns what was drawn
-    where."""
+    rects), or the other date (a short bar), covers the place over it, left out where both are
+    covered. Returns what was drawn where."""
     left_px, right_px = across
     if box.right() < left_px or box.left() > right_px:
         return []
@@ -77,7 +77,8 @@ def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str
         left = max(least, x - w / 2) if least is not None else min(right_px - w - 2, x - w / 2)
         for baseline in (box.top() - 3, box.bottom() + metrics.ascent() + 2):
             place = QRectF(left, baseline - metrics.ascent(), w, metrics.height())
-            if not any(place.intersects(rect) for rect in clear):
+            taken = [*clear, *(other for _text, other in drawn)]
+            if not any(place.intersects(rect) for rect in taken):
                 p.drawText(QPointF(left, baseline), text)
                 drawn.append((text, place))
                 break
@@ -655,7 +656,7 @@ def legend_html(layout: gl.Layout) -> str:
         f"<span style='color:{look.CONFLICT_TEXT}'>▨ conflict</span> · "
         f"<span style='color:{look.CURSOR_COLOR}'>│ as_of</span> · ┆ today"
     )
-    return f"{swatches}<br>{keys}"
+    return f"{swatches} · {keys}"  # one paragraph: a line less where the chart is short
 
 
 __all__ = ["BarEvents", "BarsItem", "LaneAxis", "legend_html", "title_html"]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QScrollBar,
+    QSizePolicy,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
@@ -50,6 +51,18 @@ from factlines.ui.painting import paint_with_the_window
 from factlines.ui.state import AppState
 
 
+class CompactToolBar(QToolBar):
+    """A toolbar no taller than its buttons: on a 1024×700 screen every row of pixels is a
+    lane's. (A style sheet would do it, but would keep the buttons' text dark in the dark
+    theme; the style puts its margins back on every change of style.)"""
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.Polish):
+            self.layout().setContentsMargins(0, 0, 0, 0)
+        return handled
+
+
 class GanttChart(QWidget):
     """The chart widget (object name ``ganttPlot``)."""
 
@@ -67,8 +80,9 @@ class GanttChart(QWidget):
         self._glw.installEventFilter(self)
         pg_adapter.central_layout(self._glw).setContentsMargins(*look.MARGINS)
         pg_adapter.central_layout(self._glw).setSpacing(look.SPACING)
+        # The title is in the toolbar's row on screen (a row more for the lanes); the same text
+        # heads an exported file, in row 0 while it is saved.
         self._title = pg.LabelItem("", justify="left", color=look.TEXT_COLOR, size=look.TITLE_SIZE)
-        self._glw.addItem(self._title, row=0, col=0)
         self.bars = BarsItem()
         self.view = GanttViewBox(self.scroll_rows, self.background_menu, self.setFocus)
         self.lane_axis = LaneAxis(self.bars, self.scroll_rows)
@@ -142,8 +156,16 @@ class GanttChart(QWidget):
         self.bars.events = self.pointer
         self.keys = ChartKeys(self.navigator, self.pointer, state, actions)
 
-        self.toolbar = QToolBar("Chart")
+        self.toolbar = CompactToolBar("Chart")
         self.toolbar.setObjectName("ganttToolbar")
+        self.title_label = QLabel()
+        self.title_label.setObjectName("ganttTitle")
+        self.title_label.setTextFormat(Qt.TextFormat.RichText)
+        self.title_label.setContentsMargins(look.MARGINS[0], 0, 8, 0)
+        # Takes the row's room, the buttons at its right; a long name gives way to them.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.title_label.setMinimumWidth(40)
+        self.toolbar.addWidget(self.title_label)
         self._make_actions()
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -158,6 +180,8 @@ class GanttChart(QWidget):
         )
         state.graphChanged.connect(lambda: self.reload(refit=True))
         state.factsChanged.connect(self._facts_changed)
+        # The first facts of an empty graph (an import, MemPalace): its message is no more true.
+        state.dataChanged.connect(lambda _touched: self._graph_empty and self.reload())
         state.asOfChanged.connect(self._as_of_changed)
         state.factChanged.connect(self._fact_changed)
         self.reload(refit=True)
@@ -231,14 +255,19 @@ class GanttChart(QWidget):
             conflicts = state.entity_conflicts()
         self._entity_name = name
         layout = gl.build_layout(facts, conflicts, state.time_arrays() if facts else None)
+        # The same entity again (a write): the rows in view stay in view as lanes come above.
+        anchor = None if refit else self.navigator.top_anchor()
         self.bars.set_layout(layout, layout.index_of(state.fact), self._valid(layout))
         # A drag holds a bar's index, which may now be another fact's: it ends with the reload.
         self.pointer.cancel_drag()
+        self._graph_empty = (
+            entity is None and kg is not None and not kg.closed and not kg.has_facts()
+        )
         if kg is None:
             self._show_empty(
                 "No knowledge graph is open.\nOpen a file or the demo to see facts on a time line."
             )
-        elif entity is None and not kg.closed and not kg.has_facts():
+        elif self._graph_empty:
             self._show_empty(
                 "This graph has no facts yet.\n"
                 "Add the first one with Edit → Add fact… (Ctrl+Shift+N)."
@@ -255,6 +284,7 @@ class GanttChart(QWidget):
         self.lane_axis.fit_width(layout, self.font())
         if refit:
             self.navigator.refit()
+        self.navigator.keep_anchor(anchor)
         self.navigator.apply_rows()
         self._settle_layout()
         self._as_of_cursor.sync()
@@ -279,7 +309,9 @@ class GanttChart(QWidget):
 
     def _update_labels(self) -> None:
         name = self._entity_name
-        self._title.setText("" if name is None else title_html(name, self.bars.layout))
+        title = "" if name is None else title_html(name, self.bars.layout)
+        self._title.setText(title)
+        self.title_label.setText(f"<span style='font-size:{look.TITLE_SIZE}'>{title}</span>")
         self._legend.setText("" if name is None else legend_html(self.bars.layout))
 
     # ── as_of, selection: restyle only ───────────────────────────────────
@@ -443,10 +475,17 @@ class GanttChart(QWidget):
 
     def export(self, path: str | Path) -> Path:
         """Save the chart (title, lanes, bars, legend) as PNG or SVG, chosen by the suffix."""
-        return export.export_chart(self._glw, path)
+        chart = pg_adapter.central_layout(self._glw)
+        chart.addItem(self._title, row=0, col=0)
+        try:
+            chart.layout.activate()
+            return export.export_chart(self._glw, path)
+        finally:
+            chart.removeItem(self._title)
+            chart.layout.activate()
 
     def export_dialog(self) -> None:
-        export.export_dialog(self, self._glw, self._entity_name, self._state.message.emit)
+        export.export_dialog(self, self.export, self._entity_name, self._state.message.emit)
 
 
 __all__ = ["GanttChart"]

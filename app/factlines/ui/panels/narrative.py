@@ -21,9 +21,11 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -62,9 +64,12 @@ def event_key(event: dict) -> str | None:
 
 
 def event_words(event: dict) -> str:
+    """The event in words: "Kai Moreno works on Orion", "Kai Moreno no longer works on
+    Orion" (the predicate's underscores read as spaces)."""
     fact = event["fact"]
-    said = f"{fact['subject_name']} {'started' if event['kind'] == 'start' else 'ended'} "
-    said += f"{fact['predicate']} {fact['object_name']}"
+    relation = style.stored_text(fact["predicate"]).replace("_", " ")
+    no_longer = "" if event["kind"] == "start" else "no longer "
+    said = f"{fact['subject_name']} {no_longer}{relation} {fact['object_name']}"
     if event_key(event) is None:
         said += " (start unknown)" if event["kind"] == "start" else " (when unknown)"
     return said
@@ -86,6 +91,8 @@ class NarrativeModel(RowsModel):
         super().__init__(parent)
         self._state = state
         self.entity: str | None = None  # None: the whole graph
+        self.predicate: str | None = None  # an entity's story: only this predicate's events
+        self._only: list[dict] | None = None  # ... all of them, read at once
         self.base = 0  # the first event shown
         self._rows: list[dict] = []
         self._keys: list[str] = []  # the dated rows' keys, in order (a prefix of the rows)
@@ -101,15 +108,27 @@ class NarrativeModel(RowsModel):
         kg = self._state.kg
         if kg is None or kg.closed:
             return []
+        if self._only is not None:
+            return self._only[offset : offset + limit]
         entity = self.entity if entity is ... else entity
         return kg.narrative(entity, limit=limit, offset=offset)
+
+    def _filtered(self, kg, entity: str | None) -> list[dict] | None:
+        """An entity's events of :attr:`predicate` (None: no filter): one entity's story is
+        read whole (hundreds of events), then paged from memory."""
+        if self.predicate is None or entity is None:
+            return None
+        events = kg.narrative(entity, limit=kg.narrative_total(entity))
+        return [e for e in events if e["fact"]["predicate"] == self.predicate]
 
     def reload(self, entity: str | None, base: int = 0, keep: int = 0) -> None:
         """Read the count and the first pages from event ``base`` (at least ``keep`` rows)."""
         kg = self._state.kg
         rows, total = [], 0
+        self._only = None
         if kg is not None and not kg.closed:
-            total = kg.narrative_total(entity)
+            self._only = self._filtered(kg, entity)
+            total = kg.narrative_total(entity) if self._only is None else len(self._only)
             base = max(0, min(base, total - 1)) if total else 0
             rows = self._page(base, max(self.PAGE, keep), entity) if total else []
         self.beginResetModel()
@@ -123,7 +142,7 @@ class NarrativeModel(RowsModel):
     def clear(self) -> None:
         """No story: no entity selected (and not the whole graph's)."""
         self.beginResetModel()
-        self.entity, self.base, self._total = None, 0, 0
+        self.entity, self.base, self._total, self._only = None, 0, 0, None
         self._rows, self._keys, self.marked = [], [], -1
         self.endResetModel()
 
@@ -244,15 +263,26 @@ class NarrativePanel(QWidget):
         self.whole_graph.setToolTip("Tell the whole graph's story, not only the selected entity's")
         self.label = QLabel(self)
         self.label.setObjectName("narrativeLabel")
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.label.setMinimumWidth(60)  # a long count gives way; the docks stay narrow
         self.go_button = QPushButton("Go to as_of", self)
         self.go_button.setObjectName("narrativeGoToAsOf")
         self.go_button.setToolTip("Show the events from as_of on")
         self.start_button = QPushButton("From the start", self)
         self.start_button.setObjectName("narrativeFromStart")
+        self.predicate = QComboBox(self)
+        self.predicate.setObjectName("narrativePredicate")
+        self.predicate.setToolTip("Only the events of one predicate (an entity's story)")
+        # As wide as a short predicate: a long one must not widen the docks beside the chart.
+        self.predicate.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.predicate.setMinimumContentsLength(12)
         self.view = rows_view(self, "narrativeView", self.model, (150,), alternating=False)
 
         top = QHBoxLayout()
         top.addWidget(self.whole_graph)
+        top.addWidget(self.predicate)
         top.addWidget(self.label, 1)
         top.addWidget(self.go_button)
         top.addWidget(self.start_button)
@@ -268,6 +298,8 @@ class NarrativePanel(QWidget):
         self._timer.timeout.connect(lambda: self.reload(keep=True))
         self.view.activated.connect(self.choose)
         self.whole_graph.toggled.connect(lambda _on: self.reload())
+        self.predicate.activated.connect(lambda _row: self._choose_predicate())
+        self.predicate.currentIndexChanged.connect(lambda _row: self._choose_predicate())
         self.go_button.clicked.connect(self.go_to_as_of)
         self.start_button.clicked.connect(lambda: self.reload())
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
@@ -285,6 +317,29 @@ class NarrativePanel(QWidget):
         if not self.whole_graph.isChecked():
             self.reload()
 
+    def _fill_predicates(self, entity: str | None) -> None:
+        """The entity's predicates to filter by (kept chosen while the entity has it)."""
+        chosen = self.model.predicate
+        predicates = sorted(
+            {f["predicate"] for f in self._state.entity_facts()} if entity else set(),
+            key=style.order_key,
+        )
+        self.predicate.blockSignals(True)
+        self.predicate.clear()
+        self.predicate.addItem("All predicates", None)
+        for predicate in predicates:
+            self.predicate.addItem(style.stored_text(predicate), predicate)
+        found = self.predicate.findData(chosen) if chosen in predicates else 0
+        self.predicate.setCurrentIndex(max(0, found))
+        self.predicate.setEnabled(entity is not None)
+        self.predicate.blockSignals(False)
+        self.model.predicate = self.predicate.currentData()
+
+    def _choose_predicate(self) -> None:
+        if self.predicate.currentData() != self.model.predicate:
+            self.model.predicate = self.predicate.currentData()
+            self.reload()
+
     def reload(self, keep: bool = False, base: int = 0) -> None:
         """Read the story again from event ``base`` (``keep``: as many rows as are shown)."""
         self._timer.stop()
@@ -292,6 +347,8 @@ class NarrativePanel(QWidget):
         if keep:
             base = model.base
         entity = self._entity()
+        if entity != self.model.entity or not keep:
+            self._fill_predicates(entity)
         if entity is None and not self.whole_graph.isChecked():
             model.clear()
             self.label.setText("Select an entity, or tick Whole graph")
@@ -334,6 +391,8 @@ class NarrativePanel(QWidget):
         whose = "the whole graph" if model.entity is None else "this entity"
         shown = model.base + model.loaded
         text = f"{model.total:,} events of {whose}"
+        if model.predicate is not None and model.entity is not None:
+            text += f" ({style.stored_text(model.predicate)} only)"
         if model.base:
             text += f", from event {model.base + 1:,}"
         if shown < model.total:
