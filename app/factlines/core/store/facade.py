@@ -33,6 +33,7 @@ from factlines.core.store.neighbourhood import GraphNeighbourhood
 from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
+from factlines.core.store.review import GraphReview
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
 # What names a graph on a PostgreSQL server rather than a file.
@@ -53,6 +54,7 @@ class KnowledgeGraph(
     GraphNeighbourhood,
     BulkRows,
     EditHistory,
+    GraphReview,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -306,6 +308,8 @@ WRITE_METHODS = (
     "set_entity_properties",
     "merge_entities",
     "set_single_valued",
+    "mark_reviewed",
+    "keep_reviewed",
     "rename_predicate",
     "revert",
     "reapply",
