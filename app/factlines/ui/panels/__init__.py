@@ -24,6 +24,7 @@ from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.narrative import NarrativePanel
 from factlines.ui.panels.predicates import PredicatesPanel
+from factlines.ui.panels.review import ReviewPanel
 
 if TYPE_CHECKING:
     from factlines.ui.mainwindow import MainWindow
@@ -57,6 +58,8 @@ class HistoryPanels(QObject):
             "editHistoryDock", "Edit history", self.edit_history, bottom
         )
         self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
+        self.review = ReviewPanel(state, actions, window)
+        self.review_dock = window._dock("reviewDock", "Review", self.review, bottom)
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
@@ -77,6 +80,8 @@ class HistoryPanels(QObject):
         self.count_label = self.conflicts.count_label
         window.statusBar().addPermanentWidget(self.count_label)
         self.count_label.clicked.connect(lambda: self.show_dock(self.conflicts_dock))
+        window.statusBar().addPermanentWidget(self.review.count_label)
+        self.review.count_label.clicked.connect(lambda: self.show_dock(self.review_dock))
 
         self.hint = SearchHint(state, window.browser, self.open_fact_search, window.browser)
         window.browser.layout().insertWidget(1, self.hint)
@@ -98,13 +103,19 @@ class HistoryPanels(QObject):
             self.find_dock,
             self.edit_history_dock,
             self.predicates_dock,
+            self.review_dock,
         )
 
     @property
     def busy(self) -> bool:
         """A question about the whole graph is being answered off the UI thread, or waits
         for writes to stop."""
-        questions = (self.conflicts.finder, self.predicates.query, self.histogram.query)
+        questions = (
+            self.conflicts.finder,
+            self.predicates.query,
+            self.histogram.query,
+            self.review.inbox,
+        )
         return any(question.busy for question in questions) or self.changes.busy
 
     def settle_layout(self, saved) -> None:
@@ -158,3 +169,4 @@ class HistoryPanels(QObject):
         self.changes.wait()
         self.predicates.query.wait()
         self.histogram.query.wait()
+        self.review.wait()
