@@ -116,12 +116,16 @@ def oracle(location, kg, log_path, since: str, until: str | None) -> list[tuple]
                 recorded = _utc_of_row(fact["stamp"])
                 if recorded >= write["at"] - timedelta(seconds=5):
                     by[fact["id"]] = "MemPalace"
-            elif op == "kg_invalidate" and fact["o"] == entity_id(params["object"]):
-                if fact["vt"] and fact["vt"] == params["ended"]:
+            # An end logged before the fact was recorded is not its end.
+            recorded = _utc_of_row(fact["stamp"])
+            its_end = recorded is None or recorded <= write["at"]
+            if op == "kg_invalidate" and fact["o"] == entity_id(params["object"]):
+                if fact["vt"] and fact["vt"] == params["ended"] and its_end:
                     found.append(("ended", fact["id"], at, "MemPalace"))
             elif op == "kg_supersede":
                 boundary = _instant(_as_key(params["at"]))
-                if fact["o"] == entity_id(params["old_object"]) and fact["vt"] == boundary:
+                old = fact["o"] == entity_id(params["old_object"]) and fact["vt"] == boundary
+                if old and its_end:
                     found.append(("ended", fact["id"], at, "MemPalace"))
                 new = fact["o"] == entity_id(params["new_object"]) and fact["vf"] == boundary
                 if new and fact["id"] in by:

@@ -21,6 +21,7 @@ from pathlib import Path
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.progress import Progress
 from factlines.core.store import places
+from factlines.core.store.as_recorded import RecordedView
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.edit_history import EditHistory
@@ -55,6 +56,7 @@ class KnowledgeGraph(
     BulkRows,
     EditHistory,
     GraphReview,
+    RecordedView,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 

@@ -274,22 +274,36 @@ class MemPalaceSurface:
 
     # ── Reads ─────────────────────────────────────────────────────────────
 
-    def query_entity(self, name: str, as_of: str | None = None, direction: str = "outgoing"):
-        """The entity's facts (as MemPalace returns them), optionally only those valid ``as_of``."""
+    def query_entity(
+        self,
+        name: str,
+        as_of: str | None = None,
+        direction: str = "outgoing",
+        recorded_as_of: str | None = None,
+    ):
+        """The entity's facts (as MemPalace returns them), optionally only those valid ``as_of``.
+        With ``recorded_as_of``, as they were recorded by that instant (see
+        :mod:`~factlines.core.store.as_recorded`): each row also says when its end was recorded
+        (``end_recorded``, ``end_recorded_unknown``)."""
         if direction not in DIRECTIONS:
             raise Refused(f"direction={direction!r} is not one of {', '.join(DIRECTIONS)}")
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
+        recorded = temporal.start_key(temporal.parse(recorded_as_of, "recorded_as_of"))
         eid = self._named(name)
-        results = self._entity_rows(eid, name, direction, key)
+        results = self._entity_rows(eid, name, direction, key, recorded)
         if not results and self._store.entities.get(eid) is None:
             candidates = self._store.entities.candidates(name)
             if len(candidates) == 1:
                 results = self._entity_rows(
-                    candidates[0]["id"], candidates[0]["name"], direction, key
+                    candidates[0]["id"], candidates[0]["name"], direction, key, recorded
                 )
         return results
 
-    def _entity_rows(self, eid: str, name: str, direction: str, key: str | None) -> list[dict]:
+    def _entity_rows(
+        self, eid: str, name: str, direction: str, key: str | None, recorded: str | None = None
+    ) -> list[dict]:
+        if recorded is not None:
+            return self.entity_rows_as_recorded(eid, name, direction, key, recorded)
         results = []
         wanted = {"outgoing": (False,), "incoming": (True,), "both": (False, True)}[direction]
         for incoming in wanted:

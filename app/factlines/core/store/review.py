@@ -134,7 +134,10 @@ class GraphReview:
                     continue
                 for key in _NOT_A_FACT_KEY:
                     fact.pop(key, None)
+                recorded = recorded_instant(fact["extracted_at"])
                 for event in events_for_fact(fact, entries):
+                    if event["did"] == "ended" and recorded is not None and event["at"] < recorded:
+                        continue  # logged before the fact was recorded: another fact's end
                     if event["did"] == "ended":
                         ended.append(_item("ended", fact, event["at"], "MemPalace"))
                     elif event["did"] == "added" and fact["id"] in added:
