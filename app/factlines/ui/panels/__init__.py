@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMenu, QToolBar
 
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import make_action
+from factlines.ui.panels.as_recorded import AsRecordedPanel, RecordedAsOfField
 from factlines.ui.panels.changes import ChangesPanel
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.panels.conflicts import ConflictsPanel
@@ -60,6 +61,13 @@ class HistoryPanels(QObject):
         self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
         self.review = ReviewPanel(state, actions, window)
         self.review_dock = window._dock("reviewDock", "Review", self.review, bottom)
+        self.recorded_field = RecordedAsOfField(state, window)  # beside as_of, in the time bar
+        window.time_bar.addWidget(self.recorded_field)
+        self.as_recorded = AsRecordedPanel(state, self.recorded_field, window)
+        self.as_recorded_dock = window._dock(
+            "asRecordedDock", "As recorded", self.as_recorded, bottom
+        )
+        self.as_recorded.wanted.connect(lambda: self.show_dock(self.as_recorded_dock))
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
@@ -104,6 +112,7 @@ class HistoryPanels(QObject):
             self.edit_history_dock,
             self.predicates_dock,
             self.review_dock,
+            self.as_recorded_dock,
         )
 
     @property
@@ -116,7 +125,8 @@ class HistoryPanels(QObject):
             self.histogram.query,
             self.review.inbox,
         )
-        return any(question.busy for question in questions) or self.changes.busy
+        others = (self.changes, self.as_recorded)
+        return any(question.busy for question in (*questions, *others))
 
     def settle_layout(self, saved) -> None:
         """After the window restored its kept layout (``saved``, None when none was kept):
@@ -170,3 +180,4 @@ class HistoryPanels(QObject):
         self.predicates.query.wait()
         self.histogram.query.wait()
         self.review.wait()
+        self.as_recorded.wait()
