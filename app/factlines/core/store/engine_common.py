@@ -266,6 +266,11 @@ class FactRows:
         with self._db.read() as conn:
             return conn.execute(sql, params).fetchall()
 
+    def ends(self) -> list[tuple]:
+        """(subject, object) of every fact, in no order."""
+        with self._db.read() as conn:
+            return conn.execute("SELECT subject, object FROM triples").fetchall()
+
     def recorded_between(self, after: str, until: str | None) -> list[dict]:
         """Fact rows (``fact_dict``) whose ``extracted_at`` sorts after ``after`` and, when
         given, not after ``until`` (both in MemPalace's ``YYYY-MM-DD HH:MM:SS`` form, compared
@@ -409,6 +414,11 @@ class EntityRows:
     def listed(self, ids: list[str]) -> list[dict]:
         with self._db.read() as conn:
             return self._rows_with_counts(conn, list(ids))
+
+    def every(self) -> list[tuple]:
+        """(id, name, type) of every entity, in no order."""
+        with self._db.read() as conn:
+            return conn.execute("SELECT id, name, type FROM entities").fetchall()
 
     def get(self, eid: str) -> dict | None:
         """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""

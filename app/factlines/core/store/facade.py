@@ -24,6 +24,7 @@ from factlines.core.store import places
 from factlines.core.store.as_recorded import RecordedView
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.duplicates import DuplicateEntities
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
@@ -57,6 +58,7 @@ class KnowledgeGraph(
     EditHistory,
     GraphReview,
     RecordedView,
+    DuplicateEntities,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -312,6 +314,8 @@ WRITE_METHODS = (
     "set_single_valued",
     "mark_reviewed",
     "keep_reviewed",
+    "mark_not_duplicates",
+    "merge_duplicates",
     "rename_predicate",
     "revert",
     "reapply",
