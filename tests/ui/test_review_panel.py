@@ -131,3 +131,39 @@ def test_a_read_only_graph_lists_but_keeps_no_mark(qtbot, recorded, isolated_set
     assert not panel.buttons["all"].isEnabled() and not panel.buttons["keep"].isEnabled()
     assert "Not kept" in panel.buttons["all"].toolTip()
     kg.close()
+
+
+# ── Likely duplicates, under the inbox ────────────────────────────────────
+
+
+def test_duplicates_are_merged_in_one_undo_step_or_kept_apart(qtbot, recorded, isolated_settings):
+    path, _ids = recorded
+    with KnowledgeGraph(path) as kg:
+        kg.add_entity("Kái-Moreno", "person")
+        kg.add_triple("Kái-Moreno", "works_on", "Nova")
+        kg.add_entity("Kai Moreno", "person")
+        kg.add_entity("Rosa Diaz")
+    kg, window, panel = _open(qtbot, path, isolated_settings)
+    section = panel.duplicates
+    qtbot.waitUntil(lambda: not section.finder.busy and len(section.groups) == 2)
+    view = window.findChild(QTreeWidget, "reviewDuplicates")
+    said = [tuple(view.topLevelItem(i).text(c) for c in range(2)) for i in range(2)]
+    assert said == [("Surely", "Kai Moreno, Kái-Moreno"), ("Likely", "Rosa, Rosa Diaz")]
+
+    section.select(0)
+    titles = [action.text() for action in section.merge_menu.actions()]
+    assert titles == ["Merge into “Kai Moreno”", "Merge into “Kái-Moreno”"]
+    section.merge_menu.actions()[0].trigger()
+    assert kg.get_entity("Kai Moreno")["properties"] == {"aliases": ["Kái-Moreno"]}
+    assert [f["object"] for f in kg.query_entity("Kai Moreno")] == ["Nova"]
+    assert window.undo_stack.undoText() == "Merge Kái-Moreno into Kai Moreno"
+    window.undo_stack.undo()
+    assert kg.get_entity("Kái-Moreno") is not None
+    assert kg.get_entity("Kai Moreno")["properties"] == {}
+
+    qtbot.waitUntil(lambda: not section.finder.busy and len(section.groups) == 2)
+    section.select(1)
+    assert section.not_the_same()
+    qtbot.waitUntil(lambda: not section.finder.busy and len(section.groups) == 1)
+    assert kg.not_duplicates() == {frozenset({"rosa", "rosa_diaz"})}
+    kg.close()

@@ -181,6 +181,14 @@ class FactActions(FactForms, QObject):
             self.state.select_entity(done)
         return done is not None
 
+    def merge_duplicates(self, into: str, others: list[str], words: str) -> bool:
+        """Merge ``others`` into ``into``, their names kept as its aliases: one undo step
+        (``words``: what the step says)."""
+        done = self._edit(words, lambda kg: kg.merge_duplicates(into, others))
+        if done is not None:
+            self.state.select_entity(done)
+        return done is not None
+
     def _open_fact(self, triple_id: str, verb: str) -> dict | None:
         """The fact if it is still open; else None, and the refusal said."""
         fact = self._fact(triple_id)

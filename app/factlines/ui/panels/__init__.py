@@ -119,13 +119,8 @@ class HistoryPanels(QObject):
     def busy(self) -> bool:
         """A question about the whole graph is being answered off the UI thread, or waits
         for writes to stop."""
-        questions = (
-            self.conflicts.finder,
-            self.predicates.query,
-            self.histogram.query,
-            self.review.inbox,
-        )
-        others = (self.changes, self.as_recorded)
+        questions = (self.conflicts.finder, self.predicates.query, self.histogram.query)
+        others = (self.changes, self.as_recorded, self.review)
         return any(question.busy for question in (*questions, *others))
 
     def settle_layout(self, saved) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -32,6 +33,7 @@ from factlines.ui.actions import FactActions
 from factlines.ui.errors import in_words
 from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.panels.conflicts import CountLabel
+from factlines.ui.panels.duplicates import DuplicatesSection
 from factlines.ui.state import AppState
 
 SHOWN_AT_MOST = 5_000  # rows in the tree; "mark all reviewed" still covers every one
@@ -126,12 +128,22 @@ class ReviewPanel(QWidget):
         self.buttons["show"].clicked.connect(lambda: self._on_fact(self.show_fact))
         self.buttons["all"].clicked.connect(self.mark_all_reviewed)
 
+        inbox = QWidget(self)
+        inbox_layout = QVBoxLayout(inbox)
+        inbox_layout.setContentsMargins(0, 0, 0, 0)
+        inbox_layout.setSpacing(4)
+        inbox_layout.addWidget(self.summary)
+        inbox_layout.addWidget(self.view, 1)
+        inbox_layout.addLayout(row)
+        self.duplicates = DuplicatesSection(state, actions, self)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(inbox)
+        split.addWidget(self.duplicates)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(4)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.view, 1)
-        layout.addLayout(row)
+        layout.addWidget(split)
 
         self.view.itemActivated.connect(lambda item, _column: self._activated(item))
         self.view.itemSelectionChanged.connect(self._update_buttons)
@@ -283,8 +295,13 @@ class ReviewPanel(QWidget):
         self.inbox.refresh_now()
         return True
 
+    @property
+    def busy(self) -> bool:
+        return self.inbox.busy or self.duplicates.finder.busy
+
     def wait(self, timeout: float = 30.0) -> None:
         self.inbox.wait(timeout)
+        self.duplicates.wait(timeout)
 
 
 def _children(group: QTreeWidgetItem) -> list[QTreeWidgetItem]:
