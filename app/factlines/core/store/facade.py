@@ -35,6 +35,7 @@ from factlines.core.store.neighbourhood import GraphNeighbourhood
 from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
+from factlines.core.store.resolve import ConflictResolution
 from factlines.core.store.review import GraphReview
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 
@@ -59,6 +60,7 @@ class KnowledgeGraph(
     GraphReview,
     RecordedView,
     DuplicateEntities,
+    ConflictResolution,
 ):
     """A temporal knowledge graph, readable and writable by MemPalace too."""
 
@@ -316,6 +318,7 @@ WRITE_METHODS = (
     "keep_reviewed",
     "mark_not_duplicates",
     "merge_duplicates",
+    "resolve_conflict",
     "rename_predicate",
     "revert",
     "reapply",
