@@ -39,6 +39,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.panels.resolve_buttons import ResolveButtons
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -132,6 +133,8 @@ class ConflictsPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         layout.addLayout(fixes)
+        self.resolve = ResolveButtons(actions, self._resolvable, self)
+        layout.addWidget(self.resolve)
         # In a scroll area: the suggestions must not hold the docks (and the chart) to their
         # full height on a small screen.
         self.suggestions_area = QScrollArea(self)
@@ -256,7 +259,15 @@ class ConflictsPanel(QWidget):
             "swap": swap_dates(row, a),
         }
 
+    def _resolvable(self) -> tuple[str, str] | None:
+        """The current row's two facts, when they contradict (overlap or a handover)."""
+        row = self.model.row_at(self.view.currentIndex().row())
+        if row is None or row["kind"] not in ("overlap", "handover"):
+            return None
+        return row["a"], row["b"]
+
     def _update_fixes(self) -> None:
+        self.resolve.update_buttons()
         for name, fix in self.fixes().items():
             button = self.fix_buttons[name]
             button.setEnabled(fix.reason is None and self._actions.commands.blocked() is None)

@@ -34,6 +34,7 @@ from factlines.ui.errors import in_words
 from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.panels.conflicts import CountLabel
 from factlines.ui.panels.duplicates import DuplicatesSection
+from factlines.ui.panels.resolve_buttons import ResolveButtons
 from factlines.ui.state import AppState
 
 SHOWN_AT_MOST = 5_000  # rows in the tree; "mark all reviewed" still covers every one
@@ -135,6 +136,9 @@ class ReviewPanel(QWidget):
         inbox_layout.addWidget(self.summary)
         inbox_layout.addWidget(self.view, 1)
         inbox_layout.addLayout(row)
+        self._contradicted: tuple[str, str] | None = None
+        self.resolve = ResolveButtons(actions, lambda: self._contradicted, self)
+        inbox_layout.addWidget(self.resolve)
         self.duplicates = DuplicatesSection(state, actions, self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(inbox)
@@ -233,11 +237,24 @@ class ReviewPanel(QWidget):
         self.buttons["end"].setEnabled(writable and fact is not None and not fact["valid_to"])
         self.buttons["correct"].setEnabled(writable and fact is not None)
         self.buttons["show"].setEnabled(fact is not None)
+        self._contradicted = self._contradiction(fact) if writable and fact is not None else None
+        self.resolve.update_buttons()
         self.buttons["all"].setEnabled(writable and bool(self.items))
         if kg is not None and kg.read_only:
             self.buttons["all"].setToolTip(
                 f"Not kept: {kg.read_only_reason} (the mark is kept in the graph)"
             )
+
+    def _contradiction(self, fact: dict) -> tuple[str, str] | None:
+        """The selected fact and the first fact it contradicts, if any."""
+        try:
+            rows = self._state.kg.conflicts_touching(fact["subject"])
+        except (Refused, Unavailable):
+            return None
+        for row in rows:
+            if row["kind"] in ("overlap", "handover") and fact["id"] in (row["a"], row["b"]):
+                return row["a"], row["b"]
+        return None
 
     def _activated(self, tree_item: QTreeWidgetItem) -> None:
         item = tree_item.data(0, ITEM_ROLE)
