@@ -202,9 +202,18 @@ def run(args) -> int:
     from factlines.ui.mainwindow import MainWindow
 
     app = _application()
+    if args.path:  # a window already on it comes forward instead
+        from factlines.ui.single_instance import forward
+
+        answer = forward(args.path, args.entity, args.as_of)
+        if answer is not None:
+            return 0 if answer == "ok" else _fail(answer)
+    from factlines.ui.single_instance import WindowListener
+
     window = MainWindow(settings=getattr(args, "settings", None))
     _use_theme(window, args)
     window.show()
+    WindowListener(window, window)
     opened = _open_requested(window, args)
     if args.entity:
         window.select_entity(args.entity)
