@@ -299,3 +299,44 @@ def test_a_read_only_graph_keeps_no_mark(kg_path):
         with pytest.raises(ReadOnlyGraph):
             kg.mark_reviewed("2026-03-01")
         assert kg.reviewed_up_to() is None
+
+
+def test_postgres_each_role_reviews_for_itself(postgres_url, tmp_path):
+    import psycopg
+
+    none = tmp_path / "none.jsonl"
+    with KnowledgeGraph(postgres_url) as owner:
+        tid = owner.add_triple("Kai", "works_on", "Orion")
+        with owner.logged("Make the edit log"):
+            owner.end_fact(tid, "2026-01-01")
+        owner.mark_reviewed("2026-03-01T09:00:00Z")
+    role = "fl_colleague"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        database = admin.execute("SELECT current_database()").fetchone()[0]
+        admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT CONNECT ON DATABASE {database} TO {role}")
+        admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        admin.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}"
+        )
+        admin.execute(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}")
+    try:
+        with KnowledgeGraph(postgres_url.replace("postgres@", f"{role}@", 1)) as colleague:
+            assert not colleague.read_only, colleague.read_only_reason
+            assert colleague.reviewed_up_to() is None  # the owner's mark is the owner's
+            colleague.mark_reviewed("2026-03-05")
+            assert colleague.reviewed_up_to() == "2026-03-05T00:00:00Z"
+            waiting = colleague.waiting_for_review(none)  # recorded today, after both marks
+            assert [(i["kind"], i["by"]) for i in waiting] == [
+                ("ended", "Factlines (postgres)"),
+                ("added", None),
+            ]
+        with KnowledgeGraph(postgres_url) as owner:
+            assert owner.reviewed_up_to() == "2026-03-01T09:00:00Z"
+            keys = sorted(k for k in owner.graph_settings() if k.startswith("reviewed_up_to"))
+            assert keys == ["reviewed_up_to:fl_colleague", "reviewed_up_to:postgres"]
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")
