@@ -24,6 +24,8 @@ MIN_SHARED = 3
 # A neighbour of more entities than this says little about any two of them (a hub: a city,
 # a company), and pairing all of its neighbours would cost its degree squared.
 HUB = 25
+MOST_BEGUN = 50
+UNTYPED = (None, "", "unknown")
 _NOT_WORD = re.compile(r"\W+")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
@@ -113,31 +115,42 @@ def _found(ids: list, names: list[str], reason: str, score: float, rule: str) ->
     return {"ids": list(ids), "names": names, "reason": reason, "score": score, "rule": rule}
 
 
+def same_kind(one: object, other: object) -> bool:
+    """Two entity types that may be one entity's: equal, or one not known (MemPalace's
+    ``add_triple`` makes its entities ``unknown``; extraction's duplicates are mostly such)."""
+    return one == other or one in UNTYPED or other in UNTYPED
+
+
+def _of_type(one: object, other: object) -> str:
+    if one == other:
+        return f" (both {one})" if one not in UNTYPED else ""
+    return f" ({one} and {other})"
+
+
 def _first_words(by_id: dict, alone: dict) -> list[dict]:
-    """Pairs where one name is the first whole words of another of the same type, and of no
-    other (``alone``: the entities no other has the same name as, each name folded): in sorted
-    order, the names a name begins are the ones right after it."""
+    """Pairs where one name is the first whole words of another of a type it may be, and of no
+    other (``alone``: the entities no other has the same name as, each name folded). In order
+    of the words, the names a name begins come right after it; a name beginning more than
+    :data:`MOST_BEGUN` names is too common a start to say."""
     punctuation = _PUNCTUATION.sub
     ids = list(alone)
-    keyed = sorted(
-        (by_id[eid][1] or "", " ".join(punctuation("", alone[eid]).split()), n)
-        for n, eid in enumerate(ids)
-    )
+    keyed = sorted((" ".join(punctuation("", alone[eid]).split()), n) for n, eid in enumerate(ids))
     found = []
-    last = len(keyed) - 1
-    for i, (kind, words, n) in enumerate(keyed):
-        if i == last or len(words) < 3:
+    for i, (words, n) in enumerate(keyed):
+        if len(words) < 3:
             continue
-        other_kind, other_words, other = keyed[i + 1]
-        if other_kind != kind or not other_words.startswith(words + " "):
+        start, kind = words + " ", by_id[ids[n]][1]
+        begun = []
+        for j in range(i + 1, min(i + 2 + MOST_BEGUN, len(keyed))):
+            if not keyed[j][0].startswith(start):
+                break
+            begun.append(keyed[j][1])
+        longer = [other for other in begun if same_kind(kind, by_id[ids[other]][1])]
+        if len(longer) != 1 or len(begun) > MOST_BEGUN:
             continue
-        if i + 1 < last:  # and of no other name
-            third_kind, third_words, _third = keyed[i + 2]
-            if third_kind == kind and third_words.startswith(words + " "):
-                continue
-        pair = [ids[n], ids[other]]
+        pair = [ids[n], ids[longer[0]]]
         names = [by_id[pair[0]][0], by_id[pair[1]][0]]
-        of_type = f" (both {kind})" if kind else ""
+        of_type = _of_type(kind, by_id[pair[1]][1])
         reason = f"“{names[0]}” is the start of “{names[1]}”, and of no other name{of_type}"
         found.append(_found(pair, names, reason, FIRST_WORDS, "first words"))
     return found
@@ -181,16 +194,14 @@ def _shared_neighbours(by_id: dict, links: Iterable[tuple], reported: set) -> li
     found = []
     for i, j, n in zip(a[keep].tolist(), b[keep].tolist(), shared[keep].tolist()):
         x, y = sorted((ids[i], ids[j]), key=str)
-        if x not in by_id or y not in by_id or by_id[x][1] != by_id[y][1]:
+        if x not in by_id or y not in by_id or not same_kind(by_id[x][1], by_id[y][1]):
             continue
         if frozenset((x, y)) in reported:
             continue
         union = int(degree[i] + degree[j]) - n
         names = [by_id[x][0], by_id[y][0]]
-        kind = by_id[x][1]
-        reason = f"“{names[0]}” and “{names[1]}” share {n} of their {union} neighbours" + (
-            f" (both {kind})" if kind else ""
-        )
+        reason = f"“{names[0]}” and “{names[1]}” share {n} of their {union} neighbours"
+        reason += _of_type(by_id[x][1], by_id[y][1])
         found.append(_found([x, y], names, reason, NEIGHBOURS + 0.3 * n / union, "neighbours"))
     return found
 

@@ -17,7 +17,7 @@ from factlines.core.progress import Cancelled
 FIRST = ["Kai", "Kái", "KAI", "Ada", "Rosa", "Rósa", "Mira", "Li"]
 LAST = ["Moreno", "moreno", "Park", "Chen", "", "Park-Chen"]
 JOIN = [" ", "  ", "-", ". ", ""]
-TYPES = ["person", "project"]
+TYPES = ["person", "project", "unknown"]
 HUB = 25
 
 
@@ -34,6 +34,10 @@ def _words(name: str) -> list[str]:
     )
     kept = "".join(c if c.isalnum() or c.isspace() or c == "_" else "" for c in text)
     return kept.split()
+
+
+def _may_be_one(one, other) -> bool:
+    return one == other or "unknown" in (one, other) or not one or not other
 
 
 def oracle(entities: dict, links: list[tuple], not_same: set, limit: int) -> list[tuple]:
@@ -54,15 +58,15 @@ def oracle(entities: dict, links: list[tuple], not_same: set, limit: int) -> lis
         name, kind = entities[a]
         if len(" ".join(_words(name))) < 3:
             continue
-        longer = [
+        begun = [
             b
             for b in alone
             if b != a
-            and entities[b][1] == kind
             and len(_words(entities[b][0])) > len(_words(name))
             and _words(entities[b][0])[: len(_words(name))] == _words(name)
         ]
-        if len(longer) == 1:
+        longer = [b for b in begun if _may_be_one(kind, entities[b][1])]
+        if len(longer) == 1 and len(begun) <= 50:
             found.append((0.6, [a, longer[0]], "first words"))
             reported.append(frozenset((a, longer[0])))
     around = defaultdict(set)
@@ -71,7 +75,7 @@ def oracle(entities: dict, links: list[tuple], not_same: set, limit: int) -> lis
             around[s].add(o)
             around[o].add(s)
     for a, b in combinations(sorted(entities), 2):
-        if entities[a][1] != entities[b][1] or frozenset((a, b)) in reported:
+        if not _may_be_one(entities[a][1], entities[b][1]) or frozenset((a, b)) in reported:
             continue
         shared = [n for n in around[a] & around[b] if len(around[n]) <= HUB]
         if len(shared) < 3 or 2 * len(shared) <= max(len(around[a]), len(around[b])):
