@@ -22,10 +22,12 @@ def test_keep_the_newer_from_the_conflicts_panel(window, qtbot):
     )
     conflict = panel.model.rows[row]  # Berlin (2018-09-01 – 2023-08-31), Lisbon (2023-06-01 –)
     panel.view.setCurrentIndex(panel.model.index(row, 0))
-    button = window.findChild(QPushButton, "resolve_newer")
-    assert button.isEnabled() and button.text() == "Keep the newer"
+    button = window.findChild(QPushButton, "resolveContradiction")
+    assert button.isEnabled() and button.parent() is panel
+    newer = button.menu().actions()[0]
+    assert (newer.objectName(), newer.text()) == ("resolve_newer", "Keep the newer")
     before = window.undo_stack.count()
-    button.click()
+    newer.trigger()
     assert window.undo_stack.count() == before + 1
     # Recorded together: the later start is the newer; Berlin ends where Lisbon begins.
     assert file_fact(window.path(), conflict["a"])["valid_to"] == "2023-06-01T00:00:00Z"
@@ -58,9 +60,8 @@ def test_split_the_time_from_the_review_inbox(qtbot, tmp_path, isolated_settings
     view.setCurrentItem(
         next(group.child(i) for i in range(2) if group.child(i).text(0).find("Northwind") >= 0)
     )
-    button = panel.resolve.buttons["split"]
-    assert button.isEnabled()
-    button.click()
+    assert panel.resolve.isEnabled()
+    panel.resolve.choices["split"].trigger()
     facts = sorted((f["object"], f["valid_from"], f["valid_to"]) for f in kg.query_entity("Kai"))
     assert facts == [
         ("Lumen", "2020-01-01", "2024-01-01T00:00:00Z"),

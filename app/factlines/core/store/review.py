@@ -85,7 +85,8 @@ class GraphReview:
         ended = self._ended_by_factlines(since, within, added)
         ended += self._seen_in_write_log(_write_log(self, write_log), within, added)
         found = [*added.values(), *ended]
-        found.sort(key=lambda item: (item["recorded_at"], item["kind"], item["fact"]["id"]))
+        # Ids as text: a file may hold a NULL or a BLOB id.
+        found.sort(key=lambda item: (item["recorded_at"], item["kind"], str(item["fact"]["id"])))
         found.reverse()
         return found
 

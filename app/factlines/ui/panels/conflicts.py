@@ -39,7 +39,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
-from factlines.ui.panels.resolve_buttons import ResolveButtons
+from factlines.ui.panels.resolve_buttons import ResolveButton
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -114,6 +114,8 @@ class ConflictsPanel(QWidget):
             button.setObjectName(f"conflictFix_{name}")
             button.clicked.connect(lambda _checked=False, n=name: self.apply_fix(n))
             fixes.addWidget(button)
+        self.resolve = ResolveButton(actions, self._resolvable, self)
+        fixes.addWidget(self.resolve)
         fixes.addStretch(1)
 
         self.suggestions = QGroupBox("Single-valued predicates", self)
@@ -133,8 +135,6 @@ class ConflictsPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         layout.addLayout(fixes)
-        self.resolve = ResolveButtons(actions, self._resolvable, self)
-        layout.addWidget(self.resolve)
         # In a scroll area: the suggestions must not hold the docks (and the chart) to their
         # full height on a small screen.
         self.suggestions_area = QScrollArea(self)

@@ -1,12 +1,13 @@
-"""Contradictions resolved from where they are seen (the conflicts panel, the review inbox):
-"Keep the newer", "Keep the older", "Both were true: split the time", each one undo step with
-the choice logged as its reason (``kg.resolve_conflict``)."""
+"""Contradictions resolved from where they are seen (the conflicts panel, the review inbox): a
+"Resolve" button whose menu holds "Keep the newer", "Keep the older" and "Both were true:
+split the time", each one undo step with the choice logged as its reason
+(``kg.resolve_conflict``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
 from factlines.ui.actions import FactActions
 
@@ -24,9 +25,10 @@ CHOICES = {
 }
 
 
-class ResolveButtons(QWidget):
-    """The three choices for the pair ``pair()`` gives (two fact ids, or None: nothing to
-    resolve); :meth:`update_buttons` when that may have changed."""
+class ResolveButton(QPushButton):
+    """ "Resolve" for the pair ``pair()`` gives (two fact ids, or None: nothing to resolve);
+    :meth:`update_buttons` when that may have changed. Its menu's actions are in
+    :attr:`choices`, by ``newer``, ``older``, ``split`` (object names ``resolve_…``)."""
 
     def __init__(
         self,
@@ -34,27 +36,25 @@ class ResolveButtons(QWidget):
         pair: Callable[[], tuple[str, str] | None],
         parent: QWidget | None = None,
     ):
-        super().__init__(parent)
+        super().__init__("Resolve", parent)
+        self.setObjectName("resolveContradiction")
+        self.setToolTip("Settle the contradiction: keep the newer, the older, or split the time")
         self._actions = actions
         self._pair = pair
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Resolve:", self))
-        self.buttons = {}
+        menu = QMenu(self)
+        self.choices = {}
         for keep, (words, tip) in CHOICES.items():
-            button = QPushButton(words, self)
-            button.setObjectName(f"resolve_{keep}")
-            button.setToolTip(tip)
-            button.clicked.connect(lambda _checked=False, k=keep: self.resolve(k))
-            layout.addWidget(button)
-            self.buttons[keep] = button
-        layout.addStretch(1)
+            action = menu.addAction(words)
+            action.setObjectName(f"resolve_{keep}")
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+            action.triggered.connect(lambda _checked=False, k=keep: self.resolve(k))
+            self.choices[keep] = action
+        self.setMenu(menu)
         self.update_buttons()
 
     def update_buttons(self) -> None:
-        usable = self._pair() is not None and self._actions.commands.blocked() is None
-        for button in self.buttons.values():
-            button.setEnabled(usable)
+        self.setEnabled(self._pair() is not None and self._actions.commands.blocked() is None)
 
     def resolve(self, keep: str) -> bool:
         """Settle the pair as ``keep`` says: one undo step."""

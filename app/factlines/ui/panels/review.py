@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -34,7 +35,7 @@ from factlines.ui.errors import in_words
 from factlines.ui.panels.background import WholeGraphQuestion
 from factlines.ui.panels.conflicts import CountLabel
 from factlines.ui.panels.duplicates import DuplicatesSection
-from factlines.ui.panels.resolve_buttons import ResolveButtons
+from factlines.ui.panels.resolve_buttons import ResolveButton
 from factlines.ui.state import AppState
 
 SHOWN_AT_MOST = 5_000  # rows in the tree; "mark all reviewed" still covers every one
@@ -114,11 +115,14 @@ class ReviewPanel(QWidget):
             "show": "Select the fact and its entity on the chart",
             "all": "Everything listed is reviewed: the inbox starts after it",
         }
+        self._contradicted: tuple[str, str] | None = None
+        self.resolve = ResolveButton(actions, lambda: self._contradicted, self)
         row = QHBoxLayout()
         for name, button in self.buttons.items():
             button.setObjectName(f"review_{name}")
             button.setToolTip(tips[name])
             if name == "all":
+                row.addWidget(self.resolve)
                 row.addStretch(1)
             row.addWidget(button)
         self.buttons["keep"].clicked.connect(self.keep_selected)
@@ -136,18 +140,21 @@ class ReviewPanel(QWidget):
         inbox_layout.addWidget(self.summary)
         inbox_layout.addWidget(self.view, 1)
         inbox_layout.addLayout(row)
-        self._contradicted: tuple[str, str] | None = None
-        self.resolve = ResolveButtons(actions, lambda: self._contradicted, self)
-        inbox_layout.addWidget(self.resolve)
         self.duplicates = DuplicatesSection(state, actions, self)
-        split = QSplitter(Qt.Orientation.Vertical, self)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(inbox)
         split.addWidget(self.duplicates)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        # In a scroll area: the panel must not hold the docks (and the chart) to its full
+        # height on a small screen.
+        area = QScrollArea(self)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidget(split)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(split)
+        layout.addWidget(area)
 
         self.view.itemActivated.connect(lambda item, _column: self._activated(item))
         self.view.itemSelectionChanged.connect(self._update_buttons)
