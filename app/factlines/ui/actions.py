@@ -181,6 +181,29 @@ class FactActions(FactForms, QObject):
             self.state.select_entity(done)
         return done is not None
 
+    def merge_duplicates(self, into: str, others: list[str], words: str) -> bool:
+        """Merge ``others`` into ``into``, their names kept as its aliases: one undo step
+        (``words``: what the step says)."""
+        done = self._edit(words, lambda kg: kg.merge_duplicates(into, others))
+        if done is not None:
+            self.state.select_entity(done)
+        return done is not None
+
+    def resolve_conflict(self, first: str, second: str, keep: str, words: str) -> bool:
+        """Settle two contradicting facts (``kg.resolve_conflict``): one undo step, logged with
+        ``words`` (what the person chose) as its reason."""
+        facts = [self._fact(first), self._fact(second)]
+        if None in facts:
+            return False
+        text = f"Resolve {describe(facts[0])} / {facts[1]['object_name']}: {words.lower()}"
+        try:
+            self._run(text, lambda kg: kg.resolve_conflict(first, second, keep), words)
+        except (Refused, Unavailable) as exc:
+            self.state.message.emit(f"{text}: not done: {in_words(exc)}")
+            return False
+        self.state.message.emit(f"{text} (Undo takes it back)")
+        return True
+
     def _open_fact(self, triple_id: str, verb: str) -> dict | None:
         """The fact if it is still open; else None, and the refusal said."""
         fact = self._fact(triple_id)

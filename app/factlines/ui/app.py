@@ -206,9 +206,18 @@ def run(args) -> int:
     if missing := missing_packages():  # else Qt aborts, naming one of them
         return _fail(missing_words(missing))
     app = _application()
+    if args.path:  # a window already on it comes forward instead
+        from factlines.ui.single_instance import forward
+
+        answer = forward(args.path, args.entity, args.as_of)
+        if answer is not None:
+            return 0 if answer == "ok" else _fail(answer)
+    from factlines.ui.single_instance import WindowListener
+
     window = MainWindow(settings=getattr(args, "settings", None))
     _use_theme(window, args)
     window.show()
+    WindowListener(window, window)
     opened = _open_requested(window, args)
     if args.entity:
         window.select_entity(args.entity)

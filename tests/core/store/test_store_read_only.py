@@ -473,6 +473,11 @@ def _arguments(name: str) -> tuple:
         "set_entity_properties": ("Kai", {"a": 1}),
         "merge_entities": ("Ann", "Kai"),
         "set_single_valued": ("works_on",),
+        "mark_reviewed": ("2026-03-01",),
+        "keep_reviewed": ([],),
+        "mark_not_duplicates": (["ann", "kai"],),
+        "merge_duplicates": ("Kai", ["Ann"]),
+        "resolve_conflict": ("t_x", "t_y", "newer"),
         "rename_predicate": ("works_on", "works_for"),
         "revert": (None,),
         "reapply": (None,),
@@ -495,6 +500,8 @@ def test_every_write_is_refused_up_front_in_words(tmp_path):
         *("delete_fact", "rename_entity", "set_entity_type", "set_entity_properties"),
         *("merge_entities", "set_single_valued", "rename_predicate", "revert", "reapply"),
         *("build_indexes", "add_speed_indexes", "remove_speed_indexes", "add_columns"),
+        *("mark_reviewed", "keep_reviewed", "mark_not_duplicates", "merge_duplicates"),
+        "resolve_conflict",
     }
     with open_graph(path, read_only=True) as kg:
         for name in write_methods():

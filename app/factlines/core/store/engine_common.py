@@ -180,6 +180,8 @@ class FactRows:
     POSITION = "id"
     # About how many entities there are, at once (SQLite: the greatest rowid).
     ENTITY_ESTIMATE = "SELECT COUNT(*) FROM entities"
+    # What makes a comparison of text byte by byte (PostgreSQL's default collation may not).
+    BYTE_ORDER = ""
 
     def get(self, tid: str) -> dict | None:
         """One fact with every column, the entities' display names and POSIX start/end."""
@@ -284,6 +286,24 @@ class FactRows:
                 ).fetchall():
                     found[row[0]] = fact_dict(row)
         return list(found.values())
+
+    def ends(self) -> list[tuple]:
+        """(subject, object) of every fact, in no order."""
+        with self._db.read() as conn:
+            return conn.execute("SELECT subject, object FROM triples").fetchall()
+
+    def recorded_between(self, after: str, until: str | None) -> list[dict]:
+        """Fact rows (``fact_dict``) whose ``extracted_at`` sorts after ``after`` and, when
+        given, not after ``until`` (both in MemPalace's ``YYYY-MM-DD HH:MM:SS`` form, compared
+        as bytes, so a stamp of another form may be among them: the caller reads each)."""
+        mark, order = self._db.MARK, self.BYTE_ORDER
+        where, params = f"t.extracted_at {order} > {mark}", [after]
+        if until is not None:
+            where += f" AND t.extracted_at {order} <= {mark}"
+            params.append(until)
+        with self._db.read() as conn:
+            rows = conn.execute(f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}", params)
+            return [fact_dict(row) for row in rows.fetchall()]
 
     def count(self, eid: str | None = None) -> int:
         mark = self._db.MARK
@@ -415,6 +435,11 @@ class EntityRows:
     def listed(self, ids: list[str]) -> list[dict]:
         with self._db.read() as conn:
             return self._rows_with_counts(conn, list(ids))
+
+    def every(self) -> list[tuple]:
+        """(id, name, type) of every entity, in no order."""
+        with self._db.read() as conn:
+            return conn.execute("SELECT id, name, type FROM entities").fetchall()
 
     def get(self, eid: str) -> dict | None:
         """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""

@@ -20,8 +20,10 @@ from pathlib import Path
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.progress import Progress
 from factlines.core.store import places
+from factlines.core.store.as_recorded import RecordedView
 from factlines.core.store.bulk import BulkRows
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.duplicates import DuplicateEntities
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.fact_edits import FactEdits
@@ -33,6 +35,8 @@ from factlines.core.store.neighbourhood import GraphNeighbourhood
 from factlines.core.store.predicate_edits import PredicateEdits
 from factlines.core.store.protocol import WRITE_WAIT, GraphStore
 from factlines.core.store.replication import MemPalaceReplication
+from factlines.core.store.resolve import ConflictResolution
+from factlines.core.store.review import GraphReview
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
 from factlines.core.store.wiring import forwarded, is_write, writes
 
@@ -84,7 +88,8 @@ class KnowledgeGraph:
         self._store = store
         self.db_path = store.location
         self._log = EditHistory(store)
-        self._mempalace = MemPalaceSurface(store)
+        self._recorded = RecordedView(store, self._log)
+        self._mempalace = MemPalaceSurface(store, self._recorded)
         self._replication = MemPalaceReplication(store)
         self._entities = EntityEdits(store, self._log)
         self._facts = FactEdits(store, self._entities, self._mempalace)
@@ -93,6 +98,9 @@ class KnowledgeGraph:
         self._vocabulary = PredicateEdits(store, self._settings, self._log)
         self._neighbourhood = GraphNeighbourhood(store, self._entities)
         self._bulk = BulkRows(store, self._entities)
+        self._review = GraphReview(store, self._log)
+        self._duplicates = DuplicateEntities(store, self._entities)
+        self._resolution = ConflictResolution(store, self._facts)
         self._memories = SourceMemories(
             store, self._facts, None if is_database_url(store.location) else store.location
         )
@@ -170,6 +178,20 @@ class KnowledgeGraph:
     # Predicates as a vocabulary
     predicate_stats = forwarded("_vocabulary", PredicateEdits.predicate_stats)
     rename_predicate = forwarded("_vocabulary", PredicateEdits.rename_predicate)
+
+    # Review: what was recorded since the person last looked, duplicates, contradictions
+    recorded_since = forwarded("_review", GraphReview.recorded_since)
+    reviewed_up_to = forwarded("_review", GraphReview.reviewed_up_to)
+    review_since = forwarded("_review", GraphReview.review_since)
+    waiting_for_review = forwarded("_review", GraphReview.waiting_for_review)
+    mark_reviewed = forwarded("_review", GraphReview.mark_reviewed)
+    keep_reviewed = forwarded("_review", GraphReview.keep_reviewed)
+    entity_rows_as_recorded = forwarded("_recorded", RecordedView.entity_rows_as_recorded)
+    duplicate_entities = forwarded("_duplicates", DuplicateEntities.duplicate_entities)
+    not_duplicates = forwarded("_duplicates", DuplicateEntities.not_duplicates)
+    mark_not_duplicates = forwarded("_duplicates", DuplicateEntities.mark_not_duplicates)
+    merge_duplicates = forwarded("_duplicates", DuplicateEntities.merge_duplicates)
+    resolve_conflict = forwarded("_resolution", ConflictResolution.resolve_conflict)
 
     # The memories behind facts, read from MemPalace's palace
     source_memory = forwarded("_memories", SourceMemories.source_memory)

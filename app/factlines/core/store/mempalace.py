@@ -13,7 +13,8 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
-from factlines.core.store.protocol import MEMPALACE_WAIT
+from factlines.core.store.as_recorded import RecordedView
+from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
 from factlines.core.store.rows import PROVENANCE
 from factlines.core.store.wiring import Part, writes
 
@@ -61,6 +62,10 @@ def _dated_rows(rows) -> list[dict]:
 
 class MemPalaceSurface(Part):
     """The MemPalace-compatible methods of :class:`~factlines.core.store.KnowledgeGraph`."""
+
+    def __init__(self, store: GraphStore, recorded: RecordedView):
+        super().__init__(store)
+        self._recorded = recorded  # query_entity's rows as recorded by an instant
 
     def _mempalace_write(self):
         """One write of MemPalace's methods: all or nothing. A caller of MemPalace's methods
@@ -279,22 +284,36 @@ class MemPalaceSurface(Part):
 
     # ── Reads ─────────────────────────────────────────────────────────────
 
-    def query_entity(self, name: str, as_of: str | None = None, direction: str = "outgoing"):
-        """The entity's facts (as MemPalace returns them), optionally only those valid ``as_of``."""
+    def query_entity(
+        self,
+        name: str,
+        as_of: str | None = None,
+        direction: str = "outgoing",
+        recorded_as_of: str | None = None,
+    ):
+        """The entity's facts (as MemPalace returns them), optionally only those valid ``as_of``.
+        With ``recorded_as_of``, as they were recorded by that instant (see
+        :mod:`~factlines.core.store.as_recorded`): each row also says when its end was recorded
+        (``end_recorded``, ``end_recorded_unknown``)."""
         if direction not in DIRECTIONS:
             raise Refused(f"direction={direction!r} is not one of {', '.join(DIRECTIONS)}")
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
+        recorded = temporal.start_key(temporal.parse(recorded_as_of, "recorded_as_of"))
         eid = self._named(name)
-        results = self._entity_rows(eid, name, direction, key)
+        results = self._entity_rows(eid, name, direction, key, recorded)
         if not results and self._store.entities.get(eid) is None:
             candidates = self._store.entities.candidates(name)
             if len(candidates) == 1:
                 results = self._entity_rows(
-                    candidates[0]["id"], candidates[0]["name"], direction, key
+                    candidates[0]["id"], candidates[0]["name"], direction, key, recorded
                 )
         return results
 
-    def _entity_rows(self, eid: str, name: str, direction: str, key: str | None) -> list[dict]:
+    def _entity_rows(
+        self, eid: str, name: str, direction: str, key: str | None, recorded: str | None = None
+    ) -> list[dict]:
+        if recorded is not None:
+            return self._recorded.entity_rows_as_recorded(eid, name, direction, key, recorded)
         results = []
         wanted = {"outgoing": (False,), "incoming": (True,), "both": (False, True)}[direction]
         for incoming in wanted:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMenu, QToolBar
 
 from factlines.ui import settings as app_settings
 from factlines.ui.actions import make_action
+from factlines.ui.panels.as_recorded import AsRecordedPanel, RecordedAsOfField
 from factlines.ui.panels.changes import ChangesPanel
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.panels.conflicts import ConflictsPanel
@@ -24,6 +25,7 @@ from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.narrative import NarrativePanel
 from factlines.ui.panels.predicates import PredicatesPanel
+from factlines.ui.panels.review import ReviewPanel
 
 if TYPE_CHECKING:
     from factlines.ui.mainwindow import MainWindow
@@ -57,6 +59,15 @@ class HistoryPanels(QObject):
             "editHistoryDock", "Edit history", self.edit_history, bottom
         )
         self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
+        self.review = ReviewPanel(state, actions, window)
+        self.review_dock = window._dock("reviewDock", "Review", self.review, bottom)
+        self.recorded_field = RecordedAsOfField(state, window)  # beside as_of, in the time bar
+        window.time_bar.addWidget(self.recorded_field)
+        self.as_recorded = AsRecordedPanel(state, self.recorded_field, window)
+        self.as_recorded_dock = window._dock(
+            "asRecordedDock", "As recorded", self.as_recorded, bottom
+        )
+        self.as_recorded.wanted.connect(lambda: self.show_dock(self.as_recorded_dock))
         for dock in self.docks:
             window.tabifyDockWidget(window.facts_dock, dock)
         window.facts_dock.raise_()
@@ -77,6 +88,8 @@ class HistoryPanels(QObject):
         self.count_label = self.conflicts.count_label
         window.statusBar().addPermanentWidget(self.count_label)
         self.count_label.clicked.connect(lambda: self.show_dock(self.conflicts_dock))
+        window.statusBar().addPermanentWidget(self.review.count_label)
+        self.review.count_label.clicked.connect(lambda: self.show_dock(self.review_dock))
 
         self.hint = SearchHint(state, window.browser, self.open_fact_search, window.browser)
         window.browser.layout().insertWidget(1, self.hint)
@@ -98,6 +111,8 @@ class HistoryPanels(QObject):
             self.find_dock,
             self.edit_history_dock,
             self.predicates_dock,
+            self.review_dock,
+            self.as_recorded_dock,
         )
 
     @property
@@ -105,7 +120,8 @@ class HistoryPanels(QObject):
         """A question about the whole graph is being answered off the UI thread, or waits
         for writes to stop."""
         questions = (self.conflicts.finder, self.predicates.query, self.histogram.query)
-        return any(question.busy for question in questions) or self.changes.busy
+        others = (self.changes, self.as_recorded, self.review)
+        return any(question.busy for question in (*questions, *others))
 
     def settle_layout(self, saved) -> None:
         """After the window restored its kept layout (``saved``, None when none was kept):
@@ -158,3 +174,5 @@ class HistoryPanels(QObject):
         self.changes.wait()
         self.predicates.query.wait()
         self.histogram.query.wait()
+        self.review.wait()
+        self.as_recorded.wait()

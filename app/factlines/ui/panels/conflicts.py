@@ -44,6 +44,7 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.panels.resolve_buttons import ResolveButton
 from factlines.ui.panels.rows_model import rows_view
 from factlines.ui.state import AppState
 
@@ -139,6 +140,8 @@ class ConflictsPanel(QWidget):
             button.setObjectName(f"conflictFix_{name}")
             button.clicked.connect(lambda _checked=False, n=name: self.apply_fix(n))
             fixes.addWidget(button)
+        self.resolve = ResolveButton(actions, self._resolvable, self)
+        fixes.addWidget(self.resolve)
         fixes.addStretch(1)
 
         self.suggestions = QGroupBox("Single-valued predicates", self)
@@ -309,7 +312,15 @@ class ConflictsPanel(QWidget):
             "mark": mark_predicate(row),
         }
 
+    def _resolvable(self) -> tuple[str, str] | None:
+        """The current row's two facts, when they contradict (overlap or a handover)."""
+        row = self.model.row_at(self.view.currentIndex().row())
+        if row is None or row["kind"] not in ("overlap", "handover"):
+            return None
+        return row["a"], row["b"]
+
     def _update_fixes(self) -> None:
+        self.resolve.update_buttons()
         fixes = self.fixes()
         # A likely overlap is never inverted: one place in the row for either, so the panel
         # (and the window) is no wider for it.

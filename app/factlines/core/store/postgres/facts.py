@@ -22,6 +22,7 @@ _EXTREME_BATCH = 64
 
 class PGFacts(FactRows):
     _timesql = timesql
+    BYTE_ORDER = C
 
     def __init__(self, db: PGConnection):
         self._db = db

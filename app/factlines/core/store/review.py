@@ -1,0 +1,226 @@
+"""What was recorded in the graph since the person last looked: the review inbox's reads, and
+the mark of how far they have reviewed (kept in the graph, per PostgreSQL role).
+
+Three records say when something was written: a fact's own ``extracted_at`` (when it was
+added), Factlines' edit log (what the app's edits ended, and who made them) and MemPalace's
+write log (what its tools added and ended). :meth:`GraphReview.recorded_since` joins them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta, timezone
+
+from factlines.core import temporal
+from factlines.core.errors import Refused
+from factlines.core.mempalace_log import WriteLog, events_for_fact
+from factlines.core.names import entity_id
+from factlines.core.store.edit_history import EditHistory
+from factlines.core.store.protocol import GraphStore
+from factlines.core.store.wiring import Part, writes
+
+REVIEWED = "reviewed_up_to"
+KEPT = "review_kept"
+# Never reviewed: the inbox starts this long before now (everything would be the whole graph).
+FIRST_REVIEW_DAYS = 7
+_LOG_PAGE = 500
+_NOT_A_FACT_KEY = ("direction", "other", "other_name")
+
+
+def recorded_instant(stamp: object) -> str | None:
+    """MemPalace's ``extracted_at`` (``YYYY-MM-DD HH:MM:SS``, UTC) as an instant; None when
+    the stamp has another form (nothing then says when the fact was recorded)."""
+    if not isinstance(stamp, str) or len(stamp) != 19 or stamp[10] != " ":
+        return None
+    instant = stamp.replace(" ", "T") + "Z"
+    return instant if temporal.is_accepted(instant) else None
+
+
+def review_key(item: dict) -> str:
+    """One row of the inbox, as the mark of a row kept (reviewed) remembers it."""
+    return f"{item['kind']} {item['fact']['id']} {item['recorded_at']}"
+
+
+class GraphReview(Part):
+    """What was recorded since the person last looked, and how far they reviewed."""
+
+    def __init__(self, store: GraphStore, log: EditHistory):
+        super().__init__(store)
+        self._log = log
+
+    def recorded_since(
+        self,
+        instant: str,
+        until: str | None = None,
+        *,
+        write_log: WriteLog | str | os.PathLike | None = None,
+    ) -> list[dict]:
+        """Everything recorded after ``instant`` (an as_of value: a day is its first second)
+        and, when given, up to ``until`` (included), newest first (then ``ended`` before
+        ``added``, then by fact id, descending). Each ``{kind, fact, recorded_at, by}``:
+
+        - ``added``: a fact whose ``extracted_at`` is in the span; ``by`` is ``Factlines``
+          (``Factlines (role)`` on PostgreSQL) when Factlines' edit log shows the app adding
+          it, ``MemPalace`` when MemPalace's write log does, else the row's ``adapter_name``;
+        - ``ended``: an end written in the span, as Factlines' edit log (an entry whose image
+          of the fact goes from open to ended; the first 200 rows of a large edit) or
+          MemPalace's write log (``kg_invalidate``, ``kg_supersede``, contract §9.2) shows it.
+
+        ``fact`` is the fact as it is now (as :meth:`get_fact` gives it; a fact deleted since
+        its end, as the edit log saw it last); ``recorded_at`` a UTC instant; ``by`` a string,
+        or None when nothing says who. ``write_log``: MemPalace's write log (a path or a
+        :class:`~factlines.core.mempalace_log.WriteLog`), by default MemPalace's own.
+        """
+        since = _key(instant, "instant")
+        last = _key(until, "until") if until is not None else None
+        if last is not None and last <= since:
+            raise Refused(f"until={until!r} is not after instant={instant!r}")
+
+        def within(at: str | None) -> bool:
+            return at is not None and since < at and (last is None or at <= last)
+
+        added: dict[str, dict] = {}
+        rows = self._store.facts.recorded_between(_stamp(since), _stamp(last) if last else None)
+        for fact in rows:
+            at = recorded_instant(fact["extracted_at"])
+            if within(at):
+                added[fact["id"]] = _item("added", fact, at, fact["adapter_name"] or None)
+        ended = self._ended_by_factlines(since, within, added)
+        ended += self._seen_in_write_log(_write_log(self._log, write_log), within, added)
+        found = [*added.values(), *ended]
+        # Ids as text: a file may hold a NULL or a BLOB id.
+        found.sort(key=lambda item: (item["recorded_at"], item["kind"], str(item["fact"]["id"])))
+        found.reverse()
+        return found
+
+    def _ended_by_factlines(self, since: str, within, added: dict[str, dict]) -> list[dict]:
+        """The ends Factlines' edit log shows in the span; who added the facts it added."""
+        ended = []
+        for entry in self._edit_log_after(since):
+            if not within(entry["at"]):
+                continue
+            by = f"Factlines ({entry['who']})" if entry.get("who") else "Factlines"
+            before = {i["id"]: i["row"] for i in entry["before"] if i["table"] == "triples"}
+            for image in entry["after"]:
+                tid, row = image["id"], image["row"]
+                if image["table"] != "triples" or row is None:
+                    continue
+                was = before.get(tid)
+                if was is None and tid in added:
+                    added[tid]["by"] = by
+                elif was is not None and was.get("valid_to") is None and row.get("valid_to"):
+                    fact = self._store.facts.get(tid) or dict(row)
+                    ended.append(_item("ended", fact, entry["at"], by))
+        return ended
+
+    def _edit_log_after(self, since: str):
+        """Factlines' edit log, newest first, back to the first entry at or before ``since``
+        (its entries are in the order they were written, and so in time order)."""
+        offset = 0
+        while page := self._store.edit_log.read(None, _LOG_PAGE, offset):
+            for entry in page:
+                if entry["at"] <= since:
+                    return
+                yield entry
+            offset += len(page)
+
+    def _seen_in_write_log(self, log: WriteLog, within, added: dict[str, dict]) -> list[dict]:
+        """The ends MemPalace's write log shows in the span; the facts it shows it adding."""
+        by_subject: dict[str, list] = {}
+        for entry in log.entries():
+            if within(entry.at):
+                by_subject.setdefault(_subject_id(entry), []).append(entry)
+        by_subject.pop(None, None)
+        ended = []
+        for subject, entries in by_subject.items():
+            for fact in self._store.facts.of_entity(subject, None, None):
+                if fact["subject"] != subject:
+                    continue
+                for key in _NOT_A_FACT_KEY:
+                    fact.pop(key, None)
+                recorded = recorded_instant(fact["extracted_at"])
+                for event in events_for_fact(fact, entries):
+                    if event["did"] == "ended" and recorded is not None and event["at"] < recorded:
+                        continue  # logged before the fact was recorded: another fact's end
+                    if event["did"] == "ended":
+                        ended.append(_item("ended", fact, event["at"], "MemPalace"))
+                    elif event["did"] == "added" and fact["id"] in added:
+                        added[fact["id"]]["by"] = "MemPalace"
+        return ended
+
+    # ── How far the person has reviewed ───────────────────────────────────
+
+    def reviewed_up_to(self) -> str | None:
+        """The instant up to which this person reviewed what was recorded (None: never); kept
+        in the graph (per PostgreSQL role: each person of a team has their own)."""
+        return self._store.get_meta(_own(self, REVIEWED))
+
+    def review_since(self) -> str:
+        """Where the inbox starts: :meth:`reviewed_up_to`, or a week before now when never."""
+        mark = self.reviewed_up_to()
+        if mark is not None:
+            return mark
+        week_ago = datetime.now(timezone.utc) - timedelta(days=FIRST_REVIEW_DAYS)
+        return week_ago.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def waiting_for_review(self, write_log: WriteLog | str | os.PathLike | None = None) -> list:
+        """What :meth:`recorded_since` gives from :meth:`review_since` on, but the rows kept
+        (:meth:`keep_reviewed`) already."""
+        kept = set(self._kept())
+        found = self.recorded_since(self.review_since(), write_log=write_log)
+        return [item for item in found if review_key(item) not in kept]
+
+    @writes
+    def mark_reviewed(self, up_to: str) -> None:
+        """Everything recorded up to ``up_to`` (an instant) is reviewed: the inbox starts after
+        it; rows kept one by one up to it are forgotten (the mark covers them)."""
+        mark = _key(up_to, "up_to")
+        with self._store.transaction():
+            kept = [key for key in self._kept() if key.rsplit(" ", 1)[-1] > mark]
+            self._store.set_meta(_own(self, REVIEWED), mark)
+            self._store.set_meta(_own(self, KEPT), json.dumps(kept) if kept else None)
+
+    @writes
+    def keep_reviewed(self, items: list[dict]) -> None:
+        """These rows of the inbox are reviewed (kept as they are): they leave it."""
+        with self._store.transaction():  # read inside the write: another client's stay
+            kept = set(self._kept()) | {review_key(item) for item in items}
+            self._store.set_meta(_own(self, KEPT), json.dumps(sorted(kept)))
+
+    def _kept(self) -> list[str]:
+        value = self._store.get_meta(_own(self, KEPT))
+        return json.loads(value) if value else []
+
+
+def _own(graph: GraphReview, key: str) -> str:
+    """A setting of this person's: on PostgreSQL, of the role the graph is opened as."""
+    role = getattr(graph._store, "role", None)  # only a server's store has roles
+    return f"{key}:{role}" if role else key
+
+
+def _key(value: object, field: str) -> str:
+    parsed = temporal.parse(value, field)
+    if parsed is None:
+        raise Refused(f"{field} must be a day or an instant, not {value!r}")
+    return temporal.start_key(parsed)
+
+
+def _stamp(instant: str) -> str:
+    """An instant in MemPalace's ``extracted_at`` form."""
+    return instant[:10] + " " + instant[11:19]
+
+
+def _item(kind: str, fact: dict, at: str, by: str | None) -> dict:
+    return {"kind": kind, "fact": fact, "recorded_at": at, "by": by}
+
+
+def _subject_id(entry) -> str | None:
+    subject = entry.params.get("subject")
+    return entity_id(subject) if isinstance(subject, str) else None
+
+
+def _write_log(log: EditHistory, write_log) -> WriteLog:
+    if isinstance(write_log, WriteLog):
+        return write_log
+    return WriteLog(write_log) if write_log is not None else log.mempalace_write_log()
