@@ -192,15 +192,18 @@ def test_reading_while_mempalace_files_drawers(sourced, tmp_path):
     out = tmp_path / "filed.json"
     builder = Path(__file__).with_name("build_palace.py")
     command = [sys.executable, str(builder), sourced["backend"], str(palace), "--keep-filing"]
-    writer = subprocess.Popen([*command, "4", str(out)], env=env, stderr=subprocess.PIPE)
-    kg, statuses = sourced["kg"], []
-    try:
-        while writer.poll() is None:
-            statuses.append(kg.source_memory(sourced["ids"]["mcp"], palace=palace)["status"])
-            statuses.append(kg.source_memory(sourced["ids"]["split"], palace=palace)["status"])
-    finally:
-        _stdout, stderr = writer.communicate(timeout=60)
-    assert writer.returncode == 0, stderr.decode()[-2000:]
+    said = tmp_path / "writer.err"
+    # Its stderr into a file: a pipe nobody reads while we poll would fill and stop MemPalace.
+    with said.open("wb") as errors:
+        writer = subprocess.Popen([*command, "4", str(out)], env=env, stderr=errors)
+        kg, statuses = sourced["kg"], []
+        try:
+            while writer.poll() is None:
+                statuses.append(kg.source_memory(sourced["ids"]["mcp"], palace=palace)["status"])
+                statuses.append(kg.source_memory(sourced["ids"]["split"], palace=palace)["status"])
+        finally:
+            writer.wait(timeout=60)
+    assert writer.returncode == 0, said.read_text(errors="replace")[-2000:]
     filed = json.loads(out.read_text())
     assert filed["filed"] and filed["failed"] == []
     assert len(statuses) > 20 and set(statuses) <= {"found", "being written"}

@@ -79,8 +79,9 @@ class TimeControl(QWidget):
         self.span_label.setObjectName("asOfSpan")
         # A hint, in the palette's hint colour (readable light or dark).
         self.span_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        # Shown once the toolbar is known to be wide enough: shown from the start, it made the
-        # window's least width its own (1,041 px, wider than a 1024 px screen).
+        # Shown once the toolbar is known to be wide enough, and never part of the window's
+        # least width (shown from the start it made that 1,041 px, wider than a 1024 px screen).
+        self.span_label.setMinimumWidth(1)  # what the layouts count: not its text's width
         self.span_label.hide()
         self.speed = QComboBox(self)
         self.speed.setObjectName("playSpeed")
