@@ -72,7 +72,8 @@ def test_the_variant_follows_the_palettes_window_colour(qapp):
     assert not style.is_dark(theme.make_palette("light"))
     assert style.is_dark(theme.make_palette("dark"))
     theme.apply("dark")
-    assert QApplication.style().name().lower() == "fusion"
+    assert isinstance(QApplication.style(), theme.CheckBoxOutlines)
+    assert QApplication.style().baseStyle().name().lower() == "fusion"
     assert style.is_dark_variant() and style.DARK["CONFLICT"] == style.CONFLICT
     assert style.DARK["TEXT_COLOR"] == look.TEXT_COLOR
     assert style.predicate_color_name("works_on") == style.DARK_PALETTE[8]
@@ -221,3 +222,42 @@ def test_the_chart_toolbar_and_its_title_follow_a_switch_to_dark(window):
             else QPalette.ColorRole.WindowText
         )
         assert widget.palette().color(role).lightness() >= 160, widget.objectName()
+
+
+def _edge_contrast(image, rect) -> int:
+    """How much the lightest pixel of ``rect``'s edge stands out from its middle."""
+    edge = [
+        image.pixelColor(x, y).lightness()
+        for x in range(rect.left(), rect.right() + 1)
+        for y in (rect.top(), rect.bottom())
+    ]
+    return max(edge) - image.pixelColor(rect.center()).lightness()
+
+
+def test_unticked_check_boxes_show_their_edge_in_a_form_and_in_a_list_in_dark(qtbot):
+    from PySide6.QtWidgets import (
+        QCheckBox,
+        QListWidget,
+        QListWidgetItem,
+        QStyle,
+        QStyleOptionButton,
+    )
+
+    theme.apply("dark")
+    box = QCheckBox("Show same-day handovers")
+    listing = QListWidget()
+    item = QListWidgetItem("works_at", listing)
+    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+    item.setCheckState(Qt.CheckState.Unchecked)
+    for widget in (box, listing):
+        qtbot.addWidget(widget)
+        widget.show()
+        qtbot.waitExposed(widget)
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    in_form = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+    row = listing.visualItemRect(item)
+    in_list = row.adjusted(0, 0, -(row.width() - row.height()), 0)  # the row's first square
+    assert _edge_contrast(box.grab().toImage(), in_form) >= 40
+    list_image = listing.viewport().grab().toImage()
+    assert max(_edge_contrast(list_image, in_list.adjusted(d, d, -d, -d)) for d in range(4)) >= 40

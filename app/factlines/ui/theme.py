@@ -8,8 +8,8 @@ Views follow through :mod:`factlines.ui.style`, which picks its colour variants 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QSettings, Qt
-from PySide6.QtGui import QAction, QActionGroup, QColor, QPalette
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtGui import QAction, QActionGroup, QColor, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QMenu, QProxyStyle, QStyle, QWidget
 
 from factlines.ui import settings as app_settings
 from factlines.ui import style
@@ -82,6 +82,28 @@ def make_palette(theme: str) -> QPalette:
     return palette
 
 
+_CHECKS = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+)
+
+
+class CheckBoxOutlines(QProxyStyle):
+    """Fusion whose check boxes have an outline that shows on a dark palette: Fusion draws
+    theirs a little darker than the window, which on a dark window is almost black, so an
+    unticked box in a list (on the base colour) did not show at all, and one in a form was a
+    dark square without an edge; now both are one look."""
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        if element in _CHECKS:
+            painter.save()
+            painter.setPen(QPen(option.palette.color(QPalette.ColorRole.PlaceholderText), 1))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(option.rect.adjusted(0, 0, -1, -1))
+            painter.restore()
+
+
 class _Applied:
     """What the app looked like before any theme was applied, and which theme is applied."""
 
@@ -112,7 +134,7 @@ def apply(theme: str) -> None:
         app.setStyle(_Applied.system_style)
         app.setPalette(QPalette())  # nothing set: the platform's palette
     else:
-        app.setStyle(FUSION)
+        app.setStyle(CheckBoxOutlines(FUSION) if theme == "dark" else FUSION)
         app.setPalette(make_palette(theme))
     _Applied.theme = theme
     style.refresh()
