@@ -145,3 +145,30 @@ def test_a_same_day_handover_is_no_conflict_on_the_entitys_facts(
         assert [c["kind"] for c in window.state.entity_conflicts()] == ["overlap"]
     finally:
         kg.close()
+
+
+def test_in_a_big_panel_the_suggestions_take_their_share_and_their_buttons_show(
+    palace_window, qtbot
+):
+    window, panel = palace_window, palace_window.panels.conflicts
+    window.panels.conflicts_dock.raise_()
+    window.resize(1500, 950)
+    window.resizeDocks([window.panels.conflicts_dock], [600], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: panel.height() > 450, timeout=5000)
+    area = panel.suggestions_area
+    lines = [w for w in panel.suggestions.findChildren(QLabel) if w.text()]
+    assert len(lines) >= 3  # what was marked, and two suggestions at least
+
+    def buttons_in_view() -> list[str]:
+        return [
+            button.objectName()
+            for button in panel.suggestions.findChildren(QPushButton)
+            if not area.viewport()
+            .rect()
+            .contains(button.mapTo(area.viewport(), button.rect().bottomRight()))
+        ]
+
+    # Not two lines high: every suggestion in view, and each one's Mark button whole, once
+    # the layouts have settled.
+    qtbot.waitUntil(lambda: buttons_in_view() == [], timeout=5000)
+    assert area.height() >= sum(label.height() for label in lines)

@@ -160,16 +160,18 @@ class ConflictsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addLayout(top)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.view, 3)
         layout.addLayout(fixes)
         # In a scroll area: the suggestions must not hold the docks (and the chart) to their
-        # full height on a small screen.
+        # full height on a small screen; in a big panel they take their share of it, and
+        # their lines wrap rather than scroll sideways (the Mark button stays in view).
         self.suggestions_area = QScrollArea(self)
         self.suggestions_area.setWidgetResizable(True)
         self.suggestions_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.suggestions_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.suggestions_area.setMinimumHeight(22)
         self.suggestions_area.setWidget(self.suggestions)
-        layout.addWidget(self.suggestions_area)
+        layout.addWidget(self.suggestions_area, 2)
 
         self.view.activated.connect(self.jump)
         self.view.clicked.connect(self.jump)
@@ -391,6 +393,7 @@ class ConflictsPanel(QWidget):
             box = QHBoxLayout(line)
             box.setContentsMargins(0, 0, 0, 0)
             text = QLabel(suggestion["text"], line)
+            text.setWordWrap(True)
             text.setToolTip(
                 f"{suggestion['predicate']}: {suggestion['subjects']:,} subjects have it, "
                 f"{suggestion['changing']:,} changed object over time, "
