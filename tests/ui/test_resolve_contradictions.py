@@ -54,6 +54,7 @@ def test_split_the_time_from_the_review_inbox(qtbot, tmp_path, isolated_settings
     conn.close()
     window = shown_window(qtbot, kg, isolated_settings)
     panel = window.panels.review
+    window.panels.show_dock(window.panels.review_dock)  # the tree is built when in sight
     qtbot.waitUntil(lambda: not panel.inbox.busy and len(panel.items) == 2)
     view = panel.view
     group = view.topLevelItem(0)

@@ -45,6 +45,7 @@ def _open(qtbot, path, settings):
     kg = KnowledgeGraph(path)
     window = shown_window(qtbot, kg, settings)
     panel = window.panels.review
+    window.panels.show_dock(window.panels.review_dock)  # the tree is built when in sight
     qtbot.waitUntil(lambda: not panel.inbox.busy and panel._inbox is not None)
     return kg, window, panel
 
@@ -166,4 +167,26 @@ def test_duplicates_are_merged_in_one_undo_step_or_kept_apart(qtbot, recorded, i
     assert section.not_the_same()
     qtbot.waitUntil(lambda: not section.finder.busy and len(section.groups) == 1)
     assert kg.not_duplicates() == {frozenset({"rosa", "rosa_diaz"})}
+    kg.close()
+
+
+def test_behind_another_tab_the_inbox_builds_no_rows_until_it_is_shown(
+    qtbot, recorded, isolated_settings
+):
+    path, _ids = recorded
+    kg = KnowledgeGraph(path)
+    window = shown_window(qtbot, kg, isolated_settings)
+    panel = window.panels.review
+    window.panels.show_dock(window.facts_dock)  # the Facts tab in front, as at start
+    qtbot.waitUntil(lambda: not panel.inbox.busy and panel._inbox is not None)
+    assert panel.visibleRegion().isEmpty() and panel.view.topLevelItemCount() == 0
+    assert panel.count_label.text() == "2 to review"  # the count is there all the same
+    # An edit while it is out of sight is not read after (a big week held the window up):
+    # the inbox is read again when the panel comes to the front.
+    assert window.fact_actions.add_fact("Kai", "knows", "Zoe")
+    qtbot.waitUntil(lambda: panel.inbox.stale, timeout=5000)
+    assert not panel.inbox.busy and panel.count_label.text() == "2 to review"
+    window.panels.show_dock(window.panels.review_dock)
+    qtbot.waitUntil(lambda: panel.count_label.text() == "3 to review", timeout=5000)
+    assert len(_rows(panel)) == 3
     kg.close()

@@ -61,6 +61,7 @@ class HistoryPanels(QObject):
         self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
         self.review = ReviewPanel(state, actions, window)
         self.review_dock = window._dock("reviewDock", "Review", self.review, bottom)
+        self.review_dock.visibilityChanged.connect(self.review.in_sight)
         self.recorded_field = RecordedAsOfField(state, window)  # beside as_of, in the time bar
         window.time_bar.addWidget(self.recorded_field)
         self.as_recorded = AsRecordedPanel(state, self.recorded_field, window)
