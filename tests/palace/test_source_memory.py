@@ -147,9 +147,9 @@ def test_mempalace_configuration_names_the_palace(sourced, tmp_path, monkeypatch
 # ── While MemPalace writes ────────────────────────────────────────────────
 
 
+# chroma's alone: sqlite_exact writes a drawer in one transaction, it has no queue.
+@pytest.mark.parametrize("built", ["chroma"], indirect=True)
 def test_a_drawer_still_in_chromas_queue_is_being_written(sourced, tmp_path):
-    if sourced["backend"] != "chroma":
-        pytest.skip("sqlite_exact writes a drawer in one transaction: it has no queue")
     palace = shutil.copytree(sourced["palace"], tmp_path / "copy")
     with sqlite3.connect(palace / "chroma.sqlite3") as conn:
         topic = conn.execute("SELECT topic FROM embeddings_queue LIMIT 1").fetchone()
