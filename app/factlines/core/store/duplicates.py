@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-from factlines.core.collector import collector_paused
 from factlines.core.duplicates import find_duplicates
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
@@ -26,9 +25,6 @@ class DuplicateEntities(Part):
         super().__init__(store)
         self._entities = entities
 
-    # Its objects held out of the cycle collector's walks (core/collector.py): a full
-    # collection on the worker holds the interpreter's lock, and the window waits.
-    @collector_paused()
     def duplicate_entities(self, limit: int = 100, progress: Progress | None = None) -> list:
         """Likely duplicate entities, the surest first, at most ``limit``: each ``{ids,
         names, reason, score, rule}`` (``ids`` two or more entity ids; ``reason`` in words;

@@ -13,7 +13,6 @@ import os
 from datetime import datetime, timedelta, timezone
 
 from factlines.core import temporal
-from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.mempalace_log import WriteLog, events_for_fact
 from factlines.core.names import entity_id
@@ -50,9 +49,6 @@ class GraphReview(Part):
         super().__init__(store)
         self._log = log
 
-    # Its objects held out of the cycle collector's walks (core/collector.py): a full
-    # collection on the worker holds the interpreter's lock, and the window waits.
-    @collector_paused()
     def recorded_since(
         self,
         instant: str,
