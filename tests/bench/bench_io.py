@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app"
 sys.path.insert(0, str(APP))
 
-from factlines import KnowledgeGraph  # noqa: E402
+from factlines import KnowledgeGraph, open_graph  # noqa: E402
 from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA  # noqa: E402
+from factlines.core.transfer import export_graph  # noqa: E402
 
 RUNS = 3
 START = date(2000, 1, 1)
@@ -99,6 +100,17 @@ def build(path: Path, entities: int, triples: int, seed: int = 11) -> None:
         )
     conn.close()
     KnowledgeGraph(path).close()  # as a file Factlines has opened once
+
+
+def facts_csv(folder: Path, entities: int, triples: int) -> Path:
+    """This benchmark's graph built in ``folder`` and exported as a CSV of its facts: what the
+    import benchmarks read."""
+    source = folder / "source.sqlite3"
+    build(source, entities, triples)
+    rows = folder / "facts.csv"
+    with open_graph(source, read_only=True) as kg:
+        export_graph(kg, rows)
+    return rows
 
 
 def command(*args) -> float:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_io
 
 from factlines import open_graph
-from factlines.core.transfer import export_graph, import_file
+from factlines.core.transfer import import_file
 
 TARGET_WAIT = 1.0
 
@@ -62,11 +62,7 @@ def main() -> int:
     args = parser.parse_args()
     entities, triples = (1_500, 15_000) if args.quick else (15_000, 150_000)
     folder = Path(tempfile.mkdtemp(prefix="factlines-bench-"))
-    source = folder / "source.sqlite3"
-    bench_io.build(source, entities, triples)
-    rows = folder / "facts.csv"
-    with open_graph(source, read_only=True) as kg:
-        export_graph(kg, rows)
+    rows = bench_io.facts_csv(folder, entities, triples)
     graph = folder / "graph.sqlite3"
     with open_graph(graph) as kg, kg.recording() as change, kg.logged("Import facts.csv"):
         import_file(kg, rows)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_io
 
 from factlines import open_graph
-from factlines.core.transfer import export_graph, import_file, import_recorded
+from factlines.core.transfer import import_file, import_recorded
 
 RUNS = 2
 
@@ -35,11 +35,7 @@ def main() -> int:
     args = parser.parse_args()
     entities, triples = (1_000, 10_000) if args.quick else (10_000, 100_000)
     folder = Path(tempfile.mkdtemp(prefix="factlines-bench-"))
-    source = folder / "source.sqlite3"
-    bench_io.build(source, entities, triples)
-    rows = folder / "facts.csv"
-    with open_graph(source, read_only=True) as kg:
-        export_graph(kg, rows)
+    rows = bench_io.facts_csv(folder, entities, triples)
 
     plain, window, undo = [], [], []
     for run in range(RUNS):
