@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -72,19 +72,19 @@ class ReviewInbox(WholeGraphQuestion):
     answered = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, state: AppState, parent: QObject | None = None):
-        super().__init__(state, parent)
+    def __init__(self, state: AppState, panel: QWidget):
+        super().__init__(state, panel)
+        self._panel = panel
         self.reader.answered.connect(self.answered)
         self.reader.failed.connect(self.failed)
         # Asked again after writes only while the panel is in sight: on a graph where a week
         # holds 90,000 rows the read holds the worker (and, through the interpreter's lock,
         # the window) for a few hundred ms after every edit. Out of sight it is asked when
         # the panel comes to the front (and at every open).
-        self.in_sight = lambda: True
         self.stale = False
 
     def refresh_soon(self, *touched) -> None:
-        if self.in_sight():
+        if not self._panel.visibleRegion().isEmpty():
             super().refresh_soon(*touched)
         else:
             self.stale = True
@@ -185,7 +185,6 @@ class ReviewPanel(QWidget):
 
         self.view.itemActivated.connect(lambda item, _column: self._activated(item))
         self.view.itemSelectionChanged.connect(self._update_buttons)
-        self.inbox.in_sight = lambda: not self.visibleRegion().isEmpty()
         self.inbox.answered.connect(self._show)
         self.inbox.failed.connect(lambda words: self.summary.setText(f"Not shown: {words}"))
         state.graphChanged.connect(self._graph_changed)
