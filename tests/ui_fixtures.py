@@ -79,8 +79,35 @@ def shown_window(qtbot, kg, settings, size=(1500, 950)):
     win.resize(*size)
     win.show()
     qtbot.waitExposed(win)
-    qtbot.waitUntil(lambda: not win.panels.busy, timeout=10000)  # the whole graph's answers
+    try:
+        qtbot.waitUntil(lambda: not win.panels.busy, timeout=10000)  # the whole graph's answers
+    except qtbot.TimeoutError:
+        raise AssertionError(f"still answering after 10 s: {busy_questions(win)}") from None
     return win
+
+
+def busy_questions(win) -> list[str]:
+    """Which of the window's whole-graph questions are busy, and how (for a failure's words)."""
+    panels = win.panels
+    named = {
+        "conflicts": panels.conflicts.finder,
+        "predicates": panels.predicates.query,
+        "histogram": panels.histogram.query,
+        "changes": panels.changes,
+        "as recorded": panels.as_recorded,
+        "review inbox": panels.review.inbox,
+        "duplicates": panels.review.duplicates.finder,
+    }
+    said = []
+    for name, question in named.items():
+        if question.busy:
+            reader = getattr(question, "reader", None) or getattr(question, "_reader", None)
+            timer = getattr(question, "_timer", None)
+            said.append(
+                f"{name} (reading: {getattr(reader, 'busy', '?')}, "
+                f"timer: {timer.isActive() if timer is not None else '-'})"
+            )
+    return said
 
 
 @pytest.fixture

@@ -174,6 +174,29 @@ def test_the_histogram_is_counted_off_the_ui_thread(window, qtbot, monkeypatch):
     assert threading.main_thread() not in counted_on
 
 
+def test_a_question_waiting_when_the_window_closes_is_never_asked(window, qtbot, monkeypatch):
+    # A read left waiting used to start once the running one ended, after the window closed,
+    # and held the reads' turn from the next window's questions.
+    histogram = window.panels.histogram
+    gate, asked = threading.Event(), []
+    count = KnowledgeGraph.validity_histogram
+
+    def held(kg, bins):
+        asked.append(bins)
+        gate.wait(10)
+        return count(kg, bins)
+
+    monkeypatch.setattr(KnowledgeGraph, "validity_histogram", held)
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    qtbot.waitUntil(lambda: len(asked) == 1, timeout=5000)
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Zig", valid_from="2024-03-01")
+    qtbot.waitUntil(lambda: histogram.query.reader._waiting is not None, timeout=5000)
+    threading.Timer(0.2, gate.set).start()  # closing blocks until the running read ends
+    window.close()
+    qtbot.wait(500)
+    assert len(asked) == 1 and not histogram.query.busy
+
+
 # ── The story in order ────────────────────────────────────────────────────
 
 

@@ -170,10 +170,11 @@ class HistoryPanels(QObject):
         menu.addAction(self.histogram_bar.toggleViewAction())
 
     def shutdown(self) -> None:
-        """Before the store closes: let the reads on connections of their own finish."""
-        self.conflicts.finder.wait()
-        self.changes.wait()
-        self.predicates.query.wait()
-        self.histogram.query.wait()
-        self.review.wait()
-        self.as_recorded.wait()
+        """Before the store closes: the reads on connections of their own stop, and none
+        starts afterwards."""
+        self.conflicts.finder.stop()
+        self.changes.stop()
+        self.predicates.query.stop()
+        self.histogram.query.stop()
+        self.review.stop()
+        self.as_recorded.stop()

@@ -181,8 +181,9 @@ class AsRecordedPanel(QWidget):
     def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
         self._state.select_fact(item.data(0, FACT_ID_ROLE))
 
-    def wait(self, timeout: float = 30.0) -> None:
-        self.reader.wait(timeout)
+    def stop(self) -> None:
+        """Closing: the read running now stops, none waits."""
+        self.reader.stop()
 
 
 def _now_words(then: dict, now: dict) -> str:

@@ -106,9 +106,17 @@ class BackgroundRead(QObject):
             self.broke.emit()  # the job raises the bug next, to the error handler
 
     def wait(self, timeout: float = 30.0) -> None:
-        """Block until the worker (if any) is done (for closing and for tests)."""
+        """Block until the worker (if any) is done (for tests)."""
         if self._job is not None:
             self._job.wait(round(timeout * 1000))
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Closing: stop the running read, drop the waiting one and block until the worker is
+        done. A read left waiting would start once the running one ends, after the window
+        closed, and hold the reads' turn (:data:`_ONE_AT_A_TIME`) from the next window's."""
+        self.forget()
+        self.cancel()
+        self.wait(timeout)
 
 
 def _told(error: BaseException) -> bool:
@@ -154,5 +162,11 @@ class WholeGraphQuestion(QObject):
         raise NotImplementedError
 
     def wait(self, timeout: float = 30.0) -> None:
-        """Block until the worker (if any) is done (for closing and for tests)."""
+        """Block until the worker (if any) is done (for tests)."""
         self.reader.wait(timeout)
+
+    def stop(self) -> None:
+        """Closing: nothing more is asked, and the read running now stops (see
+        :meth:`BackgroundRead.stop`)."""
+        self._timer.stop()
+        self.reader.stop()

@@ -186,9 +186,10 @@ class ChangesPanel(QWidget):
                 problem = f"Not shown: {in_words(exc)}"
         self._show(changes, problem, first, last)
 
-    def wait(self, timeout: float = 30.0) -> None:
-        """Block until the worker (if any) is done (for closing and for tests)."""
-        self._reader.wait(timeout)
+    def stop(self) -> None:
+        """Closing: nothing more is asked, and the read running now stops."""
+        self._timer.stop()
+        self._reader.stop()
 
     def _show(self, changes: dict | None, problem: str | None, first: str, last: str) -> None:
         entity = None if self.whole_graph.isChecked() else self._state.entity

@@ -174,5 +174,5 @@ class DuplicatesSection(QWidget):
         self.finder.refresh_now()
         return True
 
-    def wait(self, timeout: float = 30.0) -> None:
-        self.finder.wait(timeout)
+    def stop(self) -> None:
+        self.finder.stop()

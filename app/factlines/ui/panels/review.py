@@ -367,9 +367,10 @@ class ReviewPanel(QWidget):
     def busy(self) -> bool:
         return self.inbox.busy or self.duplicates.finder.busy
 
-    def wait(self, timeout: float = 30.0) -> None:
-        self.inbox.wait(timeout)
-        self.duplicates.wait(timeout)
+    def stop(self) -> None:
+        """Closing: the inbox's and the duplicates' reads stop, none waits."""
+        self.inbox.stop()
+        self.duplicates.stop()
 
 
 def _children(group: QTreeWidgetItem) -> list[QTreeWidgetItem]:
