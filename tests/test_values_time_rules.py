@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui.entity_facts import EntityFacts
+from factlines.ui.session.entity_facts import EntityFacts
 from store_helpers import mempalace_class
 
 pytestmark = pytest.mark.interop

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QEvent, QObject
 
-from factlines.ui.models import COLUMN, FACT_ID_ROLE
+from factlines.ui.models.fact_models import COLUMN, FACT_ID_ROLE
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +30,7 @@ def isolated_settings(tmp_path, monkeypatch) -> Path:
 def isolated_backups(tmp_path_factory, monkeypatch) -> Path:
     """The backups kept before a first edit go to a folder of the test's, never the user's
     (and not into tmp_path, whose listing some tests compare)."""
-    from factlines.ui import backups
+    from factlines.ui.jobs import backups
 
     folder = tmp_path_factory.mktemp("data") / "backups"
     monkeypatch.setattr(backups, "backups_folder", lambda: folder)
@@ -45,7 +45,7 @@ def no_modal_dialogs(monkeypatch):
     """
     from PySide6.QtWidgets import QMessageBox
 
-    from factlines.ui.actions import FactActions
+    from factlines.ui.menus.edits import FactActions
 
     def unexpected(kind):
         def refuse(*args, **kwargs):
@@ -161,7 +161,7 @@ def answer_dialogs(monkeypatch):
     ``answer_dialogs.append(lambda dialog: ...)``; a filler returning False presses Cancel.
     The dialog's own validation runs (a refused form stays open and counts as not accepted).
     """
-    from factlines.ui.actions import FactActions
+    from factlines.ui.menus.edits import FactActions
 
     class Fillers(list):
         seen: list

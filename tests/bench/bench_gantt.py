@@ -41,9 +41,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from factlines import KnowledgeGraph  # noqa: E402
 from factlines.core.names import entity_id, new_triple_id, predicate_id  # noqa: E402
-from factlines.ui.actions import FactActions  # noqa: E402
 from factlines.ui.chart import GanttChart  # noqa: E402
-from factlines.ui.state import AppState  # noqa: E402
+from factlines.ui.menus.edits import FactActions  # noqa: E402
+from factlines.ui.session.state import AppState  # noqa: E402
 
 START = date(2000, 1, 1)
 HUBS = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
-from factlines.ui import fact_memory
+from factlines.ui.views import fact_memory
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import cell, shown_window
 

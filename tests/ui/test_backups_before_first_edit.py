@@ -13,9 +13,9 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox
 
 from factlines import KnowledgeGraph
-from factlines.ui import settings as app_settings
-from factlines.ui.backups import backup_name
-from factlines.ui.backups import backups_folder as real_backups_folder
+from factlines.ui.jobs.backups import backup_name
+from factlines.ui.jobs.backups import backups_folder as real_backups_folder
+from factlines.ui.session import settings as app_settings
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, find_fact, messages_of
 
@@ -204,7 +204,7 @@ def test_older_backups_beyond_the_newest_few_of_a_file_and_the_total_cap_are_rem
 def test_a_backup_that_would_leave_little_room_is_taken_only_if_the_person_says(
     window, demo, isolated_backups, monkeypatch
 ):
-    from factlines.ui import backups
+    from factlines.ui.jobs import backups
 
     monkeypatch.setattr(backups, "free_megabytes", lambda folder: 400.0)
     before = dump(demo.db_path)

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel
 
 from factlines import open_graph
-from factlines.ui import copy_graph as copy_module
-from factlines.ui.copy_graph import CopyTargetDialog, free_copy_name
+from factlines.ui.menus import copy_to as copy_module
+from factlines.ui.menus.copy_to import CopyTargetDialog, free_copy_name
 from store_helpers import by_id, graph_state
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, messages_of

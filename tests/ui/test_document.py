@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from factlines import KnowledgeGraph
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui import document as document_module
-from factlines.ui import settings as app_settings
-from factlines.ui.document import Document
-from factlines.ui.state import AppState
+from factlines.ui.session import document as document_module
+from factlines.ui.session import settings as app_settings
+from factlines.ui.session.document import Document
+from factlines.ui.session.state import AppState
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import triple_rows
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from factlines.ui.dialogs import EndFactDialog, FactDialog
-from factlines.ui.form_fields import name_matches
+from factlines.ui.forms.dialogs import EndFactDialog, FactDialog
+from factlines.ui.forms.fields import name_matches
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_fact, find_fact
 

@@ -12,7 +12,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication
 
 from factlines import __version__
-from factlines.ui import file_menu, help
+from factlines.ui.menus import file_menu
+from factlines.ui.menus import help_menu as help
 from ui_fixtures import *  # noqa: F403
 
 

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui.models import FACT_ID_ROLE
-from factlines.ui.panels.changes_model import CHANGE_ROLE
-from factlines.ui.panels.narrative import NarrativeModel, event_key
+from factlines.ui.models.changes import CHANGE_ROLE
+from factlines.ui.models.fact_models import FACT_ID_ROLE
+from factlines.ui.panels.story import NarrativeModel, event_key
 from ui_fixtures import *  # noqa: F403
 
 

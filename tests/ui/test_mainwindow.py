@@ -18,9 +18,9 @@ from factlines import KnowledgeGraph
 from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
 from factlines.ui.chart import GanttChart
-from factlines.ui.commands import run_edit
 from factlines.ui.errors import ErrorHandler
-from factlines.ui.models import VALID_ROLE
+from factlines.ui.models.fact_models import VALID_ROLE
+from factlines.ui.session.commands import run_edit
 from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import (

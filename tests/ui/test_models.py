@@ -7,7 +7,7 @@ from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, Qt
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui.models import (
+from factlines.ui.models.fact_models import (
     COLUMN,
     FACT_ID_ROLE,
     VALID_ROLE,
@@ -15,7 +15,7 @@ from factlines.ui.models import (
     FactFilterProxy,
     FactModel,
 )
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import find_fact
 

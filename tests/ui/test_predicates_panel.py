@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton
 
 from factlines import KnowledgeGraph
-from factlines.ui import style
-from factlines.ui.panels.predicate_dialog import RenamePredicateDialog
+from factlines.ui.forms.predicate_form import RenamePredicateDialog
+from factlines.ui.look import style
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_query, messages_of
 

@@ -1,5 +1,5 @@
-"""The job runner (ui/progress.py): work on a worker thread with progress and Cancel, the window
-answering meanwhile; refusals and unavailability said in words, a bug shown by the app's
+"""The job runner (ui/jobs/progress.py): work on a worker thread with progress and Cancel, the
+window answering meanwhile; refusals and unavailability said in words, a bug shown by the app's
 handler with its traceback; the progress dialog and its Cancel."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import report
-from factlines.ui.progress import Job, ProgressDialog
+from factlines.ui.jobs.progress import Job, ProgressDialog
 from ui_fixtures import *  # noqa: F403
 
 

@@ -207,9 +207,9 @@ uid, gid, path, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[
 # Everything the window will need is loaded while root may still read Python's own files.
 import sqlite3, tempfile, shutil, html, glob
 import factlines.core.store.sqlite
-import factlines.ui.dialogs
+import factlines.ui.forms.dialogs
 from PySide6.QtWidgets import QApplication
-from factlines.ui.mainwindow import MainWindow
+from factlines.ui.window.main_window import MainWindow
 app = QApplication([])
 window = MainWindow(settings=os.path.join(out, "settings.ini"), quiet=True)
 window.resize(1400, 900)
@@ -332,11 +332,11 @@ from argparse import Namespace
 uid, gid, path, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 import sqlite3, tempfile, shutil, html, glob, stat
 import factlines.core.store.sqlite, factlines.core.store.places, factlines.core.mempalace_paths
-import factlines.ui.dialogs
+import factlines.ui.forms.dialogs
 from PySide6.QtWidgets import QApplication
 from factlines.ui import app as app_module
-from factlines.ui import settings as app_settings
-from factlines.ui.mainwindow import MainWindow
+from factlines.ui.session import settings as app_settings
+from factlines.ui.window.main_window import MainWindow
 app = QApplication([])
 window = MainWindow(settings=os.path.join(out, "settings.ini"), quiet=True)
 app_settings.LAST_FILE.set(window.settings, path)

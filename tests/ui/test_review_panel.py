@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtWidgets import QLabel, QTreeWidget
 
 from factlines import KnowledgeGraph
-from factlines.ui.actions import FactActions
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.panels.review import ITEM_ROLE
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import shown_window

@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
-from factlines.ui import settings as app_settings
+from factlines.ui.session import settings as app_settings
 from ui_fixtures import *  # noqa: F403
 
 

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from factlines.ui import MainWindow
-from factlines.ui.dialogs import FactDialog, ReplaceDialog
+from factlines.ui.forms.dialogs import FactDialog, ReplaceDialog
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import find_fact
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from factlines import KnowledgeGraph
-from factlines.ui.single_instance import WindowListener, forward, server_name
+from factlines.ui.window.single_instance import WindowListener, forward, server_name
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import shown_window
 

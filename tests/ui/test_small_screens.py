@@ -89,7 +89,7 @@ def test_at_1024_wide_the_entity_names_stay_readable(window, qtbot):
 def test_the_facts_table_shows_the_whole_fact_up_to_its_confidence(window, size):
     """Valid to (and the confidence after it) stay in view: the names are elided first, the
     provenance columns scroll."""
-    from factlines.ui.models import COLUMN
+    from factlines.ui.models.fact_models import COLUMN
 
     select_richest(window)
     settle(window, *size)
@@ -129,7 +129,7 @@ def test_the_history_stands_beside_the_facts_where_both_fit(window):
 
 
 def test_a_column_the_person_sized_keeps_its_width(window):
-    from factlines.ui.models import COLUMN
+    from factlines.ui.models.fact_models import COLUMN
 
     select_richest(window)
     settle(window, 1500, 950)

@@ -1,7 +1,7 @@
 """Colours every view shares: the predicate palette."""
 
 from factlines.core.demo import create_demo
-from factlines.ui import style
+from factlines.ui.look import style
 
 
 def test_palette_is_stable_and_distinct_for_the_demo():

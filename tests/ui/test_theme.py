@@ -9,10 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from factlines.ui import settings as app_settings
-from factlines.ui import style, theme
 from factlines.ui.chart import look
-from factlines.ui.models import COLUMN
+from factlines.ui.look import style
+from factlines.ui.models.fact_models import COLUMN
+from factlines.ui.session import settings as app_settings
+from factlines.ui.window import theme
 from ui_fixtures import *  # noqa: F403
 
 

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from factlines.core import temporal
 from factlines.core.transfer import Cancelled, importing
-from factlines.ui import transfer_actions
-from factlines.ui.transfer_actions import TransferActions
+from factlines.ui.menus import import_export as transfer_actions
+from factlines.ui.menus.import_export import TransferActions
 from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import dump, file_query, triple_rows
@@ -273,7 +273,7 @@ def test_the_import_report_is_alone_on_screen_before_and_after_the_good_rows(
     the good rows a 100% dialog covered the result."""
     import time
 
-    from factlines.ui import progress
+    from factlines.ui.jobs import progress
 
     monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)  # the progress of a long import
     slow = transfer_actions.import_recorded

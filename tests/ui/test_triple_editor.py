@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from factlines.ui.models import FACT_ID_ROLE
+from factlines.ui.models.fact_models import FACT_ID_ROLE
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import PaintCounter, cell, dump, file_fact, file_query, find_fact, messages_of
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui.models import COLUMN
+from factlines.ui.models.fact_models import COLUMN
 from store_helpers import mempalace_class
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import cell, messages_of, shown_window, triple_rows

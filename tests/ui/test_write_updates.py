@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
-from factlines.ui.models import COLUMN, VALID_ROLE
+from factlines.ui.models.fact_models import COLUMN, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import triple_rows
 

@@ -10,7 +10,7 @@ __all__ = ["MainWindow"]
 
 def __getattr__(name: str):
     if name == "MainWindow":
-        from factlines.ui.mainwindow import MainWindow
+        from factlines.ui.window.main_window import MainWindow
 
         return MainWindow
     raise AttributeError(f"module 'factlines.ui' has no attribute {name!r}")

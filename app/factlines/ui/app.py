@@ -82,8 +82,8 @@ def startup_path(settings) -> tuple[Path | str, bool]:
     MemPalace's (its default file, else the palace's, as MemPalace resolves them), or a new
     one."""
     from factlines.core.mempalace_paths import mempalace_graphs
-    from factlines.ui import settings as app_settings
-    from factlines.ui.document import default_new_path
+    from factlines.ui.session import settings as app_settings
+    from factlines.ui.session.document import default_new_path
 
     last = app_settings.last_file(settings)
     if last and is_database_url(last):
@@ -146,7 +146,7 @@ def _fail(message: str) -> int:
 def screenshot(args) -> int:
     """Render the window offscreen into a PNG; 0 on success, 2 with a message otherwise."""
     from factlines.core.errors import Refused
-    from factlines.ui.mainwindow import MainWindow
+    from factlines.ui.window.main_window import MainWindow
 
     _quiet_platform_notes()
     app = _application(quiet=True)
@@ -200,19 +200,19 @@ def run(args) -> int:
     if getattr(args, "screenshot", None):
         return screenshot(args)
     from factlines.core.errors import Refused
-    from factlines.ui.mainwindow import MainWindow
     from factlines.ui.system_libraries import missing_packages, missing_words
+    from factlines.ui.window.main_window import MainWindow
 
     if missing := missing_packages():  # else Qt aborts, naming one of them
         return _fail(missing_words(missing))
     app = _application()
     if args.path:  # a window already on it comes forward instead
-        from factlines.ui.single_instance import forward
+        from factlines.ui.window.single_instance import forward
 
         answer = forward(args.path, args.entity, args.as_of)
         if answer is not None:
             return 0 if answer == "ok" else _fail(answer)
-    from factlines.ui.single_instance import WindowListener
+    from factlines.ui.window.single_instance import WindowListener
 
     window = MainWindow(settings=getattr(args, "settings", None))
     _use_theme(window, args)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.wording import refusal
+from factlines.ui.look.wording import refusal
 
 TRY_AGAIN = "nothing was written; try again in a moment"
 KEPT_REPORTS = 20  # the latest; each holds its traceback's frames alive

@@ -12,9 +12,9 @@ from PySide6.QtGui import QMouseEvent, QUndoStack
 from PySide6.QtWidgets import QApplication
 
 from factlines.core import temporal
-from factlines.ui.actions import FactActions
 from factlines.ui.chart import GanttChart
-from factlines.ui.state import AppState
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.session.state import AppState
 from ui_fixtures import dump
 
 KAI = "kai_moreno"

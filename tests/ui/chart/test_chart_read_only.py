@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui.actions import FactActions
+from factlines.ui.menus.edits import FactActions
 
 WHY = "the graph is open read-only (opened read-only, as asked)"
 

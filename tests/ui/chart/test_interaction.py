@@ -13,7 +13,7 @@ from chart_harness import LEFT, NONE, drag_side, menu_action, mouse_click, mouse
 from PySide6.QtCore import QEvent, Qt
 
 from factlines.core import temporal
-from factlines.ui.actions import FactActions
+from factlines.ui.menus.edits import FactActions
 
 
 def test_cursor_follows_state_and_hides_in_all_time_mode(h):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from factlines.ui import style
 from factlines.ui.graph import legend, look
+from factlines.ui.look import style
 
 
 def test_known_types_keep_their_look_and_every_type_in_view_gets_a_distinct_one(qapp):

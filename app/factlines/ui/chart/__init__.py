@@ -2,7 +2,7 @@
 
 Modules, each importing only modules above it in this list (no import circle):
 
-- ``look``: the chart's sizes and colours (predicate colours come from ``factlines.ui.style``);
+- ``look``: the chart's sizes and colours (predicate colours come from ``factlines.ui.look.style``);
 - ``layout``: lanes, rows and bars as numpy arrays, validity, picking and snapping (no drawing);
 - ``pg_adapter``: every use of pyqtgraph beyond its documented API, each saying why;
 - ``line_labels``: the as_of and today lines' labels, kept whole inside the view;

@@ -17,18 +17,18 @@ from PySide6.QtWidgets import QMenu, QWidget
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
-from factlines.ui import style
-from factlines.ui.actions import FactActions
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
 from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
-from factlines.ui.fact_actions import mirror, starts_after, why_not_end
-from factlines.ui.fact_memory import memory_lines
-from factlines.ui.fact_story import fact_story, story_lines
-from factlines.ui.state import AppState
-from factlines.ui.wording import fact_in_words
+from factlines.ui.look import style
+from factlines.ui.look.fact_story import fact_story, story_lines
+from factlines.ui.look.wording import fact_in_words
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.menus.fact_action_set import mirror, starts_after, why_not_end
+from factlines.ui.session.state import AppState
+from factlines.ui.views.fact_memory import memory_lines
 
 
 class GanttViewBox(pg.ViewBox):

@@ -1,7 +1,7 @@
 """The Gantt chart's model, as arrays: lanes, bars, validity at ``as_of``, picking and snapping.
 
 Nothing here draws or needs a window (the one Qt import is the shared palette's, in
-:mod:`factlines.ui.style`), so that lane assignment, picking and the time arithmetic are tested
+:mod:`factlines.ui.look.style`), so that lane assignment, picking and the time arithmetic are tested
 on arrays alone.
 The chart paints from exactly these arrays, and ``drawn_intervals`` reads them back.
 
@@ -23,9 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from factlines.core import temporal
-from factlines.ui.entity_facts import time_bounds
-from factlines.ui.entity_facts import valid_mask as valid_mask_of
-from factlines.ui.style import (
+from factlines.ui.look.style import (
     elide,
     is_odd_time,
     order_key,
@@ -33,6 +31,8 @@ from factlines.ui.style import (
     predicate_color_name,
     stored_text,
 )
+from factlines.ui.session.entity_facts import time_bounds
+from factlines.ui.session.entity_facts import valid_mask as valid_mask_of
 
 DAY = 86400.0
 YEAR = 365.2425 * DAY

@@ -1,12 +1,12 @@
 """The chart's sizes and colours, in one place: every part of the chart takes them from here.
 
-The colours live in :mod:`factlines.ui.style` with every view's, in a light and a dark
+The colours live in :mod:`factlines.ui.look.style` with every view's, in a light and a dark
 variant; predicate colours too, since every view shares them.
 """
 
 from __future__ import annotations
 
-from factlines.ui import style
+from factlines.ui.look import style
 
 # ── Bars (sizes in device pixels unless said otherwise) ──────────────────
 BAR_FRACTION = 0.62  # a bar's height, in rows
@@ -38,7 +38,7 @@ EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart
 # ── Colours ──────────────────────────────────────────────────────────────
 TIME_GRID_ALPHA = 38  # the time axis's grid lines, 0..255
 # The chart's colours, read as ``look.TEXT_COLOR``: light or dark with the palette, kept with
-# every view's in factlines.ui.style (which says what each is for) and set here by it.
+# every view's in factlines.ui.look.style (which says what each is for) and set here by it.
 COLOR_NAMES = (
     "BACKGROUND",
     "TEXT_COLOR",

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QScrollBar
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look
 from factlines.ui.chart.painting import BarsItem
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 
 class Navigator:

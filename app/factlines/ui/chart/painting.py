@@ -36,7 +36,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
-from factlines.ui.style import MARK, elide, palette_color, show_time
+from factlines.ui.look.style import MARK, elide, palette_color, show_time
 
 
 class BarEvents(Protocol):

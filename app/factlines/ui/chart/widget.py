@@ -32,8 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.ui import style
-from factlines.ui.actions import FactActions
 from factlines.ui.chart import export, look, pg_adapter
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart.interaction import (
@@ -47,8 +45,10 @@ from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem, LaneAxis, legend_html, title_html
 from factlines.ui.chart.time_axis import TimeAxis
+from factlines.ui.look import style
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.painting import paint_with_the_window
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 
 class CompactToolBar(QToolBar):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from factlines.ui import style
 from factlines.ui.graph import layout
+from factlines.ui.look import style
 
 DEPTHS = (1, 2, 3)
 MAX_NEIGHBOURS = 40  # per ring, unless the person asks for more

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter, QPen
 
-from factlines.ui import style
 from factlines.ui.graph.look import Look, shape_path
 from factlines.ui.graph.scene import edge_pen
+from factlines.ui.look import style
 
 SWATCH = 22  # pixels of line or shape before an entry's text
 PADDING = 6

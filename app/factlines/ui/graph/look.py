@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF
 
-from factlines.ui import style
+from factlines.ui.look import style
 
 SHAPES = ("circle", "square", "diamond", "triangle", "hexagon")
 # Palette places (style.PALETTE) distinct from each other in both themes: blue, orange, green,

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from factlines.ui import style
-from factlines.ui.entity_facts import time_bounds, valid_mask
 from factlines.ui.graph import layout
 from factlines.ui.graph.look import Look, shape_path
-from factlines.ui.panels.changes_model import ENDED_COLOR, STARTED_COLOR
+from factlines.ui.look import style
+from factlines.ui.models.changes import ENDED_COLOR, STARTED_COLOR
+from factlines.ui.session.entity_facts import time_bounds, valid_mask
 
 ENTITY_ROLE = 0
 NODE_RADIUS = (13.0, 9.0, 7.5, 6.5)  # pixels, by ring, when there is room

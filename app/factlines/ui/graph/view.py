@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import Touched
-from factlines.ui import style
 from factlines.ui.errors import in_words
 from factlines.ui.graph import layout, legend
 from factlines.ui.graph.controls import (
@@ -39,8 +38,9 @@ from factlines.ui.graph.scene import (
     edge_tooltip,
 )
 from factlines.ui.graph.writes import REBUILD, RESTYLE, Drawn
+from factlines.ui.look import style
 from factlines.ui.painting import paint_with_the_window
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 MOST_MARGIN = 120  # pixels beside the rings for the labels of the nodes at their sides
 CONTROLS_HEIGHT = 28  # the depth buttons over the top edge

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMenu, QToolBar
 
-from factlines.ui import settings as app_settings
-from factlines.ui.actions import make_action
+from factlines.ui.menus.edits import make_action
 from factlines.ui.panels.as_recorded import AsRecordedPanel, RecordedAsOfField
 from factlines.ui.panels.changes import ChangesPanel
 from factlines.ui.panels.chart_diff import ChartDiff
@@ -23,12 +22,13 @@ from factlines.ui.panels.conflicts import ConflictsPanel
 from factlines.ui.panels.edit_history import EditHistoryPanel
 from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
-from factlines.ui.panels.narrative import NarrativePanel
 from factlines.ui.panels.predicates import PredicatesPanel
 from factlines.ui.panels.review import ReviewPanel
+from factlines.ui.panels.story import NarrativePanel
+from factlines.ui.session import settings as app_settings
 
 if TYPE_CHECKING:
-    from factlines.ui.mainwindow import MainWindow
+    from factlines.ui.window.main_window import MainWindow
 
 __all__ = ["HistoryPanels"]
 

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
-from factlines.ui import style
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import BackgroundRead
-from factlines.ui.state import AppState
+from factlines.ui.jobs.whole_graph import BackgroundRead
+from factlines.ui.look import style
+from factlines.ui.session.state import AppState
 
 UNKNOWN_END = "ended, recorded when unknown"
 FACT_ID_ROLE = Qt.ItemDataRole.UserRole + 11

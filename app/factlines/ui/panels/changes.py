@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui import style
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import BackgroundRead
-from factlines.ui.panels.changes_model import ChangesModel
+from factlines.ui.jobs.whole_graph import BackgroundRead
+from factlines.ui.look import style
+from factlines.ui.models.changes import ChangesModel
+from factlines.ui.models.roles import ENTITY_ID_ROLE, FACT_ID_ROLE
 from factlines.ui.panels.chart_diff import ChartDiff
-from factlines.ui.state import AppState
-from factlines.ui.table_roles import ENTITY_ID_ROLE, FACT_ID_ROLE
+from factlines.ui.session.state import AppState
 
 REFRESH_MS = 250
 EXPAND_UP_TO = 300  # facts: a longer answer opens at the entities only

@@ -15,8 +15,8 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from factlines.ui.chart import GanttChart
-from factlines.ui.panels.changes_model import ENDED_COLOR, STARTED_COLOR
-from factlines.ui.state import AppState
+from factlines.ui.models.changes import ENDED_COLOR, STARTED_COLOR
+from factlines.ui.session.state import AppState
 
 MARK_PX = 11
 

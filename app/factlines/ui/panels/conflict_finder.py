@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from factlines.ui.panels.background import WholeGraphQuestion
-from factlines.ui.state import AppState
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.session.state import AppState
 
 
 class ConflictFinder(WholeGraphQuestion):

@@ -30,10 +30,8 @@ from PySide6.QtWidgets import (
 
 from factlines.core.analysis import plural
 from factlines.core.errors import Refused
-from factlines.ui.actions import FactActions
-from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.conflict_finder import ConflictFinder
-from factlines.ui.panels.conflicts_model import (
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.models.conflicts import (
     KIND_PLURALS,
     KIND_WORDS,
     ConflictsModel,
@@ -44,9 +42,11 @@ from factlines.ui.panels.conflicts_model import (
     start_second,
     swap_dates,
 )
+from factlines.ui.models.rows import rows_view
+from factlines.ui.painting import lay_out_now
+from factlines.ui.panels.conflict_finder import ConflictFinder
 from factlines.ui.panels.resolve_buttons import ResolveButton
-from factlines.ui.panels.rows_model import rows_view
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 
 def count_words(rows: list[dict]) -> str:

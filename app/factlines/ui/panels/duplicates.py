@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.actions import FactActions
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import WholeGraphQuestion
-from factlines.ui.state import AppState
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.session.state import AppState
 
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 12
 SURE = {"same name": "Surely", "first words": "Likely", "neighbours": "Perhaps"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from factlines import KnowledgeGraph
-from factlines.ui.panels.background import WholeGraphQuestion
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 
 
 def read_figures(kg: KnowledgeGraph, _progress=None) -> tuple[tuple[str, str] | None, dict]:

@@ -21,18 +21,18 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui import style
 from factlines.ui.errors import in_words
-from factlines.ui.painting import lay_out_now
-from factlines.ui.panels.rows_model import RowsModel, rows_view
-from factlines.ui.state import AppState
-from factlines.ui.table_roles import (
+from factlines.ui.look import style
+from factlines.ui.look.wording import fact_in_words
+from factlines.ui.models.roles import (
     DISPLAY,
     ENTITY_ID_ROLE,
     FACT_ID_ROLE,
     TOOLTIP,
 )
-from factlines.ui.wording import fact_in_words
+from factlines.ui.models.rows import RowsModel, rows_view
+from factlines.ui.painting import lay_out_now
+from factlines.ui.session.state import AppState
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from factlines import KnowledgeGraph
-from factlines.ui.panels.background import WholeGraphQuestion
-from factlines.ui.state import AppState
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.session.state import AppState
 
 
 class GraphQuery(WholeGraphQuestion):

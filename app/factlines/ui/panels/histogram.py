@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.ui import style
+from factlines.ui.look import style
 from factlines.ui.panels.graph_query import GraphQuery
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 REFRESH_MS = 150
 HEIGHT = 22

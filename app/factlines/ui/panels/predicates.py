@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.ui.actions import FactActions
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.models.predicates import PREDICATE_ROLE, SORT_ROLE, PredicatesModel
+from factlines.ui.models.rows import rows_view
 from factlines.ui.painting import lay_out_now
 from factlines.ui.panels.graph_query import GraphQuery
-from factlines.ui.panels.predicates_model import PREDICATE_ROLE, SORT_ROLE, PredicatesModel
-from factlines.ui.panels.rows_model import rows_view
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 
 def summary_words(rows: list[dict]) -> str:

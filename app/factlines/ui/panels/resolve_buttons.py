@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
-from factlines.ui.actions import FactActions
+from factlines.ui.menus.edits import FactActions
 
 CHOICES = {
     "newer": (

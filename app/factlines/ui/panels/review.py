@@ -29,14 +29,14 @@ from PySide6.QtWidgets import (
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
-from factlines.ui import style
-from factlines.ui.actions import FactActions
 from factlines.ui.errors import in_words
-from factlines.ui.panels.background import WholeGraphQuestion
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.look import style
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.panels.conflicts import CountLabel
 from factlines.ui.panels.duplicates import DuplicatesSection
 from factlines.ui.panels.resolve_buttons import ResolveButton
-from factlines.ui.state import AppState
+from factlines.ui.session.state import AppState
 
 # Rows in the tree (the newest): building a row costs ~0.13 ms on the UI thread, so 500 keep a
 # refresh after a write under 100 ms; "mark all reviewed" still covers every one.

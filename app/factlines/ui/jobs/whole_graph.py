@@ -1,0 +1,172 @@
+"""Questions about the whole graph, answered off the UI thread at every size.
+
+Each read runs as a :class:`~factlines.ui.jobs.progress.Job` (the window's one way of working off
+the UI thread) that opens a read-only store of its own (``open_graph(path, read_only=True)``):
+the window's store is not shared across threads while the views read it. The read is told a
+``progress(done, total)`` (:mod:`factlines.core.progress`) that says how far it is and stops
+it when cancelled. A read asked for while one runs waits for it to end (its answer is dropped
+then: the graph changed meanwhile) and only the newest waits. A bug in the worker is raised on
+the UI thread, where it reaches the app's error handler with its traceback.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from factlines import KnowledgeGraph, open_graph
+from factlines.core.errors import Refused, Unavailable
+from factlines.core.progress import Cancelled, Progress
+from factlines.ui.jobs.progress import SHOW_AFTER_MS, Job
+
+Read = Callable[[KnowledgeGraph, Progress], object]
+# The questions' reads take turns: run side by side, each would take the interpreter's lock
+# from the UI thread as often as the others, and the window would get a smaller share.
+_ONE_AT_A_TIME = threading.Lock()
+REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
+
+
+class BackgroundRead(QObject):
+    """``answered(answer)`` with the newest read's answer; ``slow()`` once a read has lasted
+    :data:`~factlines.ui.jobs.progress.SHOW_AFTER_MS` (time to show progress), ``progressed(done,
+    total)`` as it goes; ``failed(words)`` when it was refused or the store unavailable,
+    ``cancelled()`` when stopped, ``broke()`` when it had a bug (raised afterwards)."""
+
+    answered = Signal(object)
+    slow = Signal()
+    progressed = Signal(int, int)
+    failed = Signal(str)
+    cancelled = Signal()
+    broke = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._run_id = 0
+        self._job: Job | None = None
+        self._waiting: tuple[str, Read] | None = None
+        self._slow = QTimer(self)
+        self._slow.setSingleShot(True)
+        self._slow.setInterval(SHOW_AFTER_MS)
+        self._slow.timeout.connect(self.slow)
+
+    @property
+    def busy(self) -> bool:
+        return self._job is not None
+
+    def start(self, path: str, read: Read) -> None:
+        """Run ``read(kg, progress)`` on a worker thread, after the one running (if any)."""
+        if self._job is not None:
+            self._waiting = (path, read)
+            return
+        self._run_id += 1
+        run = self._run_id
+
+        def work(progress) -> object:
+            with _ONE_AT_A_TIME, open_graph(path, read_only=True) as kg:
+                return read(kg, progress)
+
+        self._job = job = Job(work, self)
+        job.progressed.connect(lambda done, total: self._progressed(run, done, total))
+        job.finished.connect(lambda answer: self._wanted(run) and self.answered.emit(answer))
+        job.failed.connect(lambda words: self._wanted(run) and self.failed.emit(words))
+        job.cancelled.connect(lambda: self._wanted(run) and self.cancelled.emit())
+        job.ended.connect(lambda: self._ended(run, job))
+        self._slow.start()
+        job.start()
+
+    def cancel(self) -> None:
+        """Stop the running read at its next step, and any waiting one."""
+        self._waiting = None
+        if self._job is not None:
+            self._job.cancel()
+
+    def forget(self) -> None:
+        """Drop the answer of the read running now (it is about a graph no longer open)."""
+        self._run_id += 1
+
+    def _wanted(self, run: int) -> bool:
+        """Whether the news of run ``run`` is still wanted: no newer question was asked (the
+        graph changed meanwhile, or another graph was opened)."""
+        return run == self._run_id and self._waiting is None
+
+    def _progressed(self, run: int, done: int, total: int) -> None:
+        if self._wanted(run) and self._job is not None and not self._job.cancel_requested:
+            self.progressed.emit(done, total)
+
+    def _ended(self, run: int, job: Job) -> None:
+        self._job = None
+        self._slow.stop()
+        job.deleteLater()
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:  # asked again meanwhile: this answer was already old
+            self.start(*waiting)
+        elif run == self._run_id and job.error is not None and not _told(job.error):
+            self.broke.emit()  # the job raises the bug next, to the error handler
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the worker (if any) is done (for tests)."""
+        if self._job is not None:
+            self._job.wait(round(timeout * 1000))
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Closing: stop the running read, drop the waiting one and block until the worker is
+        done. A read left waiting would start once the running one ends, after the window
+        closed, and hold the reads' turn (:data:`_ONE_AT_A_TIME`) from the next window's."""
+        self.forget()
+        self.cancel()
+        self.wait(timeout)
+
+
+def _told(error: BaseException) -> bool:
+    """Whether the job told of ``error`` (failed or cancelled): not a bug."""
+    return isinstance(error, (Refused, Unavailable, Cancelled))
+
+
+class WholeGraphQuestion(QObject):
+    """A question about the whole graph, asked again when it changes: at once on an open (the
+    "every row changed" that follows it is that same change), after writes once they stop
+    coming for :data:`REFRESH_MS`. Subclasses ask it in :meth:`refresh_now`, through
+    :attr:`reader`, off the UI thread."""
+
+    def __init__(self, state, parent: QObject | None = None):
+        super().__init__(parent)
+        self._state = state
+        self._opened = False
+        self.reader = BackgroundRead(self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh_now)
+        state.graphChanged.connect(self._graph_changed)
+        state.dataChanged.connect(self.refresh_soon)
+
+    @property
+    def busy(self) -> bool:
+        """A run is going on a worker thread, or one is waiting for writes to stop."""
+        return self.reader.busy or self._timer.isActive()
+
+    def _graph_changed(self) -> None:
+        self.reader.forget()  # whatever runs now is about the previous graph
+        self.refresh_now()
+        self._opened = True
+
+    def refresh_soon(self, *_touched) -> None:
+        if self._opened:
+            self._opened = False
+            return
+        self._timer.start()
+
+    def refresh_now(self) -> None:
+        raise NotImplementedError
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the worker (if any) is done (for tests)."""
+        self.reader.wait(timeout)
+
+    def stop(self) -> None:
+        """Closing: nothing more is asked, and the read running now stops (see
+        :meth:`BackgroundRead.stop`)."""
+        self._timer.stop()
+        self.reader.stop()

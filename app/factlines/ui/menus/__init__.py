@@ -1,0 +1,2 @@
+"""The menus and the shared actions: File, Edit, Help, Back/Forward, Export/Import, Copy to…, and
+the edits every view offers."""

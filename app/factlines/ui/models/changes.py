@@ -1,0 +1,239 @@
+"""What changed between two instants, as a tree: entity → predicate → the facts that started,
+ended, or both within the span (``kg.changes_between``'s two lists, grouped by subject)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+
+from factlines.ui.look import style
+from factlines.ui.look.wording import fact_in_words
+from factlines.ui.models.roles import (
+    DISPLAY,
+    ENTITY_ID_ROLE,
+    FACT_ID_ROLE,
+    FONT,
+    FOREGROUND,
+    TOOLTIP,
+    clear_span,
+    fill_span,
+)
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+CHANGE_ROLE = Qt.ItemDataRole.UserRole + 21  # "started", "ended" or "both", on fact rows
+STARTED_COLOR = QColor("#2e7d32")
+ENDED_COLOR = QColor("#c62828")
+
+
+@dataclass
+class Node:
+    """A row of the tree: an entity, a predicate under it, or a fact under that."""
+
+    kind: str  # "entity", "predicate", "fact"
+    parent: int  # the parent's node number, -1 at the top
+    row: int  # the row under the parent
+    text: str
+    fact: dict | None = None
+    change: str = ""  # a fact's: "started", "ended", "both"
+    entity: str | None = None
+    started: int = 0
+    ended: int = 0
+    children: list[int] = field(default_factory=list)
+
+
+def change_words(started: int, ended: int) -> str:
+    parts = []
+    if started:
+        parts.append(f"{started:,} started")
+    if ended:
+        parts.append(f"{ended:,} ended")
+    return ", ".join(parts)
+
+
+def build(changes: dict) -> tuple[list[Node], list[int]]:
+    """The tree's nodes and the top level's node numbers from ``changes_between``'s answer."""
+    # (fact, how it changed); a fact both started and ended once, by id. A fact without an id
+    # (MemPalace's table can hold one) cannot be matched, so it is listed for each change.
+    listed: list[tuple[dict, str]] = []
+    where: dict[object, int] = {}
+    for kind in ("started", "ended"):
+        for fact in changes[kind]:
+            tid = fact["id"]
+            if tid is not None and tid in where:
+                listed[where[tid]] = (fact, "both")
+                continue
+            if tid is not None:
+                where[tid] = len(listed)
+            listed.append((fact, kind))
+    groups: dict[tuple, dict[str, list[tuple[dict, str]]]] = {}
+    for fact, kind in listed:
+        subject = fact["subject"]
+        by_predicate = groups.setdefault(
+            (style.order_key(fact["subject_name"]), style.order_key(subject), subject), {}
+        )
+        by_predicate.setdefault(fact["predicate"], []).append((fact, kind))
+    nodes: list[Node] = []
+    top: list[int] = []
+    for (_name, _key, subject), by_predicate in sorted(groups.items(), key=lambda g: g[0][:2]):
+        entity = len(nodes)
+        first = next(iter(by_predicate.values()))[0][0]
+        text = style.stored_text(first["subject_name"])
+        nodes.append(Node("entity", -1, len(top), text, entity=subject))
+        top.append(entity)
+        for predicate in sorted(by_predicate, key=style.order_key):
+            number = len(nodes)
+            nodes[entity].children.append(number)
+            under = len(nodes[entity].children) - 1
+            text = style.stored_text(predicate)
+            nodes.append(Node("predicate", entity, under, text, entity=subject))
+            for fact, kind in sorted(by_predicate[predicate], key=_when_key):
+                leaf = len(nodes)
+                nodes[number].children.append(leaf)
+                nodes.append(
+                    Node(
+                        "fact",
+                        number,
+                        len(nodes[number].children) - 1,
+                        f"→ {style.stored_text(fact['object_name'])}",
+                        fact=fact,
+                        change=kind,
+                        entity=subject,
+                    )
+                )
+                for counted in (number, entity):
+                    nodes[counted].started += kind in ("started", "both")
+                    nodes[counted].ended += kind in ("ended", "both")
+    return nodes, top
+
+
+def _when_key(listed: tuple[dict, str]) -> tuple:
+    fact = listed[0]
+    start = fact["start"] if fact["start"] is not None else float("-inf")
+    return (start, style.order_key(fact["id"]))
+
+
+class ChangesModel(QAbstractItemModel):
+    """The tree; an index's internal id is its node number plus one (0: the root)."""
+
+    COLUMNS = ("Entity / predicate / fact", "Change", "When")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._nodes: list[Node] = []
+        self._top: list[int] = []
+        self.started: list[str] = []
+        self.ended: list[str] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def set_changes(self, changes: dict | None) -> None:
+        changes = changes or {"started": [], "ended": []}
+        nodes, top = build(changes)
+        self.beginResetModel()
+        self._nodes, self._top = nodes, top
+        self.started = [f["id"] for f in changes["started"]]
+        self.ended = [f["id"] for f in changes["ended"]]
+        self.endResetModel()
+
+    @property
+    def fact_count(self) -> int:
+        return sum(1 for node in self._nodes if node.kind == "fact")
+
+    def node(self, index: _Index) -> Node | None:
+        if not index.isValid():
+            return None
+        number = index.internalId() - 1
+        return self._nodes[number] if 0 <= number < len(self._nodes) else None
+
+    def fact_index(self, triple_id: str) -> QModelIndex:
+        """The row of a fact (column 0), invalid when it is not listed."""
+        for number, node in enumerate(self._nodes):
+            if node.fact is not None and node.fact["id"] == triple_id:
+                return self.createIndex(node.row, 0, number + 1)
+        return QModelIndex()
+
+    # Model
+    def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
+        if column < 0 or column >= len(self.COLUMNS) or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            children = self._top
+        else:
+            node = self.node(parent)
+            if node is None or parent.column() != 0:
+                return QModelIndex()
+            children = node.children
+        if row >= len(children):
+            return QModelIndex()
+        return self.createIndex(row, column, children[row] + 1)
+
+    def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
+        node = self.node(index)
+        if node is None or node.parent < 0:
+            return QModelIndex()
+        return self.createIndex(self._nodes[node.parent].row, 0, node.parent + 1)
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:
+        if not parent.isValid():
+            return len(self._top)
+        if parent.column() != 0:
+            return 0
+        node = self.node(parent)
+        return len(node.children) if node is not None else 0
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:
+        return len(self.COLUMNS)
+
+    def hasChildren(self, parent: _Index = _ROOT) -> bool:
+        return self.rowCount(parent) > 0
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.COLUMNS)
+        ):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+        node = self.node(index)
+        return None if node is None else self._value(node, index.column(), int(role))
+
+    def multiData(self, index: _Index, roles) -> None:
+        node = self.node(index)
+        if node is None:
+            clear_span(roles)
+            return
+        fill_span(roles, self._value, node, index.column())
+
+    def _value(self, node: Node, column: int, role: int):
+        if role == DISPLAY:
+            if column == 0:
+                return node.text
+            if node.kind != "fact":
+                return change_words(node.started, node.ended) if column == 1 else ""
+            fact = node.fact
+            if column == 1:
+                return {"started": "started", "ended": "ended", "both": "started and ended"}[
+                    node.change
+                ]
+            start = style.show_time(fact["valid_from"], "…")
+            end = style.show_time(fact["valid_to"], "")
+            return {"started": start, "ended": end, "both": f"{start} → {end}"}[node.change]
+        if role == FACT_ID_ROLE:
+            return node.fact["id"] if node.fact is not None else None
+        if role == ENTITY_ID_ROLE:
+            return node.entity
+        if role == CHANGE_ROLE:
+            return node.change or None
+        if role == TOOLTIP and node.fact is not None:
+            return fact_in_words(node.fact)
+        if role == FOREGROUND and node.kind == "fact" and column == 1:
+            return ENDED_COLOR if node.change == "ended" else STARTED_COLOR
+        if role == FONT and node.kind == "entity" and column == 0:
+            return self._bold
+        return None

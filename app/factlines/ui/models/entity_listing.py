@@ -1,0 +1,248 @@
+"""The entity listing as a Qt model: lazy, paged, sorted and filtered by the store."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from factlines.core.store import Touched
+from factlines.ui.look import style
+from factlines.ui.models.roles import (
+    ALIGNMENT,
+    DISPLAY,
+    ENTITY_ID_ROLE,
+    FONT,
+    FOREGROUND,
+    RIGHT,
+    ROOT,
+    TOOLTIP,
+    Index,
+    clear_span,
+    fill_span,
+)
+from factlines.ui.session.state import AppState
+
+NO_ID = (
+    "This row of the entities table has no id (a hand edit, or another tool): no fact can "
+    "name it and MemPalace cannot look it up. It is listed as stored, and cannot be selected "
+    "or edited here."
+)
+
+
+class EntityModel(QAbstractTableModel):
+    """Entities with their open and ended fact counts, fetched a page at a time.
+
+    The counts do not follow as_of: "Open" is the facts with no end (valid_to empty), which
+    may not have started yet at as_of; "Ended" is the facts with an end."""
+
+    COLUMNS = ("Name", "Type", "Open", "Ended")
+    ORDERS = ("name", "type", "current", "ended")
+    PAGE = 80
+
+    FEW_FACTS = 200  # a write of more re-reads every row listed (one query, not hundreds)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._rows: list[dict] = []
+        self._total = 0
+        self.search = ""
+        self.entity_type: str | None = None
+        self.valid_at: str | None = None
+        self.order = "name"
+        self.descending = False
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    # Query
+    def _query(self, offset: int, limit: int) -> list[dict]:
+        kg = self._state.kg
+        if kg is None:
+            return []
+        return kg.list_entities(
+            search=self.search,
+            entity_type=self.entity_type,
+            valid_at=self.valid_at,
+            order=self.order,
+            descending=self.descending,
+            limit=limit,
+            offset=offset,
+        )
+
+    def refresh(self) -> None:
+        """Re-read the first page and the count (after a filter, sort or data change)."""
+        kg = self._state.kg
+        keep = max(self.PAGE, len(self._rows)) if self._rows else self.PAGE
+        # Read before the reset begins: a read that fails leaves the model as it was.
+        rows, total = [], 0
+        if kg is not None:
+            total = kg.count_entities(self.search, self.entity_type, self.valid_at)
+            rows = self._query(0, min(keep, total))
+        self.beginResetModel()
+        self._rows, self._total = rows, total
+        self.endResetModel()
+
+    def update_rows(self, touched: Touched | None = None) -> None:
+        """After a write: read the rows shown again; when they are the same entities in the
+        same order, announce just the rows whose counts or names changed (no reset). A write
+        of a few facts, listed by name or type with every entity shown, can change only the
+        counts of its facts' ends, before and after: just those are read again (a hub's list
+        holds thousands of rows), when the write says what they were."""
+        kg = self._state.kg
+        if kg is None or not self._rows:
+            self.refresh()
+            return
+        if self._counts_alone_changed(touched):
+            self._update_ends(kg, touched)
+            return
+        total = kg.count_entities(self.search, self.entity_type, self.valid_at)
+        rows = self._query(0, min(len(self._rows), total))
+        if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
+            self.refresh()
+            return
+        for row, new in enumerate(rows):
+            self._replace_row(row, new)
+
+    def _counts_alone_changed(self, touched: Touched | None) -> bool:
+        """Whether ``touched`` can change the listed entities' counts but not which are listed
+        or their order (nor the total)."""
+        return (
+            touched is not None
+            and touched.fact_ends is not None
+            and not (touched.everything or touched.entities)
+            and 0 < len(touched.facts) <= self.FEW_FACTS
+            and self.order in ("name", "type")
+            and self.valid_at is None
+        )
+
+    def _update_ends(self, kg, touched: Touched) -> None:
+        """Read again the rows of the entities at either end of the touched facts, before the
+        write and after it."""
+        ends = set(touched.fact_ends)
+        for row in kg.rows_with_ids("triples", list(touched.facts)).values():
+            ends.update((row["subject"], row["object"]))
+        at = {row["id"]: i for i, row in enumerate(self._rows) if row["id"] in ends}
+        for new in kg.entity_list_rows(list(at)):
+            self._replace_row(at[new["id"]], new)
+
+    def _replace_row(self, row: int, new: dict) -> None:
+        """Show ``new`` at ``row``, announced only when it differs from the row shown."""
+        if self._rows[row] != new:
+            self._rows[row] = new
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+
+    def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
+        self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
+        self._rows = []
+        self.refresh()
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def entity_at(self, row: int) -> dict | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, entity_id: str | None) -> int:
+        for row, entity in enumerate(self._rows):
+            if entity["id"] == entity_id:
+                return row
+        return -1
+
+    # Lazy loading
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
+        return not parent.isValid() and len(self._rows) < self._total
+
+    def fetchMore(self, parent: Index = ROOT) -> None:
+        if parent.isValid():
+            return
+        more = self._query(len(self._rows), min(self.PAGE, self._total - len(self._rows)))
+        if not more:
+            self._total = len(self._rows)
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+        self._rows.extend(more)
+        self.endInsertRows()
+
+    # Model
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.COLUMNS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return (
+                    "Display name (id in the tooltip)",
+                    "Entity type",
+                    "Open: facts with no end (valid_to empty), both directions;"
+                    " not as of as_of (some may start later)",
+                    "Ended: facts with an end (valid_to set), both directions; not as of as_of",
+                )[section]
+        return None
+
+    def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        return self._value(self._rows[index.row()], index.column(), role)
+
+    def multiData(self, index: Index, roles) -> None:
+        # The view's delegate asks seven roles per painted cell in one call: answering them
+        # here is one call into Python per cell instead of seven.
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            clear_span(roles)
+            return
+        fill_span(roles, self._value, self._rows[index.row()], index.column())
+
+    def _value(self, entity: dict, column: int, role: int):
+        nameless = entity["id"] is None
+        if role == DISPLAY:
+            if column == 0:
+                name = style.elide(entity["name"], style.CELL_CHARS)
+                return f"{style.MARK} {name}" if nameless else name
+            if column == 1:
+                return style.elide(entity["type"], style.CELL_CHARS)
+            return entity[self.ORDERS[column]]
+        if role == ENTITY_ID_ROLE:
+            return entity["id"]
+        if role == FONT:
+            return self._italic if nameless else None
+        if column >= 2:
+            if role == ALIGNMENT:
+                return RIGHT
+            if role == FOREGROUND and not entity[self.ORDERS[column]]:
+                return style.DIM_BRUSH
+        elif role == FOREGROUND and nameless:
+            return style.DIM_BRUSH
+        elif role == TOOLTIP and column == 0:
+            name = style.tip_text(entity["name"])
+            kind = f"type: {entity['type']}\n" if entity["type"] else ""
+            return (
+                f"{name}\n{kind}{style.MARK} {NO_ID}"
+                if nameless
+                else f"{name}\n{kind}id: {entity['id']}"
+            )
+        elif role == TOOLTIP and column == 1 and len(style.stored_text(entity["type"])) > 40:
+            return style.tip_text(entity["type"])
+        return None
+
+    def flags(self, index: Index):
+        # A row without an id cannot be selected: nothing could find it again to show or edit.
+        flags = super().flags(index)
+        row = index.row()
+        if index.isValid() and 0 <= row < len(self._rows) and self._rows[row]["id"] is None:
+            return flags & ~Qt.ItemFlag.ItemIsSelectable
+        return flags
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(self.ORDERS):
+            return
+        self.order = self.ORDERS[column]
+        self.descending = order == Qt.SortOrder.DescendingOrder
+        self._rows = []
+        self.refresh()

@@ -1,0 +1,142 @@
+"""The selected entity's facts as every view reads them: rows, time arrays, validity, conflicts.
+
+Read once per selection; patched, not re-read, when a write reports which facts it touched; the
+validity rule evaluated once per as_of step for the table, the chart and the graph alike. No Qt
+here: :class:`~factlines.ui.session.state.AppState` owns one and announces what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from factlines.core.errors import FactNotFound
+from factlines.core.store import KnowledgeGraph, Touched
+
+# Past this many touched facts, one read of the entity's facts beats one read per fact.
+MAX_PATCHED = 200
+
+
+@dataclass
+class FactsPatch:
+    """How the selected entity's fact rows changed: ids, in the rows' order where it matters."""
+
+    changed: list[str] = field(default_factory=list)  # same row, new values or conflicts
+    added: list[str] = field(default_factory=list)  # appended to the rows
+    removed: list[str] = field(default_factory=list)  # gone from the rows
+    reloaded: bool = False  # everything was read again: rows may be in any order
+
+    def __bool__(self) -> bool:
+        return self.reloaded or bool(self.changed or self.added or self.removed)
+
+
+def time_bounds(facts: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """POSIX start and end keys of each fact row: -inf for an unknown start, +inf for an open
+    end. A stored value the time rules do not accept is already, in the row, where the store
+    and MemPalace read it (contract §2.8): an end nobody knows is -inf, valid nowhere."""
+    starts = np.array([-np.inf if f["start"] is None else f["start"] for f in facts], dtype=float)
+    ends = np.array([np.inf if f["end"] is None else f["end"] for f in facts], dtype=float)
+    return starts, ends
+
+
+def valid_mask(starts: np.ndarray, ends: np.ndarray, at: float | None) -> np.ndarray:
+    """The contract's validity rule over the arrays: ``start <= at < end``; all when None."""
+    if at is None:
+        return np.ones(len(starts), dtype=bool)
+    return (starts <= at) & (ends > at)
+
+
+class EntityFacts:
+    """One entity's facts (``kg.intervals`` rows), their time arrays and conflicts."""
+
+    def __init__(self, kg: KnowledgeGraph, entity: str, at: float | None):
+        self._kg = kg
+        self.entity = entity
+        self._at = at
+        self.conflicts_by_fact: dict[str, list[dict]] = {}
+        self._read_all()
+
+    def _read_all(self) -> None:
+        """Read the entity's record, facts and conflicts (none when it is not in the graph)."""
+        self.record = self._kg.get_entity(self.entity)
+        self.facts = self._kg.intervals(self.entity) if self.record is not None else []
+        self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
+        self.starts, self.ends = time_bounds(self.facts)
+        self.valid = valid_mask(self.starts, self.ends, self._at)
+        self._read_conflicts()
+
+    def _read_conflicts(self) -> set[str]:
+        """Read the conflicts again; the ids whose conflicts are not what they were."""
+        before = self.conflicts_by_fact
+        touching = self._kg.conflicts_touching(self.entity) if self.record is not None else []
+        # A same-day handover is how MemPalace writes a change, no mistake: not flagged here
+        # (the conflicts panel lists it when asked).
+        self.conflicts = [conflict for conflict in touching if conflict["kind"] != "handover"]
+        by_fact: dict[str, list[dict]] = {}
+        for conflict in self.conflicts:
+            by_fact.setdefault(conflict["a"], []).append({**conflict, "other": conflict["b"]})
+            by_fact.setdefault(conflict["b"], []).append({**conflict, "other": conflict["a"]})
+        self.conflicts_by_fact = by_fact
+        ids = before.keys() | by_fact.keys()
+        return {tid for tid in ids if before.get(tid) != by_fact.get(tid)}
+
+    # ── as_of ─────────────────────────────────────────────────────────────
+
+    def move_to(self, at: float | None) -> np.ndarray:
+        """as_of moved: validity evaluated once; returns the indices whose validity flipped."""
+        self._at = at
+        before, self.valid = self.valid, valid_mask(self.starts, self.ends, at)
+        return np.flatnonzero(before != self.valid)
+
+    # ── Writes ────────────────────────────────────────────────────────────
+
+    def apply(self, touched: Touched) -> FactsPatch:
+        """Bring the rows up to date with a write that touched these ids."""
+        neighbours = {f["other"] for f in self.facts} | {self.entity}
+        if (
+            touched.everything
+            or touched.settings  # the single-valued predicates: conflicts anywhere
+            or touched.entities & neighbours  # a name shown on the rows changed
+            or len(touched.facts) > MAX_PATCHED
+        ):
+            self._read_all()
+            return FactsPatch(reloaded=True)
+        if not touched.facts or self.record is None:
+            return FactsPatch()
+        patch = FactsPatch()
+        for tid in sorted(touched.facts):
+            row = self._read_fact(tid)
+            if tid in self.index_of:
+                if row is None:
+                    patch.removed.append(tid)
+                else:
+                    self.facts[self.index_of[tid]].update(row)
+                    patch.changed.append(tid)
+            elif row is not None:
+                self.facts.append(row)
+                patch.added.append(tid)
+        if patch.removed:
+            gone = set(patch.removed)
+            self.facts = [f for f in self.facts if f["id"] not in gone]
+        self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
+        self.starts, self.ends = time_bounds(self.facts)
+        self.valid = valid_mask(self.starts, self.ends, self._at)
+        restyled = self._read_conflicts() - set(patch.changed) - set(patch.added)
+        patch.changed += sorted(tid for tid in restyled if tid in self.index_of)
+        return patch
+
+    def _read_fact(self, tid: str) -> dict | None:
+        """The fact as an ``intervals`` row of this entity, or None when it is not one now."""
+        try:
+            fact = self._kg.get_fact(tid)
+        except FactNotFound:
+            return None
+        eid = self.entity
+        if eid not in (fact["subject"], fact["object"]):
+            return None
+        outgoing = fact["subject"] == eid
+        fact["direction"] = "outgoing" if outgoing else "incoming"
+        fact["other"] = fact["object"] if outgoing else fact["subject"]
+        fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
+        return fact

@@ -1,0 +1,352 @@
+"""The entity browser: search-as-you-type over the store's entity listing, lazily paged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from factlines.ui.jobs.turns import Turns
+from factlines.ui.look import style
+from factlines.ui.menus.edits import FactActions
+from factlines.ui.models.entity_listing import NO_ID, EntityModel
+from factlines.ui.painting import lay_out_now
+from factlines.ui.session.state import AppState
+
+SEARCH_DEBOUNCE_MS = 150
+ALL_TYPES = "All types"
+MAX_PAGES_TO_FIND = 20  # an entity chosen elsewhere is looked for this far down the list,
+# a page per turn of the event loop (a page is read with its counts: twenty at once stall)
+
+
+class EntityTable(QTableView):
+    """The list itself: printable keys go to the search field, Enter selects."""
+
+    def __init__(self, browser: EntityBrowser):
+        super().__init__(browser)
+        self._browser = browser
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._browser.select_current()
+            return
+        text = event.text()
+        if (
+            text
+            and text.isprintable()
+            and not event.modifiers()
+            & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+        ):
+            self._browser.search_field.setFocus()
+            self._browser.search_field.insert(text)
+            return
+        super().keyPressEvent(event)
+
+
+class SearchField(QLineEdit):
+    """The search box: typing filters, and the arrow and page keys move in the list below."""
+
+    NAVIGATION = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
+
+    def __init__(self, browser: EntityBrowser):
+        super().__init__(browser)
+        self._browser = browser
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self._browser.prepare_search()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in self.NAVIGATION:
+            self._browser.view.setFocus()
+            self._browser.view.keyPressEvent(event)
+            return
+        super().keyPressEvent(event)
+
+
+class EntityBrowser(QWidget):
+    def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("entityBrowserPanel")
+        self._state = state
+        self._actions = actions
+        self.model = EntityModel(state, self)
+
+        self.search_field = SearchField(self)
+        self.search_field.setObjectName("entitySearch")
+        self.search_field.setPlaceholderText("Search entities (name or id)…")
+        self.search_field.setClearButtonEnabled(True)
+        self.type_filter = QComboBox(self)
+        self.type_filter.setObjectName("entityTypeFilter")
+        self.type_filter.setToolTip("Only entities of this type")
+        self.valid_only = QCheckBox("Only with facts valid at as_of", self)
+        self.valid_only.setObjectName("entityValidOnly")
+        self.valid_only.setToolTip(
+            "Keep entities that have at least one fact valid at the time control's instant"
+        )
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("entityCount")
+
+        self.view = EntityTable(self)
+        self.view.setObjectName("entityBrowser")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.view.setWordWrap(False)
+        # A scroll bar that came and went with the number of matches would resize the stretched
+        # name column while typing, and the list would paint twice per keystroke.
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 84)
+        header.resizeSection(2, 58)
+        header.resizeSection(3, 52)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.type_filter, 1)
+        filters.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.search_field)
+        layout.addLayout(filters)
+        layout.addWidget(self.valid_only)
+        layout.addWidget(self.view, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_filter)
+        self.search_field.textChanged.connect(lambda _text: self._search_timer.start())
+        self.search_field.returnPressed.connect(self._search_entered)
+        self.type_filter.currentIndexChanged.connect(lambda _i: self.apply_filter())
+        self.valid_only.toggled.connect(lambda _on: self.apply_filter())
+        self.view.clicked.connect(self._clicked)
+        self.view.activated.connect(self._clicked)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.model.modelReset.connect(lambda: lay_out_now(self.view))
+        self.model.modelReset.connect(self._show_selection)
+        self.model.modelReset.connect(self._update_count)
+        self.model.rowsInserted.connect(lambda *_: self._update_count())
+        # Looking for an entity chosen elsewhere; the person's own filtering stops it (it
+        # would otherwise clear what they type).
+        self.finding = Turns(self)
+        self.search_field.textChanged.connect(self.finding.stop)
+        self.type_filter.currentIndexChanged.connect(self.finding.stop)
+        self.valid_only.toggled.connect(self.finding.stop)
+
+        state.graphChanged.connect(self._graph_changed)
+        state.dataChanged.connect(self._data_changed)
+        state.entityChanged.connect(self._entity_changed)
+        state.asOfChanged.connect(self._as_of_changed)
+        self._graph_changed()
+        self._data_changed(None)
+
+    # Below this width the Type column gives way, so that names stay readable (the type is in
+    # the type filter above and in the name's tooltip).
+    NARROW = 330
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.view.horizontalHeader().setSectionHidden(1, self.width() < self.NARROW)
+
+    def sizeHint(self) -> QSize:
+        return QSize(340, 600)
+
+    # Filtering
+    def apply_filter(self) -> None:
+        """Re-query with the current search text, type and as_of toggle (debounced typing)."""
+        self._search_timer.stop()
+        kg = self._state.kg
+        if kg is None or kg.closed:  # a debounced search can fire as the window closes
+            return
+        entity_type = self.type_filter.currentData()
+        valid_at = self._state.as_of if self.valid_only.isChecked() else None
+        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at)
+
+    def set_search(self, text: str) -> None:
+        """Type ``text`` into the search field and apply it now (for scripts and tests)."""
+        self.search_field.setText(text)
+        self.apply_filter()
+
+    def _search_entered(self) -> None:
+        self.apply_filter()
+        if self.model.rowCount() > 0:
+            self.view.setFocus()
+            self.view.setCurrentIndex(self.model.index(0, 0))
+            self.select_current()
+
+    def _as_of_changed(self, _value) -> None:
+        if self.valid_only.isChecked():
+            self._search_timer.start()
+
+    def prepare_search(self) -> None:
+        """Have the store's search index ready before the first keystroke needs it."""
+        kg = self._state.kg
+        if kg is not None and not kg.closed:
+            kg.prepare_search()
+
+    def _graph_changed(self) -> None:
+        """Another file: start from a clean filter (the data signal that follows re-queries).
+
+        The search index of the new file is built once the window is idle.
+        """
+        QTimer.singleShot(0, self.prepare_search)
+        self.search_field.blockSignals(True)
+        self.search_field.clear()
+        self.search_field.blockSignals(False)
+        self.type_filter.blockSignals(True)
+        self.type_filter.clear()
+        self.type_filter.addItem(ALL_TYPES, None)
+        self.type_filter.blockSignals(False)
+
+    def _data_changed(self, touched) -> None:
+        """Rows were written: the listing follows, in a turn of its own when the state says so
+        (a write waiting meanwhile for the same turn may have changed anything)."""
+        if self._state.waiting(self):
+            touched = None
+        self._state.reload_view(self, lambda: self._follow_write(touched))
+
+    def _follow_write(self, touched) -> None:
+        """Refresh the type list if entities changed, then the listing (only the rows that
+        changed, when the same entities are still listed)."""
+        if touched is not None and not (touched.everything or touched.entities):
+            self.model.update_rows(touched)
+            return
+        current = self.type_filter.currentData()
+        kg = self._state.kg
+        # Text types only: a BLOB a raw edit left is shown in the list, not offered here.
+        types = [t for t in (kg.entity_types() if kg is not None else []) if isinstance(t, str)]
+        if types != [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
+            self.type_filter.blockSignals(True)
+            self.type_filter.clear()
+            self.type_filter.addItem(ALL_TYPES, None)
+            for entity_type in types:
+                self.type_filter.addItem(style.elide(entity_type, 60), entity_type)
+            self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
+            self.type_filter.blockSignals(False)
+        self.apply_filter()
+
+    def _update_count(self) -> None:
+        total = self.model.total
+        self.count_label.setText(f"{total:,} entit{'y' if total == 1 else 'ies'}")
+
+    # Selection
+    def select_current(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self._clicked(index)
+
+    def _clicked(self, index: QModelIndex) -> None:
+        entity = self.entity_at(index)
+        if entity is None:
+            return
+        if entity["id"] is None:
+            self._state.message.emit(f"{style.elide(entity['name'], 60)}: {NO_ID}")
+            return
+        self._state.select_entity(entity["id"])
+
+    def _entity_changed(self, entity_id: str | None) -> None:
+        """An entity chosen elsewhere (a link, the graph, Back): show it in the list too, once
+        found (:attr:`finding` pages through the list a page per turn).
+
+        When the list's filter hides it, the search is cleared (then the type), so the list and
+        the chart never disagree about what is selected."""
+        self.finding.run(self._find(entity_id))
+
+    def _find(self, entity_id: str | None) -> Iterator[None]:
+        if entity_id is not None:
+            found = yield from self._page_to(entity_id)
+            if not found and self.search_field.text():
+                with QSignalBlocker(self.search_field):
+                    self.search_field.clear()
+                self.apply_filter()
+                found = yield from self._page_to(entity_id)
+            if not found and self.type_filter.currentIndex() > 0:
+                with QSignalBlocker(self.type_filter):
+                    self.type_filter.setCurrentIndex(0)
+                self.apply_filter()
+        self._show_selection()
+
+    def _page_to(self, entity_id: str) -> Iterator[None]:
+        """Fetch pages of the list, one per turn, until the entity's row is loaded: whether
+        it is."""
+        for _page in range(MAX_PAGES_TO_FIND):
+            if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
+                break
+            yield
+            while self._state.reloads.running:  # the views first, not in the same turns
+                yield
+            kg = self._state.kg
+            if kg is None or kg.closed:  # the window closed meanwhile
+                return False
+            self.model.fetchMore()
+        return self.model.row_of(entity_id) >= 0
+
+    def _show_selection(self) -> None:
+        row = self.model.row_of(self._state.entity)
+        selection = self.view.selectionModel()
+        if row < 0:
+            selection.clearSelection()
+            return
+        index = self.model.index(row, 0)
+        selection.setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.view.scrollTo(index)
+
+    def entity_at(self, index: QModelIndex) -> dict | None:
+        return self.model.entity_at(index.row()) if index.isValid() else None
+
+    def _context_menu(self, pos) -> None:
+        """A right-click shows the entity it highlights (as a click would), then its menu."""
+        index = self.view.indexAt(pos)
+        entity = self.entity_at(index)
+        if entity is not None:
+            self._clicked(index)
+            self.context_menu(entity).exec(self.view.viewport().mapToGlobal(pos))
+
+    def context_menu(self, entity: dict) -> QMenu:
+        """Add a fact, rename, merge, copy the id: what a right-click on a row offers (the
+        right-click has shown the entity already)."""
+        menu = QMenu(self)
+        if entity["id"] is None:
+            note = menu.addAction("No id: this row cannot be selected or edited")
+            note.setToolTip(NO_ID)
+            note.setEnabled(False)
+            return menu
+        menu.addAction("Add fact…", lambda: self._actions.add_fact_dialog(entity["name"]))
+        menu.addSeparator()
+        menu.addAction("Rename…", lambda: self._actions.rename_entity_dialog(entity["id"]))
+        menu.addAction("Merge into…", lambda: self._actions.merge_entity_dialog(entity["id"]))
+        menu.addSeparator()
+        copy = QAction("Copy id", menu)
+        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(entity["id"]))
+        menu.addAction(copy)
+        return menu
