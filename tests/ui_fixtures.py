@@ -202,13 +202,13 @@ def find_fact(kg, subject: str, predicate: str, obj: str) -> dict:
 
 
 def triple_rows(window) -> list[str]:
-    view = window.triple_editor.view
+    view = window.facts_table.view
     model = view.model()
     return [model.index(r, 0).data(FACT_ID_ROLE) for r in range(model.rowCount())]
 
 
 def cell(window, triple_id: str, column: str):
-    view = window.triple_editor.view
+    view = window.facts_table.view
     model = view.model()
     for r in range(model.rowCount()):
         if model.index(r, 0).data(FACT_ID_ROLE) == triple_id:

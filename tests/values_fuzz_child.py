@@ -80,7 +80,7 @@ def _every_cell(model) -> None:
 def _use_entity(app, win) -> None:
     from PySide6.QtCore import Qt
 
-    chart, editor = win.gantt, win.triple_editor
+    chart, editor = win.gantt, win.facts_table
     for as_of in _instants(win.kg):
         win.set_as_of(as_of)
         app.processEvents()

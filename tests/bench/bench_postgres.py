@@ -88,11 +88,11 @@ def measure(app: QApplication, location) -> dict[str, float]:
     figures["as_of step (median of 40)"] = statistics.median(steps)
     figures["  queries during the 40 steps"] = reads[0]
 
-    shown = window.triple_editor.model.rowCount()
+    shown = window.facts_table.model.rowCount()
     with KnowledgeGraph(location) as colleague:
         started = time.perf_counter()
         colleague.add_triple("Hub", "uses", "Benchmark", valid_from="2026-01-01")
-    while window.triple_editor.model.rowCount() == shown and time.perf_counter() - started < 5:
+    while window.facts_table.model.rowCount() == shown and time.perf_counter() - started < 5:
         app.processEvents()
         time.sleep(0.002)
     figures["another client's write in the window"] = ms(time.perf_counter() - started)

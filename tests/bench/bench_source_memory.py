@@ -75,7 +75,7 @@ for _ in range(50):
 win.state.select_entity(kg.get_fact(with_source[0])["subject"])
 for _ in range(50):
     app.processEvents()
-history = win.triple_editor.history
+history = win.facts_table.history
 def select(fact):
     start = time.perf_counter()
     win.state.select_fact(fact)

@@ -171,7 +171,7 @@ def main() -> int:
         window.repaint()
         edits.append(ms(time.perf_counter() - started))
         assert (
-            window.triple_editor.model.facts[window.triple_editor.model.row_of(tid)]["valid_to"]
+            window.facts_table.model.facts[window.facts_table.model.row_of(tid)]["valid_to"]
             == "2026-01-01"
         )
         window.undo_stack.undo()
@@ -187,7 +187,7 @@ def main() -> int:
     window.state.notify_data_changed()
     settle_views(app, window)
     for name, reload in (
-        ("triple editor reload (shared facts cached)", window.triple_editor.reload),
+        ("facts table reload (shared facts cached)", window.facts_table.reload),
         ("neighbourhood graph rebuild", window.graph_view.rebuild),
         ("Gantt chart reload (shared facts cached)", window.gantt.reload),
     ):
@@ -199,7 +199,7 @@ def main() -> int:
     window.repaint()
     parts["paint the whole window"] = ms(time.perf_counter() - started)
     drawn = len(window.gantt.drawn_intervals())
-    rows = window.triple_editor.model.rowCount()
+    rows = window.facts_table.model.rowCount()
 
     window.set_as_of("2015-01-01")
     settle(app)
@@ -215,7 +215,7 @@ def main() -> int:
         repaints.append(ms(time.perf_counter() - started))
     step = statistics.median(steps)
     hidden_steps = []
-    window.triple_editor.hide_invalid.setChecked(True)
+    window.facts_table.hide_invalid.setChecked(True)
     for _ in range(20):
         started = time.perf_counter()
         window.time_control.step(days=7)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
-from factlines.ui.views import fact_memory
+from factlines.ui.look import fact_memory
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import cell, shown_window
 
@@ -19,13 +19,13 @@ def memory_window(qtbot, sourced, isolated_settings):
     kg = sourced["kg"]
     win.state.select_entity(kg.get_fact(sourced["ids"]["mined"])["subject"])
     win.state.select_fact(sourced["ids"]["mined"])
-    history = win.triple_editor.history
+    history = win.facts_table.history
     qtbot.waitUntil(lambda: history.memory is not None)
     return win
 
 
 def test_the_history_shows_the_memory_with_the_fact_marked(memory_window, sourced):
-    history = memory_window.triple_editor.history
+    history = memory_window.facts_table.history
     shown = history.text.toPlainText()
     assert "Kai joined Orion in June 2025" in shown
     assert "work / team · team.md · 20" in shown  # wing / room · file · the date it was filed
@@ -37,7 +37,7 @@ def test_the_history_shows_the_memory_with_the_fact_marked(memory_window, source
 
 
 def test_the_links_list_the_other_facts_and_select_one(memory_window, sourced, qtbot):
-    history, ids = memory_window.triple_editor.history, sourced["ids"]
+    history, ids = memory_window.facts_table.history, sourced["ids"]
     history.text.anchorClicked.emit(QUrl(fact_memory.SAME_MEMORY))
     assert "Other facts from this memory (1)" in history.text.toPlainText()
     assert "Kai works_with Ada" in history.text.toPlainText()
@@ -52,7 +52,7 @@ def test_the_links_list_the_other_facts_and_select_one(memory_window, sourced, q
 
 
 def test_the_table_narrows_to_the_facts_from_one_memory(memory_window, sourced):
-    editor, ids = memory_window.triple_editor, sourced["ids"]
+    editor, ids = memory_window.facts_table, sourced["ids"]
     everything = editor.memory_filter.shown()
     editor.history.text.anchorClicked.emit(QUrl(fact_memory.ONLY_THIS_MEMORY))
     assert editor.memory_filter.shown() == 2 < everything

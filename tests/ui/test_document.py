@@ -30,7 +30,7 @@ def test_external_writes_are_noticed_and_reloaded_once_queued(window, demo, qtbo
     window.select_entity("Kai Moreno")
     shown = len(triple_rows(window))
     resets = []
-    window.triple_editor.model.modelReset.connect(lambda: resets.append(1))
+    window.facts_table.model.modelReset.connect(lambda: resets.append(1))
     other = KnowledgeGraph(demo.db_path)
     try:
         other.add_triple("Kai Moreno", "uses", "Emacs", valid_from="2026-01-01")

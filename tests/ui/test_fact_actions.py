@@ -1,4 +1,4 @@
-"""One set of fact actions: the Edit menu, the triple editor's buttons and context menu, and the
+"""One set of fact actions: the Edit menu, the facts table's buttons and context menu, and the
 chart's context menu show the same QActions, each with one rule and one wording; an action
 that cannot work is disabled and says why."""
 
@@ -42,13 +42,13 @@ def test_the_menu_the_buttons_and_the_table_menu_share_one_set(window):
         ("replace", shared.replace),
         ("delete", shared.delete),
     ):
-        assert window.triple_editor.buttons[key].defaultAction() is action
+        assert window.facts_table.buttons[key].defaultAction() is action
     # The table's context menu offers the same actions, for the row's fact.
     window.select_entity("Kai Moreno")
     orion = find_fact(window.kg, "Kai Moreno", "works_on", "Orion")
-    view = window.triple_editor.view
+    view = window.facts_table.view
     pos = view.visualRect(cell(window, orion["id"], "predicate")).center()
-    menu = window.triple_editor.context_menu(pos)
+    menu = window.facts_table.context_menu(pos)
     assert window.state.fact == orion["id"]
     assert menu.actions()[:5] == shared.fact_actions()
 
@@ -72,7 +72,7 @@ def test_end_is_offered_only_when_it_can_work_and_says_why_not(window, demo, mon
         "after as_of (2026-01-01)"
     )
     assert end_at.isEnabled() and replace.isEnabled()  # another time can be chosen there
-    button = window.triple_editor.buttons["end"]
+    button = window.facts_table.buttons["end"]
     assert not button.isEnabled() and button.toolTip() == end.toolTip()
     assert button.text() == "End at as_of"
 

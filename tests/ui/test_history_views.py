@@ -12,7 +12,7 @@ from factlines import KnowledgeGraph
 from factlines.core import temporal
 from factlines.ui.models.changes import CHANGE_ROLE
 from factlines.ui.models.fact_models import FACT_ID_ROLE
-from factlines.ui.panels.story import NarrativeModel, event_key
+from factlines.ui.panels.story import StoryModel, event_key
 from ui_fixtures import *  # noqa: F403
 
 
@@ -206,8 +206,8 @@ def test_the_story_pages_through_the_whole_graph_and_follows_as_of(window, qtmod
     model = view.model()
     panel.whole_graph.setChecked(True)
     total = window.kg.narrative_total()
-    assert total > NarrativeModel.PAGE
-    assert model.rowCount() == NarrativeModel.PAGE
+    assert total > StoryModel.PAGE
+    assert model.rowCount() == StoryModel.PAGE
     assert model.canFetchMore()
     model.fetchMore()
     assert model.rowCount() == total and not model.canFetchMore()
@@ -228,7 +228,7 @@ def test_the_story_pages_through_the_whole_graph_and_follows_as_of(window, qtmod
 def test_the_story_loads_pages_to_reach_as_of_and_choosing_an_event_moves_as_of(
     window, monkeypatch
 ):
-    monkeypatch.setattr(NarrativeModel, "PAGE", 10)
+    monkeypatch.setattr(StoryModel, "PAGE", 10)
     panel = window.panels.narrative
     model = panel.model
     panel.whole_graph.setChecked(True)

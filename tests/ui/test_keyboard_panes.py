@@ -21,7 +21,7 @@ def press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier):
 def test_tab_leaves_the_entity_table_and_the_facts_table(window, qtbot):
     select_richest(window)
     window.activateWindow()
-    for table in (window.browser.view, window.triple_editor.view):
+    for table in (window.browser.view, window.facts_table.view):
         table.setFocus()
         qtbot.waitUntil(lambda t=table: focused() is t, timeout=2000)
         press(qtbot, Qt.Key.Key_Tab)
@@ -42,7 +42,7 @@ def test_f6_goes_round_the_panes_and_shift_f6_back(window, qtbot):
         visited.append(focused())
     assert visited == [
         window.gantt.canvas,
-        window.triple_editor.view,
+        window.facts_table.view,
         window.graph_view,
         window.browser.view,
     ]

@@ -96,7 +96,7 @@ def test_scrubbing_restyles_every_view_and_writes_nothing(window, demo):
     window.set_as_of(None)
     assert all(e["solid"] for e in window.graph_view.drawn_edges())
     assert solid_before < len(window.graph_view.drawn_edges())
-    window.triple_editor.hide_invalid.setChecked(True)
+    window.facts_table.hide_invalid.setChecked(True)
     window.set_as_of("2026-04-01")
     shown = triple_rows(window)
     assert nova["id"] in shown and orion["id"] not in shown
@@ -211,11 +211,11 @@ def test_marking_a_predicate_single_valued_shows_its_conflicts(window, demo, ans
     action.trigger()
     stored = file_query(demo.db_path, "SELECT value FROM fl_meta")[0][0]
     assert "lives_in" not in stored and "works_on" in stored
-    assert window.triple_editor.model.conflict_count == 0
+    assert window.facts_table.model.conflict_count == 0
     assert window.gantt.bars.layout.conflict_row.size == 0
     window.action_undo.trigger()
     assert dump(demo.db_path) == before
-    assert window.triple_editor.model.conflict_count == 2
+    assert window.facts_table.model.conflict_count == 2
     assert window.gantt.bars.layout.conflict_row.size > 0
 
 
@@ -257,7 +257,7 @@ def test_a_selection_paints_each_view_once(window, qtbot):
         {
             "chart": window.gantt._glw.viewport(),
             "graph": window.graph_view.viewport(),
-            "table": window.triple_editor.view.viewport(),
+            "table": window.facts_table.view.viewport(),
         }
     )
     window.select_entity("Mira Chen")
@@ -494,7 +494,7 @@ def test_a_bug_in_a_read_leaves_no_model_half_reset(window, demo, monkeypatch, a
     """A read that fails inside a view's reload reaches the handler; the models stay whole
     (read before their reset begins) and the app goes on."""
     window.select_entity("Lumen Labs")
-    model = window.triple_editor.model
+    model = window.facts_table.model
     shown = [f["id"] for f in model.facts]
 
     def broken_read(*_args):

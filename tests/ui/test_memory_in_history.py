@@ -29,7 +29,7 @@ def test_a_palace_on_a_server_is_said_in_words(qtbot, tmp_path, server_palace, i
     plain = kg.add_triple("Kai", "knows", "Ada")
     win = shown_window(qtbot, kg, isolated_settings)
     win.state.select_entity(kg.get_fact(sourced)["subject"])
-    history = win.triple_editor.history
+    history = win.facts_table.history
     win.state.select_fact(sourced)
     qtbot.waitUntil(lambda: history.memory is not None)
     shown = history.text.toPlainText()

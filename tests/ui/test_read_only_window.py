@@ -110,12 +110,12 @@ def test_opened_read_only_on_request_the_window_browses_and_never_edits(
     for name, verb in (("action_undo", "undo"), ("action_redo", "redo")):
         action = getattr(window, name)
         assert not action.isEnabled() and action.toolTip() == f"Cannot {verb}: {ASKED}"
-    for key, button in window.triple_editor.buttons.items():
+    for key, button in window.facts_table.buttons.items():
         assert not button.isEnabled(), key
     assert window.action_export.isEnabled()  # export only reads
 
     # The table's cells are not edited in place, and say why when pointed at.
-    view = window.triple_editor.view
+    view = window.facts_table.view
     assert view.editTriggers() == QAbstractItemView.EditTrigger.NoEditTriggers
     index = cell(window, orion["id"], "valid_to")
     for trigger in ("DoubleClicked", "EditKeyPressed", "AnyKeyPressed", "SelectedClicked"):
@@ -156,7 +156,7 @@ def test_open_for_editing_from_the_banner(shown, tmp_path):
     assert not window.document.read_only and not window.read_only_banner.isVisible()
     window.select_entity("Kai")
     assert window.action_add_fact.isEnabled() and window.action_single_valued.isEnabled()
-    view = window.triple_editor.view
+    view = window.facts_table.view
     assert view.editTriggers() != QAbstractItemView.EditTrigger.NoEditTriggers
     assert window.action_undo.toolTip() == "Undo"
 
@@ -241,8 +241,8 @@ seen.update(
         for name in json.loads(sys.argv[5])
     },
     undo=window.action_undo.toolTip(),
-    edit_triggers=int(window.triple_editor.view.editTriggers().value),
-    rows=window.triple_editor.model.rowCount(),
+    edit_triggers=int(window.facts_table.view.editTriggers().value),
+    rows=window.facts_table.model.rowCount(),
     chart_tip=window.gantt.tooltip(window.gantt.bars.layout.index_of(orion["id"])),
     missing_indexes=kg.missing_indexes(),
     shot=window.grab().save(os.path.join(out, "as-nobody.png"), "PNG"),

@@ -22,7 +22,7 @@ def test_a_link_followed_clears_the_list_filter_and_selects_the_row(window, qtbo
     assert selected_name(window) == "Kai Moreno"
     orion = find_fact(window.kg, "Kai Moreno", "works_on", "Orion")
     index = cell(window, orion["id"], "other_name")
-    view = window.triple_editor.view
+    view = window.facts_table.view
     view.scrollTo(index)
     qtbot.mouseClick(
         view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()

@@ -23,7 +23,7 @@ def test_window_state_as_of_and_recent_files_persist(qtbot, tmp_path, isolated_s
     assert first.open_path(path)
     first.set_as_of("2021-06-01")
     first.graph_dock.hide()
-    first.triple_editor.hide_invalid.setChecked(True)
+    first.facts_table.hide_invalid.setChecked(True)
     first.time_control.speed.setCurrentIndex(0)
     first.close()
     assert isolated_settings.exists() and isolated_settings.stat().st_size > 0
@@ -34,7 +34,7 @@ def test_window_state_as_of_and_recent_files_persist(qtbot, tmp_path, isolated_s
     assert app_settings.last_file(second.settings) == str(path.resolve())
     assert [a.text() for a in second.recent_menu.actions()] == [str(path.resolve())]
     assert second.graph_dock.isHidden()
-    assert second.triple_editor.hide_invalid.isChecked()
+    assert second.facts_table.hide_invalid.isChecked()
     assert second.time_control.speed.currentIndex() == 0
     second.recent_menu.actions()[0].trigger()
     assert second.as_of() == "2021-06-01"

@@ -45,9 +45,9 @@ def test_screenshots_of_the_main_states(window, demo, shots, qtbot, isolated_set
     save(window, shots, "01-kai-2025-12-01")
 
     window.set_as_of("2026-04-01")
-    window.triple_editor.hide_invalid.setChecked(True)
+    window.facts_table.hide_invalid.setChecked(True)
     save(window, shots, "02-kai-2026-04-01-hide-invalid")
-    window.triple_editor.hide_invalid.setChecked(False)
+    window.facts_table.hide_invalid.setChecked(False)
 
     window.set_as_of(None)
     window.select_entity("Lumen Labs")
@@ -64,10 +64,10 @@ def test_screenshots_of_the_main_states(window, demo, shots, qtbot, isolated_set
     window.select_entity("Kai Moreno")
     orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
     window.state.select_fact(orion["id"])
-    index = window.triple_editor.proxy.mapFromSource(
-        window.triple_editor.model.index(window.triple_editor.model.row_of(orion["id"]), 4)
+    index = window.facts_table.proxy.mapFromSource(
+        window.facts_table.model.index(window.facts_table.model.row_of(orion["id"]), 4)
     )
-    window.triple_editor.view.model().setData(index, "2026-02-30")
+    window.facts_table.view.model().setData(index, "2026-02-30")
     save(window, shots, "05-refused-cell-edit")
 
     dialog = FactDialog(demo.entity_names(), demo.predicates(), subject="Kai Moreno", parent=window)

@@ -93,7 +93,7 @@ def test_the_facts_table_shows_the_whole_fact_up_to_its_confidence(window, size)
 
     select_richest(window)
     settle(window, *size)
-    view = window.triple_editor.view
+    view = window.facts_table.view
     header = view.horizontalHeader()
     assert header.offset() == 0
     for key in ("valid_from", "valid_to", "confidence"):
@@ -108,7 +108,7 @@ def test_the_facts_table_shows_the_whole_fact_up_to_its_confidence(window, size)
 def test_the_history_folds_away_where_the_fact_needs_the_room_and_comes_back_on_a_click(
     window, qtbot
 ):
-    editor = window.triple_editor
+    editor = window.facts_table
     select_richest(window)
     settle(window, 1024, 700)
     assert editor.width() < editor.HISTORY_FROM_WIDTH
@@ -122,7 +122,7 @@ def test_the_history_folds_away_where_the_fact_needs_the_room_and_comes_back_on_
 
 
 def test_the_history_stands_beside_the_facts_where_both_fit(window):
-    editor = window.triple_editor
+    editor = window.facts_table
     settle(window, 1500, 950)
     assert editor.width() >= editor.HISTORY_FROM_WIDTH
     assert editor.history.isVisible() and editor.show_history.isChecked()
@@ -133,7 +133,7 @@ def test_a_column_the_person_sized_keeps_its_width(window):
 
     select_richest(window)
     settle(window, 1500, 950)
-    header = window.triple_editor.view.horizontalHeader()
+    header = window.facts_table.view.horizontalHeader()
     header.resizeSection(COLUMN["predicate"], 200)  # as a drag of the header's edge does
     settle(window, 1024, 700)
     assert header.sectionSize(COLUMN["predicate"]) == 200
@@ -156,7 +156,7 @@ def fresh_window(qtbot, kg, settings, size):
 
 
 def facts_rows_in_view(window) -> int:
-    view = window.triple_editor.view
+    view = window.facts_table.view
     return view.viewport().height() // view.verticalHeader().defaultSectionSize()
 
 

@@ -131,11 +131,11 @@ def test_every_view_takes_the_new_colours(window):
     labels = [item.label for item in graph._scene.nodes.values()]
     assert labels and all(label.brush().color() == style.DARK["GRAPH_TEXT"] for label in labels)
     assert all(QColor(e["color"]).name() in style.DARK_PALETTE for e in graph.drawn_edges())
-    model = window.triple_editor.model
+    model = window.facts_table.model
     row = next(r for r in range(model.rowCount()) if not model.facts[r]["current"])
     brush = model.index(row, COLUMN["valid_from"]).data(Qt.ItemDataRole.ForegroundRole)
     assert brush.color() == style.DARK["DIM_TEXT"]
-    assert style.DARK["SUBTLE_TEXT"].name() in window.triple_editor.title.text()
+    assert style.DARK["SUBTLE_TEXT"].name() in window.facts_table.title.text()
     theme.apply("system")
     QApplication.processEvents()
     assert chart.canvas.backgroundBrush().color() == QColor("white")

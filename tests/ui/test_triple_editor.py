@@ -1,4 +1,4 @@
-"""The triple editor and the fact forms: each edit checked in the file, then undone."""
+"""The facts table and the fact forms: each edit checked in the file, then undone."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_typing_in_a_cell_validates_and_writes_through_undo(window, demo, qtbot)
     orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
     before = dump(demo.db_path)
     said = messages_of(window)
-    view = window.triple_editor.view
+    view = window.facts_table.view
     index = cell(window, orion["id"], "valid_to")
     view.setCurrentIndex(index)
     view.edit(index)
@@ -141,10 +141,10 @@ def test_hiding_rows_at_a_step_paints_the_table_once(window, qtbot):
     # Short enough that Kai's 14 facts need a scroll bar and the 6 valid ones do not.
     window.resizeDocks([window.facts_dock], [285], Qt.Orientation.Vertical)
     window.select_entity("Kai Moreno")
-    window.triple_editor.hide_invalid.setChecked(True)
+    window.facts_table.hide_invalid.setChecked(True)
     window.set_as_of(None)
     qtbot.wait(50)
-    table = window.triple_editor.view
+    table = window.facts_table.view
     assert table.model().rowCount() == 14
     assert table.verticalScrollBar().isVisible()
     counter = PaintCounter({"table": table.viewport()})
@@ -160,10 +160,10 @@ def test_an_end_that_hides_the_fact_keeps_it_selected_and_says_where_it_went(win
     """With the not-valid facts hidden, ending the selected fact removed its row: the next row
     was selected, its History shown, and a second end would have ended that one."""
     window.select_entity("Kai Moreno")
-    window.triple_editor.hide_invalid.setChecked(True)
+    window.facts_table.hide_invalid.setChecked(True)
     window.set_as_of("2025-12-01")
     job = find_fact(demo, "Kai Moreno", "works_at", "Lumen Labs")
-    view = window.triple_editor.view
+    view = window.facts_table.view
     index = cell(window, job["id"], "predicate")
     qtbot.mouseClick(
         view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()

@@ -109,7 +109,7 @@ def test_sorting_by_a_confidence_of_mixed_types_works(tmp_path, open_window):
         [("UPDATE triples SET confidence = x'00ff' WHERE predicate = 'uses'", ())],
     )
     win = open_window(path)
-    view = win.triple_editor.view
+    view = win.facts_table.view
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         view.sortByColumn(COLUMN["confidence"], order)
         assert len(triple_rows(win)) == 4
@@ -260,5 +260,5 @@ def test_names_are_shown_literally_in_rich_text_headings(tmp_path, open_window):
         tmp_path / "kg.sqlite3", [dict(subject="<b>Kai", predicate="knows", obj="Ann")]
     )
     win = open_window(path, entity="<b>kai")
-    assert "&lt;b&gt;Kai" in win.triple_editor.title.text()
+    assert "&lt;b&gt;Kai" in win.facts_table.title.text()
     assert "&lt;b&gt;Kai" in win.gantt._title.text

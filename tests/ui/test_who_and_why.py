@@ -64,7 +64,7 @@ def test_a_reason_typed_on_end_is_logged_and_told_in_the_history_and_tooltips(
 
     window.state.select_fact(nova["id"])
     _settle(qtbot)
-    history = window.triple_editor.history
+    history = window.facts_table.history
     assert [e["did"] for e in history.events][-1] == "ended"
     shown = history.text.toPlainText()
     assert "Ended in Factlines" in shown and "moved to the Nova team" in shown

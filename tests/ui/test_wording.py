@@ -6,8 +6,7 @@ import pytest
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, TimeValueError, Unavailable
-from factlines.ui.errors import in_words
-from factlines.ui.look.wording import fact_in_words, label, refusal
+from factlines.ui.look.wording import fact_in_words, in_words, label, refusal
 
 
 def _refusal(call) -> TimeValueError:

@@ -76,7 +76,7 @@ class StoreReads:
 
 def test_ending_one_of_a_hubs_facts_touches_only_that_row(hub_window, qtbot, monkeypatch):
     window = hub_window
-    model = window.triple_editor.model
+    model = window.facts_table.model
     assert model.rowCount() == HUB_FACTS
     tid = next(f["id"] for f in model.facts if f["valid_to"] is None)
     row = model.row_of(tid)
@@ -105,7 +105,7 @@ def test_ending_one_of_a_hubs_facts_touches_only_that_row(hub_window, qtbot, mon
 
 def test_undo_and_redo_patch_the_same_row(hub_window, qtbot):
     window = hub_window
-    model = window.triple_editor.model
+    model = window.facts_table.model
     tid = next(f["id"] for f in model.facts if f["valid_to"] is None)
     resets = []
     model.modelReset.connect(lambda: resets.append(1))
@@ -119,7 +119,7 @@ def test_undo_and_redo_patch_the_same_row(hub_window, qtbot):
 
 def test_an_added_and_a_deleted_fact_insert_and_remove_one_row(hub_window, qtbot):
     window = hub_window
-    model = window.triple_editor.model
+    model = window.facts_table.model
     inserted, removed, resets = [], [], []
     model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
     model.rowsRemoved.connect(lambda _p, a, b: removed.append((a, b)))
@@ -140,7 +140,7 @@ def test_one_validity_computation_serves_every_view(hub_window):
     window.set_as_of("2010-06-01")
     mask = state.valid_mask()
     facts = state.entity_facts()
-    model = window.triple_editor.model
+    model = window.facts_table.model
     for row, fact in enumerate(model.facts):
         assert model.data(model.index(row, 0), VALID_ROLE) == bool(
             mask[state.fact_index(fact["id"])]
@@ -151,7 +151,7 @@ def test_one_validity_computation_serves_every_view(hub_window):
 
 def test_a_change_that_moves_a_row_is_a_layout_change_not_a_reset(hub_window, qtbot):
     window = hub_window
-    model = window.triple_editor.model
+    model = window.facts_table.model
     model.sort(COLUMN["valid_to"], Qt.SortOrder.AscendingOrder)
     tid = next(
         f["id"] for f in model.facts if f["valid_to"] is None and f["valid_from"] == "2001-01-01"
@@ -168,7 +168,7 @@ def test_a_change_that_moves_a_row_is_a_layout_change_not_a_reset(hub_window, qt
 
 def test_ending_a_fact_patches_its_bar_and_graph_edge_in_place(hub_window, qtbot):
     window = hub_window
-    tid = next(f["id"] for f in window.triple_editor.model.facts if f["valid_to"] is None)
+    tid = next(f["id"] for f in window.facts_table.model.facts if f["valid_to"] is None)
     builds = window.gantt.bars.build_count
     window.end_fact(tid, "2026-01-01")
     assert window.gantt.bars.build_count == builds  # patched, not laid out again
@@ -263,16 +263,16 @@ def test_a_big_entitys_views_reload_a_turn_apart(hub_window, qtbot):
     state.select_entity(None)
     builds = window.gantt.build_count
     reloaded: list[str] = []
-    window.triple_editor.model.modelReset.connect(lambda: reloaded.append("table"))
+    window.facts_table.model.modelReset.connect(lambda: reloaded.append("table"))
     window.select_entity("Hub")
     assert window.gantt.build_count == builds and reloaded == []  # each waits for its turn
-    assert state.waiting(window.gantt) and state.waiting(window.triple_editor)
+    assert state.waiting(window.gantt) and state.waiting(window.facts_table)
     window.set_as_of("2010-01-01")  # meanwhile: left to the reloads
     with qtbot.waitSignal(state.reloads.done, timeout=10000):
         pass
     assert window.gantt.build_count == builds + 1 and reloaded == ["table"]
     assert len(triple_rows(window)) == HUB_FACTS
-    valid = [window.triple_editor.model.index(r, 0).data(VALID_ROLE) for r in range(HUB_FACTS)]
+    valid = [window.facts_table.model.index(r, 0).data(VALID_ROLE) for r in range(HUB_FACTS)]
     assert sum(valid) == int(state.valid_mask().sum()) > 0
 
 
@@ -283,7 +283,7 @@ def test_after_another_programs_write_a_big_entitys_views_reload_a_turn_apart(hu
     other.add_triple("Hub", "hired", "E0001", valid_from="2026-01-01")
     other.close()
     state.notify_data_changed()  # every row may have changed, as after another program's write
-    assert window.gantt.build_count == builds and state.waiting(window.triple_editor)
+    assert window.gantt.build_count == builds and state.waiting(window.facts_table)
     with qtbot.waitSignal(state.reloads.done, timeout=10000):
         pass
     assert window.gantt.build_count > builds

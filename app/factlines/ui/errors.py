@@ -1,7 +1,8 @@
 """The UI half of the error contract (``factlines.core.errors``), and the one handler for bugs.
 
 A :class:`~factlines.core.errors.Refused` or :class:`~factlines.core.errors.Unavailable` is
-caught where the action was asked for and said in words (:func:`in_words`). Anything else is a
+caught where the action was asked for and said in words
+(:func:`~factlines.ui.look.wording.in_words`). Anything else is a
 bug: raised in a Qt slot, it reaches :class:`ErrorHandler` (``sys.excepthook``), which shows it
 with its traceback and keeps the app running.
 """
@@ -14,19 +15,10 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from factlines.core.errors import Refused, Unavailable
-from factlines.ui.look.wording import refusal
+from factlines.core.errors import Unavailable
+from factlines.ui.look.wording import in_words
 
-TRY_AGAIN = "nothing was written; try again in a moment"
 KEPT_REPORTS = 20  # the latest; each holds its traceback's frames alive
-
-
-def in_words(exc: Refused | Unavailable) -> str:
-    """What a person is told: the refusal's reason in the forms' words, or what is unavailable
-    and to try again."""
-    if isinstance(exc, Unavailable):
-        return f"{exc} — {TRY_AGAIN}"
-    return refusal(exc)
 
 
 @dataclass

@@ -46,7 +46,7 @@ def test_clicking_the_other_entity_and_a_graph_neighbour_selects_it(window, qtbo
     window.select_entity("Kai Moreno")
     orion = find_fact(window.kg, "Kai Moreno", "works_on", "Orion")
     index = cell(window, orion["id"], "other_name")
-    view = window.triple_editor.view
+    view = window.facts_table.view
     view.scrollTo(index)  # the facts dock is short: the chart has most of the height
     qtbot.mouseClick(
         view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()

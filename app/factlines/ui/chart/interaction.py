@@ -23,12 +23,12 @@ from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
 from factlines.ui.look import style
+from factlines.ui.look.fact_memory import memory_lines
 from factlines.ui.look.fact_story import fact_story, story_lines
 from factlines.ui.look.wording import fact_in_words
 from factlines.ui.menus.edits import FactActions
-from factlines.ui.menus.fact_action_set import mirror, starts_after, why_not_end
+from factlines.ui.menus.selection_actions import mirror, starts_after, why_not_end
 from factlines.ui.session.state import AppState
-from factlines.ui.views.fact_memory import memory_lines
 
 
 class GanttViewBox(pg.ViewBox):

@@ -277,7 +277,7 @@ class GanttChart(QWidget):
         elif name is None:
             self._show_empty(f"The entity “{entity}” is not in this graph any more.")
         elif layout.n == 0:
-            self._show_empty(f"{name} has no facts yet.\nAdd one in the triple editor.")
+            self._show_empty(f"{name} has no facts yet.\nAdd one in the facts table.")
         else:
             self._stack.setCurrentIndex(1)
         self._update_labels()

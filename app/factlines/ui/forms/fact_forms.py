@@ -7,13 +7,13 @@ store unavailable now) is said in the form, which stays open with everything typ
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
 from factlines.core.names import predicate_id
 from factlines.core.store import KnowledgeGraph, describe, rename_words, report_words
-from factlines.ui.errors import in_words
+from factlines.ui.look.wording import in_words
+from factlines.ui.session.document import ReasonMemory
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
@@ -23,15 +23,6 @@ if TYPE_CHECKING:
 
 # What a form's edit returns when the form changed nothing: no write, no undo step.
 NOTHING = object()
-
-
-@dataclass
-class ReasonMemory:
-    """The reason typed last for an end, a replacement or a deletion, offered again in the next
-    such form. Held by the window's document, so it lasts until the app closes; never kept in
-    settings (a reason is about one session's work)."""
-
-    last: str = ""
 
 
 class FactForms:

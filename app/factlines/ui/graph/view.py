@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import Touched
-from factlines.ui.errors import in_words
 from factlines.ui.graph import layout, legend
 from factlines.ui.graph.controls import (
     DEPTHS,
@@ -39,6 +38,7 @@ from factlines.ui.graph.scene import (
 )
 from factlines.ui.graph.writes import REBUILD, RESTYLE, Drawn
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.session.state import AppState
 

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled
+from factlines.ui.actions import make_action
 from factlines.ui.jobs.progress import Job, ProgressDialog
-from factlines.ui.menus.edits import make_action
 from factlines.ui.session import settings as app_settings
 from factlines.ui.session.document import Document
 

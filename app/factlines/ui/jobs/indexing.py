@@ -19,9 +19,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
+from factlines.ui.actions import enable_or_say_why, make_action
 from factlines.ui.jobs.progress import Job
-from factlines.ui.menus.edits import enable_or_say_why, make_action
+from factlines.ui.look.wording import in_words
 from factlines.ui.session.document import Document
 
 if TYPE_CHECKING:

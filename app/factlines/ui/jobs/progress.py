@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled
-from factlines.ui.errors import in_words
+from factlines.ui.look.wording import in_words
 
 Work = Callable[[Callable[[int, int], bool]], object]
 

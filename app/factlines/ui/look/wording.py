@@ -1,4 +1,4 @@
-"""The store's refusals in a person's words.
+"""The store's refusals, and a store that is unavailable now, in a person's words.
 
 The core's messages are written for scripts too (``valid_from='2026-02-30' is not valid…``)
 and stay exact; here a refusal that says what was wrong in fields (a time value, an inverted
@@ -7,7 +7,7 @@ interval) is said with the labels a person sees in the forms.
 
 from __future__ import annotations
 
-from factlines.core.errors import Refused, TimeValueError
+from factlines.core.errors import Refused, TimeValueError, Unavailable
 from factlines.core.store import describe
 from factlines.ui.look import style
 
@@ -29,6 +29,8 @@ REASON_HINT = (
     "Why you make this edit, in a few words: kept with it in Factlines' edit log and shown in "
     "the fact's history (the last reason you typed is offered again until Factlines closes)"
 )
+
+TRY_AGAIN = "nothing was written; try again in a moment"
 
 HOW_TO_WRITE_A_TIME = "Write a day as YYYY-MM-DD, or an instant in UTC as YYYY-MM-DDTHH:MM:SSZ."
 
@@ -61,3 +63,11 @@ def fact_in_words(fact: dict) -> str:
     start = style.show_time(fact.get("valid_from"), "…")
     end = style.show_time(fact.get("valid_to"), "open")
     return f"{describe(fact)} ({start} – {end})"
+
+
+def in_words(exc: Refused | Unavailable) -> str:
+    """What a person is told: the refusal's reason in the forms' words, or what is unavailable
+    and to try again."""
+    if isinstance(exc, Unavailable):
+        return f"{exc} — {TRY_AGAIN}"
+    return refusal(exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
-from factlines.ui.menus.edits import make_action
+from factlines.ui.actions import make_action
 from factlines.ui.session.state import AppState
 
 MAX_ENTRIES = 200

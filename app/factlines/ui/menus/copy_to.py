@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.transfer import CopySummary, copy_graph
+from factlines.ui.actions import enable_or_say_why, make_action
 from factlines.ui.jobs.progress import Job, ProgressDialog
-from factlines.ui.menus.edits import enable_or_say_why, make_action
 from factlines.ui.session.document import Document
 
 FILE_FILTER = "Knowledge graphs (*.sqlite3 *.sqlite *.db);;All files (*)"

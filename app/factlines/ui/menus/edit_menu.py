@@ -1,7 +1,7 @@
 """The Edit menu: undo and redo, the selected fact's edits, the selected entity's, and the
 single-valued predicates. The fact's and the entity's are the one shared set
-(:class:`~factlines.ui.menus.fact_action_set.FactActionSet`), made the window's here so that their
-shortcuts work wherever it is."""
+(:class:`~factlines.ui.menus.selection_actions.SelectionActions`), made the window's here so that
+their shortcuts work wherever it is."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMenu, QWidget
 
-from factlines.ui.menus.edits import FactActions, make_action
+from factlines.ui.actions import make_action
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.session.state import AppState
 
 SINGLE_VALUED_TIP = "Mark predicates that allow one object at a time; their overlaps are conflicts"
@@ -22,7 +23,7 @@ class EditActions(QObject):
         fact_actions: FactActions,
         undo_stack: QUndoStack,
         window: QWidget,
-        triple_editor: QWidget,
+        facts_table: QWidget,
     ):
         super().__init__(window)
         self.state = state
@@ -55,9 +56,9 @@ class EditActions(QObject):
             shared.merge,
         ):
             window.addAction(action)
-        # Delete is a key many widgets use: it deletes a fact only from the triple editor.
+        # Delete is a key many widgets use: it deletes a fact only from the facts table.
         self.action_delete_fact.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        triple_editor.addAction(self.action_delete_fact)
+        facts_table.addAction(self.action_delete_fact)
         self.action_single_valued = make_action(
             window,
             "actionSingleValued",

@@ -1,6 +1,6 @@
 """The edits every view offers, in one place: each goes through the undo stack.
 
-Views (the triple editor, the chart, the browser) call these; a refused edit, or one the store
+Views (the facts table, the chart, the browser) call these; a refused edit, or one the store
 cannot take now, becomes a message on the state (shown in the status bar) and writes nothing.
 Any other exception is a bug: it is not caught here, and reaches the app's error handler.
 """
@@ -10,40 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QWidget
 
 from factlines.core import temporal
 from factlines.core.errors import DuplicateFact, Refused, Unavailable
 from factlines.core.store import KnowledgeGraph, describe
-from factlines.ui.errors import in_words
-from factlines.ui.forms.fact_forms import FactForms, ReasonMemory
-from factlines.ui.menus.fact_action_set import FactActionSet
+from factlines.ui.forms.fact_forms import FactForms
+from factlines.ui.look.wording import in_words
+from factlines.ui.menus.selection_actions import SelectionActions
 from factlines.ui.session.commands import run_edit
+from factlines.ui.session.document import ReasonMemory
 from factlines.ui.session.state import AppState
-
-
-def make_action(window: QWidget, name: str, text: str, slot, keys=None, tip: str = "") -> QAction:
-    """A window's QAction: named for automation, its shortcut live wherever the window is."""
-    action = QAction(text, window)
-    action.setObjectName(name)
-    if keys is not None:
-        action.setShortcut(QKeySequence(keys))
-    if tip:
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-    action.triggered.connect(slot)
-    window.addAction(action)
-    return action
-
-
-def enable_or_say_why(action: QAction, reason: str | None, tip: str, verb: str) -> None:
-    """Enable ``action`` when there is no ``reason`` against it; its tip says what it does, or
-    "Cannot ``verb``: ``reason``"."""
-    action.setEnabled(reason is None)
-    said = tip if reason is None else f"Cannot {verb}: {reason}"
-    action.setToolTip(said)
-    action.setStatusTip(said)
 
 
 class FactActions(FactForms, QObject):
@@ -69,7 +47,7 @@ class FactActions(FactForms, QObject):
         self.reasons = reasons if reasons is not None else ReasonMemory()
         self._before_write = before_write
         self._dialog_parent = parent
-        self.commands = FactActionSet(self, parent or self, read_only or (lambda: False))
+        self.commands = SelectionActions(self, parent or self, read_only or (lambda: False))
 
     def _run(
         self, text: str, work: Callable[[KnowledgeGraph], object], reason: str | None = None

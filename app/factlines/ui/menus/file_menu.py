@@ -23,9 +23,9 @@ from factlines.core.mempalace_paths import (
     describe_mempalace_graphs,
     mempalace_graph_candidates,
 )
-from factlines.ui.errors import in_words
+from factlines.ui.actions import make_action
+from factlines.ui.look.wording import in_words
 from factlines.ui.menus.copy_to import CopyActions
-from factlines.ui.menus.edits import make_action
 from factlines.ui.session import settings as app_settings
 from factlines.ui.session.document import Document, default_new_path
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from factlines import __version__
-from factlines.ui.menus.edits import make_action
+from factlines.ui.actions import make_action
 from factlines.ui.session.document import Document
 
 K = Qt.Key

@@ -28,10 +28,11 @@ from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.mempalace_paths import mempalace_config_dir
 from factlines.core.transfer import export_graph, import_recorded
-from factlines.ui.errors import in_words
+from factlines.ui.actions import make_action
 from factlines.ui.forms.import_export_forms import ExportDialog, ImportReportDialog
 from factlines.ui.jobs.progress import Job, ProgressDialog
-from factlines.ui.menus.edits import FactActions, make_action
+from factlines.ui.look.wording import in_words
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.session import settings as app_settings
 from factlines.ui.session.commands import StoreCommand
 from factlines.ui.session.document import Document

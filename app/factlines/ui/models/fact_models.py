@@ -22,6 +22,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.look import style
+from factlines.ui.look.fact_memory import memory_lines
 from factlines.ui.look.fact_story import fact_story, story_lines
 from factlines.ui.models.entity_listing import EntityModel
 from factlines.ui.models.roles import (
@@ -44,7 +45,6 @@ from factlines.ui.models.roles import (
 )
 from factlines.ui.session.entity_facts import FactsPatch
 from factlines.ui.session.state import AppState
-from factlines.ui.views.fact_memory import memory_lines
 
 __all__ = [
     "COLUMN",
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-# The triple editor's columns: (key, header, editable)
+# The facts table's columns: (key, header, editable)
 FACT_COLUMNS = (
     ("direction", "", False),
     ("predicate", "Predicate", True),

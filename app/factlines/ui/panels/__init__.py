@@ -2,7 +2,7 @@
 instants, the story in order, where the history is dense, finding facts, and who edited what
 (the edit history of Factlines and MemPalace) and the predicates.
 
-:class:`HistoryPanels` makes the docks (tabbed with the Facts dock, so the chart keeps its
+:class:`Panels` makes the docks (tabbed with the Facts dock, so the chart keeps its
 room), the histogram under the as_of slider, the conflict count in the status bar and the
 fact search's hint under the entity search; the window only asks it to.
 """
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMenu, QToolBar
 
-from factlines.ui.menus.edits import make_action
+from factlines.ui.actions import make_action
 from factlines.ui.panels.as_recorded import AsRecordedPanel, RecordedAsOfField
 from factlines.ui.panels.changes import ChangesPanel
 from factlines.ui.panels.chart_diff import ChartDiff
@@ -24,16 +24,20 @@ from factlines.ui.panels.find_facts import FindFactsPanel, SearchHint
 from factlines.ui.panels.histogram import TimeHistogram
 from factlines.ui.panels.predicates import PredicatesPanel
 from factlines.ui.panels.review import ReviewPanel
-from factlines.ui.panels.story import NarrativePanel
+from factlines.ui.panels.story import StoryPanel
 from factlines.ui.session import settings as app_settings
 
 if TYPE_CHECKING:
     from factlines.ui.window.main_window import MainWindow
 
-__all__ = ["HistoryPanels"]
+__all__ = ["Panels"]
 
 
-class HistoryPanels(QObject):
+class Panels(QObject):
+    """The docks tabbed with Facts (Conflicts, Changes, Story, Find facts, Edit history,
+    Predicates, Review, As recorded), the histogram's bar and the status bar's counts, built
+    over the main window."""
+
     def __init__(self, window: MainWindow):
         super().__init__(window)
         self._window = window
@@ -45,27 +49,29 @@ class HistoryPanels(QObject):
         self.changes = ChangesPanel(state, self.chart_diff, window)
         diff = self.chart_diff
         diff.changed.connect(lambda: window.graph_view.show_diff(diff.started, diff.ended, diff.on))
-        self.narrative = NarrativePanel(state, window)
+        self.narrative = StoryPanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
         self.edit_history = EditHistoryPanel(state, window)
         self.predicates = PredicatesPanel(
             state, actions, lambda p: self.open_fact_search(p, True), window
         )
-        self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
-        self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
-        self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
-        self.find_dock = window._dock("findFactsDock", "Find facts", self.find_facts, bottom)
-        self.edit_history_dock = window._dock(
+        self.conflicts_dock = window.add_dock("conflictsDock", "Conflicts", self.conflicts, bottom)
+        self.changes_dock = window.add_dock("changesDock", "Changes", self.changes, bottom)
+        self.narrative_dock = window.add_dock("narrativeDock", "Story", self.narrative, bottom)
+        self.find_dock = window.add_dock("findFactsDock", "Find facts", self.find_facts, bottom)
+        self.edit_history_dock = window.add_dock(
             "editHistoryDock", "Edit history", self.edit_history, bottom
         )
-        self.predicates_dock = window._dock("predicatesDock", "Predicates", self.predicates, bottom)
+        self.predicates_dock = window.add_dock(
+            "predicatesDock", "Predicates", self.predicates, bottom
+        )
         self.review = ReviewPanel(state, actions, window)
-        self.review_dock = window._dock("reviewDock", "Review", self.review, bottom)
+        self.review_dock = window.add_dock("reviewDock", "Review", self.review, bottom)
         self.review_dock.visibilityChanged.connect(self.review.in_sight)
         self.recorded_field = RecordedAsOfField(state, window)  # beside as_of, in the time bar
         window.time_bar.addWidget(self.recorded_field)
         self.as_recorded = AsRecordedPanel(state, self.recorded_field, window)
-        self.as_recorded_dock = window._dock(
+        self.as_recorded_dock = window.add_dock(
             "asRecordedDock", "As recorded", self.as_recorded, bottom
         )
         self.as_recorded.wanted.connect(lambda: self.show_dock(self.as_recorded_dock))

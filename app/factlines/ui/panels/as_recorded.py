@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
-from factlines.ui.errors import in_words
 from factlines.ui.jobs.whole_graph import BackgroundRead
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.session.state import AppState
 
 UNKNOWN_END = "ended, recorded when unknown"

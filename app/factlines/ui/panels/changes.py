@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.jobs.whole_graph import BackgroundRead
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.models.changes import ChangesModel
 from factlines.ui.models.roles import ENTITY_ID_ROLE, FACT_ID_ROLE
 from factlines.ui.panels.chart_diff import ChartDiff

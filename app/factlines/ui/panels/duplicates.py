@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.look.wording import in_words
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.session.state import AppState
 

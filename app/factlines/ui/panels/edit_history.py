@@ -18,8 +18,8 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.mempalace_log import WriteLogEntry, events_for_fact
 from factlines.core.names import entity_id
-from factlines.ui.errors import in_words
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.models.roles import DISPLAY, FOREGROUND, TOOLTIP
 from factlines.ui.models.rows import RowsModel, rows_view
 from factlines.ui.session.state import AppState

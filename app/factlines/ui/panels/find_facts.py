@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.look import style
-from factlines.ui.look.wording import fact_in_words
+from factlines.ui.look.wording import fact_in_words, in_words
 from factlines.ui.models.roles import (
     DISPLAY,
     ENTITY_ID_ROLE,

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
-from factlines.ui.errors import in_words
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.panels.conflicts import CountLabel
 from factlines.ui.panels.duplicates import DuplicatesSection

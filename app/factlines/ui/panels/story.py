@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.models.roles import (
     BACKGROUND,
     DISPLAY,
@@ -81,7 +81,7 @@ def when_words(event: dict) -> str:
     return style.show_time(event["at"])
 
 
-class NarrativeModel(RowsModel):
+class StoryModel(RowsModel):
     """Events from ``base`` on, a page at a time; ``marked`` is the row at or before as_of."""
 
     COLUMNS = ("When", "Event")
@@ -250,14 +250,14 @@ class NarrativeModel(RowsModel):
         return None
 
 
-class NarrativePanel(QWidget):
+class StoryPanel(QWidget):
     """The events list (``narrativeView``), a toggle for the whole graph, and where as_of is."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("narrativePanel")
         self._state = state
-        self.model = NarrativeModel(state, self)
+        self.model = StoryModel(state, self)
         self.whole_graph = QCheckBox("Whole graph", self)
         self.whole_graph.setObjectName("narrativeWholeGraph")
         self.whole_graph.setToolTip("Tell the whole graph's story, not only the selected entity's")

@@ -19,6 +19,7 @@ caller says so. Every edit is written at once, so there is nothing to save.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,6 @@ from PySide6.QtGui import QUndoStack
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import places
-from factlines.ui.forms.fact_forms import ReasonMemory
 from factlines.ui.session import settings as app_settings
 from factlines.ui.session.state import AppState
 
@@ -44,6 +44,15 @@ SAVE_AS_OF_MS = 1000  # as_of is kept this long after it stops moving
 def default_new_path() -> Path:
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(folder or Path.home() / ".factlines") / "knowledge_graph.sqlite3"
+
+
+@dataclass
+class ReasonMemory:
+    """The reason typed last for an end, a replacement or a deletion, offered again in the next
+    such form. Held by the window's document, so it lasts until the app closes; never kept in
+    settings (a reason is about one session's work)."""
+
+    last: str = ""
 
 
 class Document(QObject):

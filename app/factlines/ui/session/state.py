@@ -12,9 +12,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines.core import temporal
 from factlines.core.store import KnowledgeGraph, Touched
-from factlines.ui.jobs.turns import Turns
 from factlines.ui.look import style
 from factlines.ui.session.entity_facts import EntityFacts, FactsPatch
+from factlines.ui.turns import Turns
 
 # From this many facts of the selected entity, the views reload a turn of the event loop apart
 # after it is selected or after a write that may have changed every row: each view's reload

@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.ui.jobs.turns import Turns
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.models.entity_listing import NO_ID, EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
+from factlines.ui.turns import Turns
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"

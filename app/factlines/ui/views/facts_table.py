@@ -1,4 +1,4 @@
-"""The triple editor: the selected entity's facts in both directions, editable in place (not on
+"""The facts table: the selected entity's facts in both directions, editable in place (not on
 a read-only graph: then a cell says why when pointed at), and beside them the History of the
 selected fact (who wrote it, who ended it, why). Where the editor is too narrow for both, the
 fact comes first: the History folds away (its story stays in a row's tooltip) until the
@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.ui.look import style
-from factlines.ui.look.fact_story import FactHistory
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.models.fact_models import (
     COLUMN,
@@ -50,6 +49,7 @@ from factlines.ui.models.fact_models import (
 )
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
+from factlines.ui.views.fact_history import FactHistory
 from factlines.ui.views.memory_filter import MemoryFilter
 
 COLUMN_WIDTHS = {  # at most, for the fact's own columns (see FactColumns)
@@ -187,10 +187,10 @@ class FactColumns(QObject):
         view.viewport().update()
 
 
-class TripleEditor(QWidget):
+class FactsTable(QWidget):
     def __init__(self, state: AppState, actions: FactActions, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setObjectName("tripleEditor")
+        self.setObjectName("factsTable")
         self._state = state
         self._actions = actions
         self._entity: dict | None = None

@@ -26,23 +26,24 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core.errors import Refused
+from factlines.ui.actions import make_action
 from factlines.ui.chart import GanttChart
 from factlines.ui.graph import GraphView
 from factlines.ui.jobs.backups import Backups
 from factlines.ui.jobs.indexing import IndexActions
 from factlines.ui.menus.back_forward import SelectionHistory
 from factlines.ui.menus.edit_menu import EditActions
-from factlines.ui.menus.edits import FactActions, make_action
+from factlines.ui.menus.edits import FactActions
 from factlines.ui.menus.file_menu import FileActions
 from factlines.ui.menus.help_menu import HelpActions
 from factlines.ui.menus.import_export import TransferActions
-from factlines.ui.panels import HistoryPanels
+from factlines.ui.panels import Panels
 from factlines.ui.panels.figures import GraphFigures
 from factlines.ui.session import settings as app_settings
 from factlines.ui.session.document import Document, counts_unavailable, stats_words
 from factlines.ui.session.state import AppState
 from factlines.ui.views.entity_list import EntityBrowser
-from factlines.ui.views.facts_table import TripleEditor
+from factlines.ui.views.facts_table import FactsTable
 from factlines.ui.views.time_control import TimeControl
 from factlines.ui.window.banner import ReadOnlyBanner
 from factlines.ui.window.panes import PaneFocus
@@ -108,7 +109,7 @@ class MainWindow(QMainWindow):
 
         self.gantt = GanttChart(self.state, self.fact_actions, self)
         self.browser = EntityBrowser(self.state, self.fact_actions, self)
-        self.triple_editor = TripleEditor(self.state, self.fact_actions, self)
+        self.facts_table = FactsTable(self.state, self.fact_actions, self)
         self.graph_view = GraphView(self.state, self)
         self.graph_view.depthChanged.connect(self.document.keep_graph_depth)
         self.state.graphChanged.connect(
@@ -116,7 +117,7 @@ class MainWindow(QMainWindow):
         )
         self.time_control = TimeControl(self.state, self)
         self._make_docks()
-        self.panels = HistoryPanels(self)  # conflicts, changes, story, density, fact search
+        self.panels = Panels(self)  # conflicts, changes, story, density, fact search
 
         self.file_actions = FileActions(
             self.document, self.settings, self.report_error, self, ask=self.ask
@@ -128,7 +129,7 @@ class MainWindow(QMainWindow):
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
         self.edit_actions = EditActions(
-            self.state, self.fact_actions, self.document.undo_stack, self, self.triple_editor
+            self.state, self.fact_actions, self.document.undo_stack, self, self.facts_table
         )
         self.help_actions = HelpActions(self.document, self)
         self.indexing = IndexActions(self.document, self, ask=self.ask)
@@ -179,13 +180,13 @@ class MainWindow(QMainWindow):
     # ── Building ──────────────────────────────────────────────────────────
 
     def _make_docks(self) -> None:
-        self.entities_dock = self._dock(
+        self.entities_dock = self.add_dock(
             "entitiesDock", "Entities", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea
         )
-        self.facts_dock = self._dock(
-            "factsDock", "Facts", self.triple_editor, Qt.DockWidgetArea.BottomDockWidgetArea
+        self.facts_dock = self.add_dock(
+            "factsDock", "Facts", self.facts_table, Qt.DockWidgetArea.BottomDockWidgetArea
         )
-        self.graph_dock = self._dock(
+        self.graph_dock = self.add_dock(
             "graphDock", "Neighbourhood", self.graph_view, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.splitDockWidget(self.facts_dock, self.graph_dock, Qt.Orientation.Horizontal)
@@ -210,7 +211,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.gantt, 1)
         self.setCentralWidget(area)
 
-    def _dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
+    def add_dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
@@ -233,12 +234,12 @@ class MainWindow(QMainWindow):
             self,
             "actionHideInvalid",
             "&Hide facts not valid at as_of",
-            self.triple_editor.hide_invalid.setChecked,
+            self.facts_table.hide_invalid.setChecked,
             "Ctrl+H",
         )
         self.action_hide_invalid.setCheckable(True)
         self.history = SelectionHistory(self.state, self)  # Back / Forward
-        self.triple_editor.hide_invalid.toggled.connect(self.action_hide_invalid.setChecked)
+        self.facts_table.hide_invalid.toggled.connect(self.action_hide_invalid.setChecked)
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -443,8 +444,8 @@ class MainWindow(QMainWindow):
         if (layout := app_settings.WINDOW_STATE.get(settings)) is not None:
             restored = self.restoreState(layout)
         if (header := app_settings.TRIPLE_HEADER.get(settings)) is not None:
-            self.triple_editor.view.horizontalHeader().restoreState(header)
-        self.triple_editor.hide_invalid.setChecked(app_settings.HIDE_INVALID.get(settings))
+            self.facts_table.view.horizontalHeader().restoreState(header)
+        self.facts_table.hide_invalid.setChecked(app_settings.HIDE_INVALID.get(settings))
         speed = app_settings.PLAY_SPEED.get(settings)
         if speed is not None and 0 <= speed < self.time_control.speed.count():
             self.time_control.speed.setCurrentIndex(speed)
@@ -474,9 +475,9 @@ class MainWindow(QMainWindow):
         settings = self.settings
         app_settings.WINDOW_GEOMETRY.set(settings, self.saveGeometry())
         app_settings.WINDOW_STATE.set(settings, self.saveState())
-        header = self.triple_editor.view.horizontalHeader()
+        header = self.facts_table.view.horizontalHeader()
         app_settings.TRIPLE_HEADER.set(settings, header.saveState())
-        app_settings.HIDE_INVALID.set(settings, self.triple_editor.hide_invalid.isChecked())
+        app_settings.HIDE_INVALID.set(settings, self.facts_table.hide_invalid.isChecked())
         app_settings.PLAY_SPEED.set(settings, self.time_control.speed.currentIndex())
         self.document.save_as_of()
         settings.sync()

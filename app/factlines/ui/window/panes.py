@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.ui.menus.edits import make_action
+from factlines.ui.actions import make_action
 
 
 class PaneFocus(QObject):

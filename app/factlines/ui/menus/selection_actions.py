@@ -3,7 +3,7 @@
 Each action has one rule for whether it can work now (a graph is open and may be written, a
 fact or an entity is selected, the fact is still open, as_of is not before its start) and one
 wording. An action that cannot work is disabled and its tooltip (and status tip) says why. The
-Edit menu, the triple editor's buttons and context menu, and the chart's context menu all show
+Edit menu, the facts table's buttons and context menu, and the chart's context menu all show
 these same actions; the chart selects the bar under the mouse first.
 """
 
@@ -63,7 +63,7 @@ def mirror(action: QAction, menu: QMenu, name: str) -> QAction:
     return entry
 
 
-class FactActionSet(QObject):
+class SelectionActions(QObject):
     """The QActions on the selected fact (add, edit, end at as_of, end at…, replace, delete) and
     entity (rename, merge), with their object names and shortcuts, owned by ``owner`` (the
     window). ``read_only()`` says whether the open graph may not be written (a graph the store

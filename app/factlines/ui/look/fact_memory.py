@@ -15,8 +15,8 @@ import urllib.parse
 from pathlib import PurePath
 
 from factlines.core.errors import Refused, Unavailable
-from factlines.ui.errors import in_words
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 
 TEXT_CHARS = 4_000  # the History section shows a memory whole up to this length
 TIP_CHARS = 300  # a tooltip, its start
