@@ -178,14 +178,14 @@ class SQLiteEntities(EntityRows):
                 return None  # the speed indexes count from the index alone: let SQLite rank
         wanted = limit + offset
         name = f"ranked {order} {descending}"
-        if descending and self._kept.fresh(name) is None:
+        if descending and wanted == 1 and self._kept.fresh(name) is None:
             totals, key = self._kept.get_with_key("totals", ranking.totals)
             with self._db.snapshot() as conn:
                 if self._same_file(conn, key):
                     allowed = set(self._search_ids(conn, search)) if search else None
-                    rows = ranking.top(conn, totals, order, allowed, entity_type, wanted)
+                    rows = ranking.most(conn, totals, order, allowed, entity_type)
                     if rows is not None:
-                        return rows[offset:]
+                        return rows
         full, key = self._kept.get_with_key(
             name, lambda conn: ranking.ranked(conn, order, descending)
         )
