@@ -13,7 +13,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -46,6 +46,7 @@ from factlines.ui.views.entity_list import EntityBrowser
 from factlines.ui.views.facts_table import FactsTable
 from factlines.ui.views.time_control import TimeControl
 from factlines.ui.window.banner import ReadOnlyBanner
+from factlines.ui.window.layout import WindowLayout
 from factlines.ui.window.panes import PaneFocus
 from factlines.ui.window.theme import ThemeActions
 
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from factlines import KnowledgeGraph
 
 MESSAGE_MS = 10000
-LANES_ALWAYS_SHOWN = 6  # a kept layout that leaves the chart fewer gives way
 TIME_MENU = (
     "allTime",
     "now",
@@ -164,13 +164,8 @@ class MainWindow(QMainWindow):
         )
         self.state.graphChanged.connect(self._update_title)
 
-        # The first-run size, on a screen that has room for it.
-        self.resize(QSize(1500, 950).boundedTo(self.screen().availableGeometry().size()))
-        first_run, room = self.saveState(), self.minimumSizeHint()
-        self._docks_sized = self._restore_window()
-        self.panels.settle_layout(app_settings.WINDOW_STATE.get(self.settings))
-        if self._docks_sized:
-            self._fit_screen(first_run, room)
+        self.window_layout = WindowLayout(self)
+        self.window_layout.restore()
         if kg is not None:
             self.document.set_graph(kg, owned=False)
         else:
@@ -397,96 +392,22 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_sized:
-            self._docks_sized = True
-            self.size_docks()
-            QTimer.singleShot(0, self.size_docks)
-        else:
-            QTimer.singleShot(0, self._give_the_chart_its_lanes)
+        self.window_layout.shown()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self._docks_sized and event.size().height() < event.oldSize().height():
-            QTimer.singleShot(0, self._give_the_chart_its_lanes)  # once laid out at the new size
-
-    def _give_the_chart_its_lanes(self) -> None:
-        """A layout that leaves the chart too few lanes (kept from a bigger screen, or the
-        window made smaller) gives way: the docks take their first-run height."""
-        if self.gantt.navigator.room_in_rows() < 2 * LANES_ALWAYS_SHOWN:  # each under a header
-            self.size_docks()
+        if event.size().height() < event.oldSize().height():
+            self.window_layout.made_smaller()
 
     def size_docks(self) -> None:
-        """The first-run layout: room for the lists, most of the height for the chart.
-
-        Dock sizes only take once laid out. The docks below get under a third of the height, so
-        that even a 1024×700 window shows half a dozen chart lanes and five facts."""
-        width, height = self.width(), self.height()
-        entities = max(300, width * 22 // 100)
-        graph = max(340, width * 30 // 100)
-        self.resizeDocks([self.entities_dock], [entities], Qt.Orientation.Horizontal)
-        self.resizeDocks(
-            [self.facts_dock, self.graph_dock],
-            [width - entities - graph, graph],
-            Qt.Orientation.Horizontal,
-        )
-        self.resizeDocks(  # no less than the facts table's five rows (its least height)
-            [self.facts_dock, self.graph_dock],
-            [height * 30 // 100] * 2,
-            Qt.Orientation.Vertical,
-        )
-
-    def _restore_window(self) -> bool:
-        """Geometry, dock layout and column widths as last left; False when none were kept."""
-        settings = self.settings
-        if (geometry := app_settings.WINDOW_GEOMETRY.get(settings)) is not None:
-            self.restoreGeometry(geometry)
-        restored = False
-        if (layout := app_settings.WINDOW_STATE.get(settings)) is not None:
-            restored = self.restoreState(layout)
-        if (header := app_settings.TRIPLE_HEADER.get(settings)) is not None:
-            self.facts_table.view.horizontalHeader().restoreState(header)
-        self.facts_table.hide_invalid.setChecked(app_settings.HIDE_INVALID.get(settings))
-        speed = app_settings.PLAY_SPEED.get(settings)
-        if speed is not None and 0 <= speed < self.time_control.speed.count():
-            self.time_control.speed.setCurrentIndex(speed)
-        return restored
-
-    def _fit_screen(self, first_run: QByteArray, room: QSize) -> None:
-        """A kept layout that needs more room than this screen has (docks laid side by side
-        on a bigger one) gives way to the first-run layout (``first_run``, which needs
-        ``room``), and the person is told: a window wider than the screen cannot be used."""
-        need, screen = self.minimumSizeHint(), self.screen().availableGeometry().size()
-        if need.width() <= max(screen.width(), room.width()) and need.height() <= max(
-            screen.height(), room.height()
-        ):
-            return
-        self.restoreState(first_run)
-        self.resize(self.size().boundedTo(screen))
-        self._docks_sized = False  # sized for this window when it is shown
-        QTimer.singleShot(
-            0,
-            lambda: self._show_message(
-                "The layout kept from last time needs a bigger screen than this one: "
-                "the panels are back where they start"
-            ),
-        )
-
-    def save_window(self) -> None:
-        settings = self.settings
-        app_settings.WINDOW_GEOMETRY.set(settings, self.saveGeometry())
-        app_settings.WINDOW_STATE.set(settings, self.saveState())
-        header = self.facts_table.view.horizontalHeader()
-        app_settings.TRIPLE_HEADER.set(settings, header.saveState())
-        app_settings.HIDE_INVALID.set(settings, self.facts_table.hide_invalid.isChecked())
-        app_settings.PLAY_SPEED.set(settings, self.time_control.speed.currentIndex())
-        self.document.save_as_of()
-        settings.sync()
+        """The first-run layout (see :meth:`WindowLayout.size_docks`)."""
+        self.window_layout.size_docks()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
         self.panels.shutdown()
         self.transfer.shutdown()
-        self.save_window()
+        self.window_layout.save()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()
         self.document.close()

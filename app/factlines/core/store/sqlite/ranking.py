@@ -31,6 +31,7 @@ COUNTS = (
 CHUNK = 256
 MOST_CHECKED = 8 * CHUNK
 
+
 def totals(conn) -> list[tuple[str, int]]:
     """(id, facts in either direction) of every entity with facts, most first: read off
     MemPalace's subject and object indexes alone. An upper bound of both counts."""
