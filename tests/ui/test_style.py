@@ -18,4 +18,4 @@ def test_palette_is_stable_and_distinct_for_the_demo():
         kg.close()
     colours = {style.predicate_color_name(p) for p in predicates}
     assert len(colours) == len(predicates)
-    assert all(c.startswith("#") and len(c) == 7 for c in style.PALETTE)
+    assert all(c.startswith("#") and len(c) == 7 for c in style.theme().palette)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from factlines.ui.chart import look
 from factlines.ui.look import style
 from factlines.ui.models.fact_models import COLUMN
 from factlines.ui.session import settings as app_settings
@@ -38,35 +38,34 @@ def contrast(a, b) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-def test_both_variants_name_the_same_colours_of_the_same_kinds():
-    assert style.LIGHT.keys() == style.DARK.keys()
-    for name in style.LIGHT:
-        assert type(style.LIGHT[name]) is type(style.DARK[name]), name
+def test_both_themes_give_every_colour_of_the_same_kinds():
+    for field in dataclasses.fields(style.Theme):
+        light, dark = getattr(style.LIGHT, field.name), getattr(style.DARK, field.name)
+        assert type(light) is type(dark), field.name
     assert len(style.LIGHT_PALETTE) == len(style.DARK_PALETTE)
-    assert set(look.COLOR_NAMES) <= set(style.LIGHT)
 
 
 @pytest.mark.parametrize("variant", ["LIGHT", "DARK"])
 def test_text_is_readable_on_its_background(qapp, variant):
     colors = getattr(style, variant)
     base = theme.make_palette(variant.lower()).color(QPalette.ColorRole.Base)
-    chart = "#ffffff" if colors["BACKGROUND"] == "w" else colors["BACKGROUND"]
-    for text in ("TEXT_COLOR", "MUTED_TEXT", "CONFLICT_TEXT", "CURSOR_COLOR"):
-        assert contrast(colors[text], chart) >= 4.5, text
-    for text in ("TEXT_COLOR", "MUTED_TEXT"):
-        for band in ("ROW_STRIPE", "HEADER_ROW", "SELECTED_ROW"):
-            assert contrast(colors[text], colors[band]) >= 4.5, (text, band)
-    for text in ("GRAPH_TEXT", "GRAPH_MUTED"):
-        assert contrast(colors[text], colors["GRAPH_BACKGROUND"]) >= 4.5, text
-    for text in ("CONFLICT", "LINK", "SUBTLE_TEXT"):
-        assert contrast(colors[text], base) >= 4.5, text
-    assert contrast(colors["CONFLICT"], colors["CONFLICT_BACKGROUND"]) >= 3.5
-    assert contrast(colors["DIM_TEXT"], base) >= 2.5  # dimmed on purpose, still legible
+    chart = "#ffffff" if colors.background == "w" else colors.background
+    for text in ("text_color", "muted_text", "conflict_text", "cursor_color"):
+        assert contrast(getattr(colors, text), chart) >= 4.5, text
+    for text in ("text_color", "muted_text"):
+        for band in ("row_stripe", "header_row", "selected_row"):
+            assert contrast(getattr(colors, text), getattr(colors, band)) >= 4.5, (text, band)
+    for text in ("graph_text", "graph_muted"):
+        assert contrast(getattr(colors, text), colors.graph_background) >= 4.5, text
+    for text in ("conflict", "link", "subtle_text"):
+        assert contrast(getattr(colors, text), base) >= 4.5, text
+    assert contrast(colors.conflict, colors.conflict_background) >= 3.5
+    assert contrast(colors.dim_text, base) >= 2.5  # dimmed on purpose, still legible
 
 
 def test_dark_predicate_colours_stand_out_from_the_dark_chart(qapp):
     for color in style.DARK_PALETTE:
-        assert contrast(color, style.DARK["BACKGROUND"]) >= 3.0, color
+        assert contrast(color, style.DARK.background) >= 3.0, color
 
 
 def test_the_variant_follows_the_palettes_window_colour(qapp):
@@ -75,11 +74,11 @@ def test_the_variant_follows_the_palettes_window_colour(qapp):
     theme.apply("dark")
     assert isinstance(QApplication.style(), theme.CheckBoxOutlines)
     assert QApplication.style().baseStyle().name().lower() == "fusion"
-    assert style.is_dark_variant() and style.DARK["CONFLICT"] == style.CONFLICT
-    assert style.DARK["TEXT_COLOR"] == look.TEXT_COLOR
+    assert style.is_dark_variant() and style.DARK.conflict == style.theme().conflict
+    assert style.DARK.text_color == style.theme().text_color
     assert style.predicate_color_name("works_on") == style.DARK_PALETTE[8]
     theme.apply("system")
-    assert style.LIGHT["TEXT_COLOR"] == look.TEXT_COLOR
+    assert style.LIGHT.text_color == style.theme().text_color
     assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() >= 128
 
 
@@ -122,24 +121,24 @@ def test_every_view_takes_the_new_colours(window):
     theme.apply("dark")
     QApplication.processEvents()
     chart, graph = window.gantt, window.graph_view
-    assert chart.canvas.backgroundBrush().color() == QColor(style.DARK["BACKGROUND"])
-    assert chart.time_axis.textPen().color() == QColor(style.DARK["TEXT_COLOR"])
-    assert chart.cursor.pen.color() == QColor(style.DARK["CURSOR_COLOR"])
+    assert chart.canvas.backgroundBrush().color() == QColor(style.DARK.background)
+    assert chart.time_axis.textPen().color() == QColor(style.DARK.text_color)
+    assert chart.cursor.pen.color() == QColor(style.DARK.cursor_color)
     headers = chart.bars.layout.headers
     assert headers and all(h.color in style.DARK_PALETTE for h in headers)
-    assert graph.backgroundBrush().color() == style.DARK["GRAPH_BACKGROUND"]
+    assert graph.backgroundBrush().color() == style.DARK.graph_background
     labels = [item.label for item in graph._scene.nodes.values()]
-    assert labels and all(label.brush().color() == style.DARK["GRAPH_TEXT"] for label in labels)
+    assert labels and all(label.brush().color() == style.DARK.graph_text for label in labels)
     assert all(QColor(e["color"]).name() in style.DARK_PALETTE for e in graph.drawn_edges())
     model = window.facts_table.model
     row = next(r for r in range(model.rowCount()) if not model.facts[r]["current"])
     brush = model.index(row, COLUMN["valid_from"]).data(Qt.ItemDataRole.ForegroundRole)
-    assert brush.color() == style.DARK["DIM_TEXT"]
-    assert style.DARK["SUBTLE_TEXT"].name() in window.facts_table.title.text()
+    assert brush.color() == style.DARK.dim_text
+    assert style.DARK.subtle_text.name() in window.facts_table.title.text()
     theme.apply("system")
     QApplication.processEvents()
     assert chart.canvas.backgroundBrush().color() == QColor("white")
-    assert graph.backgroundBrush().color() == style.LIGHT["GRAPH_BACKGROUND"]
+    assert graph.backgroundBrush().color() == style.LIGHT.graph_background
 
 
 def test_the_theme_option(qapp):

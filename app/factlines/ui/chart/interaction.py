@@ -18,7 +18,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.chart import layout as gl
-from factlines.ui.chart import look, pg_adapter
+from factlines.ui.chart import pg_adapter
 from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem
@@ -75,14 +75,16 @@ class AsOfCursor:
         self.line = pg.InfiniteLine(
             angle=90,
             movable=True,
-            pen=pg.mkPen(look.CURSOR_COLOR, width=2),
-            hoverPen=pg.mkPen(look.CURSOR_COLOR, width=4),
+            pen=pg.mkPen(style.theme().cursor_color, width=2),
+            hoverPen=pg.mkPen(style.theme().cursor_color, width=4),
         )
         self.line.setZValue(10)
         self.line.setBounds((gl.X_MIN, gl.X_MAX))
         self.line.sigDragged.connect(self._dragged)
         self.label = LineLabel(navigator.view, self.line, prefer_left=True)
-        self.label.set_colors(look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR)
+        self.label.set_colors(
+            style.theme().cursor_color, style.theme().cursor_label_fill, style.theme().cursor_color
+        )
 
     def sync(self) -> None:
         """Show as_of (hidden in all-time mode)."""
@@ -418,7 +420,7 @@ class BarPointer:
                 )
                 words = html.escape(style.elide(self._fact_words(other)))
                 rows.append(
-                    f"<span style='color:{look.CONFLICT_TEXT}'>Conflict: overlaps "
+                    f"<span style='color:{style.theme().conflict_text}'>Conflict: overlaps "
                     f"{words} from {html.escape(span)}</span>"
                 )
         rows += [html.escape(line) for line in memory_lines(self._state.kg, fact["id"])]

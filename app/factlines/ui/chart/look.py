@@ -6,8 +6,6 @@ variant; predicate colours too, since every view shares them.
 
 from __future__ import annotations
 
-from factlines.ui.look import style
-
 # ── Bars (sizes in device pixels unless said otherwise) ──────────────────
 BAR_FRACTION = 0.62  # a bar's height, in rows
 CONFLICT_FRACTION = 0.86  # a conflict span's height, in rows
@@ -37,26 +35,5 @@ EMPTY_TEXT_SIZE = "13pt"  # the message shown instead of an empty chart
 
 # ── Colours ──────────────────────────────────────────────────────────────
 TIME_GRID_ALPHA = 38  # the time axis's grid lines, 0..255
-# The chart's colours, read as ``look.TEXT_COLOR``: light or dark with the palette, kept with
-# every view's in factlines.ui.look.style (which says what each is for) and set here by it.
-COLOR_NAMES = (
-    "BACKGROUND",
-    "TEXT_COLOR",
-    "MUTED_TEXT",
-    "CURSOR_COLOR",
-    "CONFLICT_TEXT",
-    "CONFLICT_COLOR",
-    "ROW_STRIPE",
-    "HEADER_ROW",
-    "GROUP_LINE",
-    "SELECTED_ROW",
-    "HOVER_OUTLINE",
-    "SELECTED_OUTLINE",
-    "PREVIEW_FILL",
-    "AXIS_COLOR",
-    "TODAY_COLOR",
-    "TODAY_LABEL_FILL",
-    "CURSOR_LABEL_FILL",
-)
-
-style.publish_to(globals(), COLOR_NAMES)
+# The chart's colours are the theme's (factlines.ui.look.style.theme()): light or dark with the
+# palette, kept with every view's.

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from factlines.ui.chart import layout as gl
 from factlines.ui.chart import look, pg_adapter
+from factlines.ui.look import style
 from factlines.ui.look.style import MARK, elide, palette_color, show_time
 
 
@@ -64,7 +65,7 @@ def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str
     if box.right() < left_px or box.left() > right_px:
         return []
     metrics = QFontMetrics(p.font())
-    p.setPen(QColor(look.TEXT_COLOR))
+    p.setPen(QColor(style.theme().text_color))
     start, end = dates
     ends = []
     if start is not None and box.left() > left_px:
@@ -229,9 +230,9 @@ class BarsItem(pg.GraphicsObject):
         lo, hi = min(y0, y1), max(y0, y1)
         r0 = max(0, math.floor(lo))
         r1 = min(layout.n_rows - 1, math.ceil(hi))
-        stripe = look.ROW_STRIPE
-        header = look.HEADER_ROW
-        line = QPen(look.GROUP_LINE)
+        stripe = style.theme().row_stripe
+        header = style.theme().header_row
+        line = QPen(style.theme().group_line)
         line.setCosmetic(True)
         selected_row = int(layout.row[self.selected]) if 0 <= self.selected < layout.n else -1
         p.setPen(Qt.PenStyle.NoPen)
@@ -240,7 +241,7 @@ class BarsItem(pg.GraphicsObject):
             height = sy
             band = QRectF(left_px, top, right_px - left_px, height).normalized()
             if r == selected_row:
-                p.fillRect(band, look.SELECTED_ROW)
+                p.fillRect(band, style.theme().selected_row)
             elif layout.row_kind[r] == 0:
                 p.fillRect(band, header)
             elif layout.row_lane[r] % 2 == 1:
@@ -364,8 +365,8 @@ class BarsItem(pg.GraphicsObject):
         e = np.maximum(e, s + look.MIN_BAR_PX)
         h = look.CONFLICT_FRACTION * abs(sy)
         top = layout.conflict_row[show] * sy + dy - h / 2
-        p.setBrush(QBrush(_mix(look.CONFLICT_COLOR, 0.85), Qt.BrushStyle.BDiagPattern))
-        pen = QPen(_mix(look.CONFLICT_COLOR, 0.9))
+        p.setBrush(QBrush(_mix(style.theme().conflict_color, 0.85), Qt.BrushStyle.BDiagPattern))
+        pen = QPen(_mix(style.theme().conflict_color, 0.9))
         pen.setCosmetic(True)
         p.setPen(pen)
         self._draw_rects(p, s, top, e - s, h)
@@ -400,8 +401,8 @@ class BarsItem(pg.GraphicsObject):
         p.setFont(font)
         metrics = QFontMetrics(font)
         width, height = metrics.horizontalAdvance(MARK) + 2, metrics.height()
-        backing = QColor(*look.CURSOR_LABEL_FILL)  # readable over a bar as beside one
-        text = QColor(look.MUTED_TEXT)
+        backing = QColor(*style.theme().cursor_label_fill)  # readable over a bar as beside one
+        text = QColor(style.theme().muted_text)
         for x, yc in marks:
             box = QRectF(x - 1, yc - height / 2, width, height)
             p.fillRect(box, backing)
@@ -423,8 +424,8 @@ class BarsItem(pg.GraphicsObject):
         font.setPointSizeF(look.MARK_POINT_SIZE)
         p.setFont(font)
         for i, color, width in (
-            (self.hovered, look.HOVER_OUTLINE, 1.0),
-            (self.selected, look.SELECTED_OUTLINE, 2.0),
+            (self.hovered, style.theme().hover_outline, 1.0),
+            (self.selected, style.theme().selected_outline, 2.0),
         ):
             if not 0 <= i < layout.n:
                 continue
@@ -448,11 +449,11 @@ class BarsItem(pg.GraphicsObject):
                 box.setRight(max(x, box.left() + look.MIN_BAR_PX))
             else:
                 box.setLeft(min(x, box.right() - look.MIN_BAR_PX))
-            pen = QPen(QColor(look.SELECTED_OUTLINE))
+            pen = QPen(QColor(style.theme().selected_outline))
             pen.setStyle(Qt.PenStyle.DashLine)
             pen.setCosmetic(True)
             p.setPen(pen)
-            p.setBrush(QBrush(look.PREVIEW_FILL))
+            p.setBrush(QBrush(style.theme().preview_fill))
             p.drawRect(box)
             fact = layout.facts[i]
             start = value if side == "start" else fact["valid_from"]
@@ -553,13 +554,13 @@ class LaneAxis(pg.AxisItem):
             y_top, y_bottom = row_y(r - 0.5), row_y(r + 0.5)
             band = QRectF(0, min(y_top, y_bottom), width, abs(y_bottom - y_top))
             if r == selected_row:
-                p.fillRect(band, look.SELECTED_ROW)
+                p.fillRect(band, style.theme().selected_row)
             if layout.row_kind[r] == 0:
                 header = next(h for h in layout.headers if h.row == r)
-                p.fillRect(band, look.HEADER_ROW)
+                p.fillRect(band, style.theme().header_row)
                 p.fillRect(QRectF(6, band.center().y() - 5, 10, 10), QColor(header.color))
                 p.setFont(bold)
-                p.setPen(QColor(look.TEXT_COLOR))
+                p.setPen(QColor(style.theme().text_color))
                 text = bold_metrics.elidedText(
                     header.label,
                     Qt.TextElideMode.ElideRight,
@@ -574,7 +575,11 @@ class LaneAxis(pg.AxisItem):
                 lane = layout.lanes[int(layout.row_lane[r])]
                 p.setFont(base)
                 p.setPen(
-                    QColor(look.TEXT_COLOR if lane.direction == gl.OUTGOING else look.MUTED_TEXT)
+                    QColor(
+                        style.theme().text_color
+                        if lane.direction == gl.OUTGOING
+                        else style.theme().muted_text
+                    )
                 )
                 marker = 10 if r in conflict_rows else 0
                 text = plain_metrics.elidedText(
@@ -587,10 +592,10 @@ class LaneAxis(pg.AxisItem):
                 )
                 if marker:
                     p.setPen(Qt.PenStyle.NoPen)
-                    p.setBrush(look.CONFLICT_COLOR)
+                    p.setBrush(style.theme().conflict_color)
                     p.drawEllipse(QPointF(width - 10, band.center().y()), 3.5, 3.5)
         p.restore()
-        pen = QPen(QColor(look.AXIS_COLOR))
+        pen = QPen(QColor(style.theme().axis_color))
         pen.setCosmetic(True)
         p.setPen(pen)
         p.drawLine(QPointF(width - 0.5, bounds.top()), QPointF(width - 0.5, bounds.bottom()))
@@ -636,7 +641,7 @@ def title_html(entity_name: str, layout: gl.Layout) -> str:
     ]
     if conflicts:
         parts.append(
-            f"<span style='color:{look.CONFLICT_TEXT}'>"
+            f"<span style='color:{style.theme().conflict_text}'>"
             f"{conflicts} conflict{'s' * (conflicts != 1)}</span>"
         )
     return " · ".join(parts)
@@ -653,8 +658,8 @@ def legend_html(layout: gl.Layout) -> str:
     keys = (
         "full colour: valid at as_of · pale: not valid · opacity: confidence · "
         f"▶ open end · fade: unknown start · {odd}"
-        f"<span style='color:{look.CONFLICT_TEXT}'>▨ conflict</span> · "
-        f"<span style='color:{look.CURSOR_COLOR}'>│ as_of</span> · ┆ today"
+        f"<span style='color:{style.theme().conflict_text}'>▨ conflict</span> · "
+        f"<span style='color:{style.theme().cursor_color}'>│ as_of</span> · ┆ today"
     )
     return f"{swatches} · {keys}"  # one paragraph: a line less where the chart is short
 

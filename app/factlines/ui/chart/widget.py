@@ -75,14 +75,16 @@ class GanttChart(QWidget):
 
         self._glw = pg.GraphicsLayoutWidget()
         paint_with_the_window(self._glw.scene())
-        self._glw.setBackground(look.BACKGROUND)
+        self._glw.setBackground(style.theme().background)
         self._glw.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._glw.installEventFilter(self)
         pg_adapter.central_layout(self._glw).setContentsMargins(*look.MARGINS)
         pg_adapter.central_layout(self._glw).setSpacing(look.SPACING)
         # The title is in the toolbar's row on screen (a row more for the lanes); the same text
         # heads an exported file, in row 0 while it is saved.
-        self._title = pg.LabelItem("", justify="left", color=look.TEXT_COLOR, size=look.TITLE_SIZE)
+        self._title = pg.LabelItem(
+            "", justify="left", color=style.theme().text_color, size=look.TITLE_SIZE
+        )
         self.bars = BarsItem()
         self.view = GanttViewBox(self.scroll_rows, self.background_menu, self.setFocus)
         self.lane_axis = LaneAxis(self.bars, self.scroll_rows)
@@ -92,14 +94,14 @@ class GanttChart(QWidget):
         )
         self._glw.addItem(self.plot, row=1, col=0)
         self._legend = pg_adapter.WrapLabel(
-            "", justify="left", color=look.MUTED_TEXT, size=look.LEGEND_SIZE
+            "", justify="left", color=style.theme().muted_text, size=look.LEGEND_SIZE
         )
         self._glw.addItem(self._legend, row=2, col=0)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         for axis in (self.lane_axis, self.time_axis):
-            axis.setPen(pg.mkPen(look.AXIS_COLOR))
-            axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
+            axis.setPen(pg.mkPen(style.theme().axis_color))
+            axis.setTextPen(pg.mkPen(style.theme().text_color))
         self.time_axis.setGrid(look.TIME_GRID_ALPHA)
         # Axes and labels change with the view or the entity, never with as_of: Qt keeps them
         # as device pixmaps and blits them while the bars repaint.
@@ -114,7 +116,7 @@ class GanttChart(QWidget):
             pos=time.time(),
             angle=90,
             movable=False,
-            pen=pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine),
+            pen=pg.mkPen(style.theme().today_color, width=1, style=Qt.PenStyle.DashLine),
         )
         self.today_line.setZValue(5)
         self.view.addItem(self.today_line, ignoreBounds=True)
@@ -127,7 +129,7 @@ class GanttChart(QWidget):
         self.today_label = LineLabel(
             self.view, self.today_line, prefer_left=False, avoid=self.cursor_label
         )
-        self.today_label.set_colors(look.MUTED_TEXT, look.TODAY_LABEL_FILL)
+        self.today_label.set_colors(style.theme().muted_text, style.theme().today_label_fill)
         self.today_label.set_text("today")
         # A selected bar's dates move out from under the as_of label.
         self.bars.keep_clear = (self.cursor_label, self.today_label)
@@ -139,7 +141,7 @@ class GanttChart(QWidget):
         self._empty.setWordWrap(True)
         self._empty.setObjectName("ganttEmpty")
         self._empty.setStyleSheet(
-            f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
+            f"color: {style.theme().muted_text}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
         )
         page = QWidget()
         row = QHBoxLayout(page)
@@ -362,19 +364,23 @@ class GanttChart(QWidget):
     def apply_colors(self) -> None:
         """Take the colours of the palette now in use: the parts made with the previous
         palette's, then a reload (the layout, title and legend name predicate colours)."""
-        self._glw.setBackground(look.BACKGROUND)
-        self._title.setAttr("color", look.TEXT_COLOR)
-        self._legend.setAttr("color", look.MUTED_TEXT)
+        self._glw.setBackground(style.theme().background)
+        self._title.setAttr("color", style.theme().text_color)
+        self._legend.setAttr("color", style.theme().muted_text)
         for axis in (self.lane_axis, self.time_axis):
-            axis.setPen(pg.mkPen(look.AXIS_COLOR))
-            axis.setTextPen(pg.mkPen(look.TEXT_COLOR))
-        self.today_line.setPen(pg.mkPen(look.TODAY_COLOR, width=1, style=Qt.PenStyle.DashLine))
-        self.today_label.set_colors(look.MUTED_TEXT, look.TODAY_LABEL_FILL)
-        self.cursor.setPen(pg.mkPen(look.CURSOR_COLOR, width=2))
-        self.cursor.setHoverPen(pg.mkPen(look.CURSOR_COLOR, width=4))
-        self.cursor_label.set_colors(look.CURSOR_COLOR, look.CURSOR_LABEL_FILL, look.CURSOR_COLOR)
+            axis.setPen(pg.mkPen(style.theme().axis_color))
+            axis.setTextPen(pg.mkPen(style.theme().text_color))
+        self.today_line.setPen(
+            pg.mkPen(style.theme().today_color, width=1, style=Qt.PenStyle.DashLine)
+        )
+        self.today_label.set_colors(style.theme().muted_text, style.theme().today_label_fill)
+        self.cursor.setPen(pg.mkPen(style.theme().cursor_color, width=2))
+        self.cursor.setHoverPen(pg.mkPen(style.theme().cursor_color, width=4))
+        self.cursor_label.set_colors(
+            style.theme().cursor_color, style.theme().cursor_label_fill, style.theme().cursor_color
+        )
         self._empty.setStyleSheet(
-            f"color: {look.MUTED_TEXT}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
+            f"color: {style.theme().muted_text}; font-size: {look.EMPTY_TEXT_SIZE}; padding: 24px;"
         )
         self.bars.forget_colors()
         self.reload()

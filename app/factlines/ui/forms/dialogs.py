@@ -69,7 +69,7 @@ class _FormDialog(QDialog):
         self.error = QLabel(self)
         self.error.setObjectName("dialogError")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"color: {style.CONFLICT.name()};")
+        self.error.setStyleSheet(f"color: {style.theme().conflict.name()};")
         self.error.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self

@@ -141,7 +141,7 @@ class ConfidenceField(QWidget):
             self.hint.setStyleSheet(f"color: {MUTED_COLOR};")
         else:
             self.hint.setText("must be between 0 and 1")
-            self.hint.setStyleSheet(f"color: {style.CONFLICT.name()};")
+            self.hint.setStyleSheet(f"color: {style.theme().conflict.name()};")
 
 
 def name_matches(text: str, names: list[str], limit: int = MAX_MATCHES) -> list[str]:

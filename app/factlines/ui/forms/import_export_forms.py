@@ -89,7 +89,7 @@ class ExportDialog(_FormDialog):
             self,
         )
         note.setWordWrap(True)
-        note.setStyleSheet(f"color: {style.SUBTLE_TEXT.name()};")
+        note.setStyleSheet(f"color: {style.theme().subtle_text.name()};")
         self.form.addRow(note)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
         self.watch(self.path, self.format)

@@ -79,10 +79,10 @@ def paint(painter: QPainter, shown: list[Entry], room: QSize, text_width: int) -
         return
     metrics = painter.fontMetrics()
     laid, widths, height = columns(shown, metrics, room, text_width)
-    colours = style.colors()
-    back = QColor(colours["GRAPH_BACKGROUND"])
+    colours = style.theme()
+    back = QColor(colours.graph_background)
     back.setAlpha(225)
-    painter.setPen(QPen(colours["NODE_OUTLINE"], 0.8))
+    painter.setPen(QPen(colours.node_outline, 0.8))
     painter.setBrush(QBrush(back))
     width = size(shown, metrics, room, text_width)[0]
     painter.drawRoundedRect(QRectF(2.5, 2.5, width, height), 4, 4)
@@ -97,28 +97,28 @@ def paint(painter: QPainter, shown: list[Entry], room: QSize, text_width: int) -
 
 
 def _paint_entry(painter: QPainter, entry: Entry, x: float, y: float, line: int, text_width: int):
-    colours = style.colors()
+    colours = style.theme()
     middle = y + line / 2
     if entry.kind == "type":
-        painter.setPen(QPen(colours["GRAPH_BACKGROUND"], 1))
+        painter.setPen(QPen(colours.graph_background, 1))
         painter.setBrush(QBrush(entry.look.color()))
         painter.drawPath(
             shape_path(entry.look.shape, 6).translated(QPointF(x + SWATCH / 2, middle))
         )
     elif entry.kind in ("line", "predicate"):
         color = style.predicate_color(entry.predicate) if entry.predicate else None
-        pen = _plain(edge_pen(entry.line or "valid", color or QColor(colours["GRAPH_MUTED"])))
+        pen = _plain(edge_pen(entry.line or "valid", color or QColor(colours.graph_muted)))
         if entry.kind == "predicate":
             pen.setWidthF(3.0)
         painter.setPen(pen)
         if entry.line == "valid":  # both at as_of's styles: solid, then dashed
             painter.drawLine(QPointF(x, middle), QPointF(x + SWATCH / 2 - 1, middle))
-            painter.setPen(_plain(edge_pen("not valid", color or QColor(colours["GRAPH_MUTED"]))))
+            painter.setPen(_plain(edge_pen("not valid", color or QColor(colours.graph_muted))))
             painter.drawLine(QPointF(x + SWATCH / 2 + 1, middle), QPointF(x + SWATCH, middle))
         else:
             painter.drawLine(QPointF(x, middle), QPointF(x + SWATCH, middle))
     painter.setPen(
-        colours["GRAPH_TEXT"] if entry.kind in ("type", "predicate") else colours["GRAPH_MUTED"]
+        colours.graph_text if entry.kind in ("type", "predicate") else colours.graph_muted
     )
     metrics = painter.fontMetrics()
     text = metrics.elidedText(entry.text, Qt.TextElideMode.ElideRight, text_width)
@@ -138,7 +138,7 @@ LINE_GLYPHS = {"valid": "━━ ┅┅", "started": "━━", "ended": "┅┅",
 
 def as_html(shown: list[Entry]) -> str:
     """The whole legend as rich text, for a tooltip (what the painted one cut is there too)."""
-    colours = style.colors()
+    colours = style.theme()
     lines = []
     for entry in shown:
         if entry.kind == "type":
@@ -146,7 +146,7 @@ def as_html(shown: list[Entry]) -> str:
         elif entry.kind == "predicate":
             color, glyph = style.predicate_color_name(entry.predicate), "━━"
         elif entry.kind == "line":
-            color = edge_pen(entry.line, QColor(colours["GRAPH_MUTED"])).color().name()
+            color = edge_pen(entry.line, QColor(colours.graph_muted)).color().name()
             glyph = LINE_GLYPHS.get(entry.line, "━━")
         else:
             continue

@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QPainterPath, QPolygonF
 from factlines.ui.look import style
 
 SHAPES = ("circle", "square", "diamond", "triangle", "hexagon")
-# Palette places (style.PALETTE) distinct from each other in both themes: blue, orange, green,
-# purple, teal, gold, pink, brown.
+# Palette places (style.theme().palette) distinct from each other in both themes: blue, orange,
+# green, purple, teal, gold, pink, brown.
 COLOURS = (0, 1, 2, 3, 4, 5, 7, 6)
 # Every (shape, colour) once: 5 shapes and 8 colours give 40, each step changing both.
 LOOKS = tuple((SHAPES[i % len(SHAPES)], COLOURS[i % len(COLOURS)]) for i in range(40))
@@ -49,7 +49,7 @@ class Look:
 
     def color(self) -> QColor:
         if self.colour is None:
-            return QColor(style.colors()["GRAPH_MUTED"])
+            return QColor(style.theme().graph_muted)
         return QColor(style.palette_color(self.colour))
 
 

@@ -53,7 +53,7 @@ class Label(QGraphicsSimpleTextItem):
     """A name on a pale ground, so that edges passing under it do not cross its letters."""
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        ground = QColor(style.colors()["GRAPH_BACKGROUND"])
+        ground = QColor(style.theme().graph_background)
         ground.setAlpha(200)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(ground)
@@ -130,13 +130,13 @@ class NodeItem(QGraphicsPathItem):
         self.label.setPos(self.label_places()[place])
 
     def paint_colours(self) -> None:
-        colours = style.colors()
+        colours = style.theme()
         self.setBrush(QBrush(self.look.color()))
         if self.node.ring:
-            self.setPen(QPen(colours["GRAPH_BACKGROUND"], 1.5))
+            self.setPen(QPen(colours.graph_background, 1.5))
         else:
-            self.setPen(QPen(colours["CENTER_OUTLINE"], 3))
-        self.label.setBrush(colours["GRAPH_TEXT"] if self.node.ring < 2 else colours["GRAPH_MUTED"])
+            self.setPen(QPen(colours.center_outline, 3))
+        self.label.setBrush(colours.graph_text if self.node.ring < 2 else colours.graph_muted)
 
     def label_rect(self, at: QPointF, place: QPointF | None = None):
         """The label's rectangle in view pixels, the node being drawn at ``at`` (and the label
@@ -300,7 +300,7 @@ def edge_pen(kind: str, color: QColor, primary: bool = True, ratio: float = 1.0)
     elif kind == "ended":
         pen = QPen(ENDED_COLOR.lighter(150) if dark else ENDED_COLOR, 3.2, Qt.PenStyle.DashLine)
     elif kind.startswith("unchanged"):
-        muted = QColor(style.colors()["GRAPH_MUTED"])
+        muted = QColor(style.theme().graph_muted)
         muted.setAlpha(150)
         if kind.endswith("not valid"):
             pen = QPen(muted, 1.0, Qt.PenStyle.DotLine)

@@ -64,7 +64,7 @@ class GraphView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.viewport().setCursor(Qt.CursorShape.ArrowCursor)
-        self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
+        self.setBackgroundBrush(QBrush(style.theme().graph_background))
         self.setMinimumSize(220, 140)  # small screens: the chart above needs the height
         self.depth = 1
         self.cap = MAX_NEIGHBOURS
@@ -258,7 +258,7 @@ class GraphView(QGraphicsView):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if style.palette_changed(event):
-            self.setBackgroundBrush(QBrush(style.GRAPH_BACKGROUND))
+            self.setBackgroundBrush(QBrush(style.theme().graph_background))
             self._scene.repaint_colours()
             self.restyle()
 
@@ -420,7 +420,7 @@ class GraphView(QGraphicsView):
         painter.setFont(self.font())
         self.legend.paint(painter)
         if self.note:
-            painter.setPen(style.GRAPH_MUTED)
+            painter.setPen(style.theme().graph_muted)
             where = Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap  # a narrow dock
             where |= Qt.AlignmentFlag.AlignBottom if self.kept else Qt.AlignmentFlag.AlignVCenter
             painter.drawText(

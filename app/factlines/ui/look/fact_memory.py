@@ -59,7 +59,7 @@ def marked(text: str, names: list[str], limit: int = TEXT_CHARS) -> str:
     if not wanted:
         return html.escape(text)
     pattern = re.compile("|".join(re.escape(name) for name in wanted), re.IGNORECASE)
-    background = style.NOTICE_BACKGROUND.name()
+    background = style.theme().notice_background.name()
     parts, at = [], 0
     for found in pattern.finditer(text):
         parts.append(html.escape(text[at : found.start()]))
@@ -72,7 +72,7 @@ def marked(text: str, names: list[str], limit: int = TEXT_CHARS) -> str:
 def memory_html(memory: dict, fact: dict, listed: str = "") -> str:
     """The Memory block of the History section: where it is from, the links (and ``listed``,
     what one of them listed), then its text."""
-    subtle = style.SUBTLE_TEXT.name()
+    subtle = style.theme().subtle_text.name()
     lines = ["<b>Memory</b>"]
     if memory["text"] is None:
         lines.append(f"<i>{html.escape(memory['message'])}</i>")
@@ -104,7 +104,7 @@ def related_html(facts: list[dict], heading: str) -> str:
         f"<a href='{FACT_LINK}{urllib.parse.quote(f['id'], safe='')}'>"
         f"{html.escape(style.elide(f['subject_name']))} {html.escape(f['predicate'])} "
         f"{html.escape(style.elide(f['object_name']))}</a>"
-        f" <span style='color:{style.SUBTLE_TEXT.name()}'>"
+        f" <span style='color:{style.theme().subtle_text.name()}'>"
         f"{html.escape(style.show_time(f['valid_from'], 'unknown start'))}</span>"
         for f in facts
     ]

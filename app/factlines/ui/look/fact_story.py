@@ -105,7 +105,7 @@ def _details(event: dict) -> list[str]:
 
 def story_html(events: list[dict]) -> str:
     """Every event, newest first, as rich text for the History section."""
-    subtle = style.SUBTLE_TEXT.name()
+    subtle = style.theme().subtle_text.name()
     blocks = []
     for event in reversed(events):
         # The why first: in a narrow pane it is what should not be scrolled to.

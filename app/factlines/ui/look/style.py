@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
@@ -67,103 +68,141 @@ DARK_PALETTE = (
     "#90a4ae",  # blue grey
 )
 
-# Every themed colour by the name views read it with. The chart's (``look.X``) keep the types
-# pyqtgraph and QPainter take there: a colour string, a QColor, or an RGBA tuple.
-LIGHT = {
-    "PALETTE": LIGHT_PALETTE,
+
+@dataclass(frozen=True)
+class Theme:
+    """Every themed colour, by what it colours; :data:`LIGHT` and :data:`DARK` are the two.
+    The chart's keep the types pyqtgraph and QPainter take there: a colour string, a QColor, or
+    an RGBA tuple. The brushes the table models hand out for every cell are made once."""
+
+    palette: tuple[str, ...]
     # The tables and the messages beside them
-    "DIM_TEXT": QColor("#9aa0a6"),
-    "CONFLICT": QColor("#c62828"),
-    "CONFLICT_BACKGROUND": QColor("#fdecea"),
-    "LINK": QColor("#1a5fb4"),
-    "SUBTLE_TEXT": QColor("#5f6368"),  # a secondary word in a heading, e.g. an entity's type
+    dim_text: QColor
+    conflict: QColor
+    conflict_background: QColor
+    link: QColor
+    subtle_text: QColor  # a secondary word in a heading, e.g. an entity's type
     # A notice across the window (the read-only banner)
-    "NOTICE_BACKGROUND": QColor("#fff4d6"),
-    "NOTICE_BORDER": QColor("#e8c35a"),
-    "NOTICE_TEXT": QColor("#4d3b00"),
+    notice_background: QColor
+    notice_border: QColor
+    notice_text: QColor
     # The chart
-    "BACKGROUND": "w",
-    "TEXT_COLOR": "#2b2f36",
-    "MUTED_TEXT": "#5b6270",  # incoming lanes, the legend, the today label
-    "CURSOR_COLOR": "#d62728",  # the as_of cursor
-    "CONFLICT_TEXT": "#d62728",  # conflicts in the title, legend and tooltips
-    "CONFLICT_COLOR": QColor(214, 39, 40),  # conflict spans and the lane axis's conflict dots
-    "ROW_STRIPE": QColor("#f3f5f8"),  # every other lane
-    "HEADER_ROW": QColor("#e9edf2"),  # a predicate group's header row
-    "GROUP_LINE": QColor("#d3d9e1"),  # the line above a group
-    "SELECTED_ROW": QColor("#e3edfb"),
-    "HOVER_OUTLINE": "#3b4250",
-    "SELECTED_OUTLINE": "#11151c",  # also the outline of a dragged end's preview
-    "PREVIEW_FILL": QColor(17, 21, 28, 40),
-    "AXIS_COLOR": "#b9c0ca",
-    "TODAY_COLOR": "#7a8290",
-    "TODAY_LABEL_FILL": (255, 255, 255, 200),
-    "CURSOR_LABEL_FILL": (255, 255, 255, 230),
+    background: str
+    text_color: str
+    muted_text: str  # incoming lanes, the legend, the today label
+    cursor_color: str  # the as_of cursor
+    conflict_text: str  # conflicts in the title, legend and tooltips
+    conflict_color: QColor  # conflict spans and the lane axis's conflict dots
+    row_stripe: QColor  # every other lane
+    header_row: QColor  # a predicate group's header row
+    group_line: QColor  # the line above a group
+    selected_row: QColor
+    hover_outline: str
+    selected_outline: str  # also the outline of a dragged end's preview
+    preview_fill: QColor
+    axis_color: str
+    today_color: str
+    today_label_fill: tuple[int, int, int, int]
+    cursor_label_fill: tuple[int, int, int, int]
     # The neighbourhood graph
-    "GRAPH_BACKGROUND": QColor("#fbfbfc"),
-    "GRAPH_TEXT": QColor("#202124"),
-    "GRAPH_MUTED": QColor("#5f6368"),
-    "NODE_FILL": QColor("#ffffff"),
-    "NODE_OUTLINE": QColor("#5f6368"),
-    "CENTER_FILL": QColor("#1a5fb4"),
-    "CENTER_OUTLINE": QColor("#0d3b75"),
-}
-DARK = {
-    "PALETTE": DARK_PALETTE,
-    "DIM_TEXT": QColor("#80868f"),
-    "CONFLICT": QColor("#ff7070"),
-    "CONFLICT_BACKGROUND": QColor("#4a2326"),
-    "LINK": QColor("#8cb8ff"),
-    "SUBTLE_TEXT": QColor("#a4abb6"),
-    "NOTICE_BACKGROUND": QColor("#3a321a"),
-    "NOTICE_BORDER": QColor("#7d6a2c"),
-    "NOTICE_TEXT": QColor("#f3e3ad"),
-    "BACKGROUND": "#1e1f22",
-    "TEXT_COLOR": "#e3e6eb",
-    "MUTED_TEXT": "#a4abb6",
-    "CURSOR_COLOR": "#ff5c5c",
-    "CONFLICT_TEXT": "#ff7070",
-    "CONFLICT_COLOR": QColor(255, 92, 92),
-    "ROW_STRIPE": QColor("#25272b"),
-    "HEADER_ROW": QColor("#2e3137"),
-    "GROUP_LINE": QColor("#3d414a"),
-    "SELECTED_ROW": QColor("#263d5c"),
-    "HOVER_OUTLINE": "#c8ced8",
-    "SELECTED_OUTLINE": "#f4f6fa",
-    "PREVIEW_FILL": QColor(244, 246, 250, 40),
-    "AXIS_COLOR": "#5c626d",
-    "TODAY_COLOR": "#8d95a3",
-    "TODAY_LABEL_FILL": (30, 31, 34, 200),
-    "CURSOR_LABEL_FILL": (30, 31, 34, 230),
-    "GRAPH_BACKGROUND": QColor("#1e1f22"),
-    "GRAPH_TEXT": QColor("#e3e6eb"),
-    "GRAPH_MUTED": QColor("#a4abb6"),
-    "NODE_FILL": QColor("#2e3137"),
-    "NODE_OUTLINE": QColor("#9aa0a6"),
-    "CENTER_FILL": QColor("#3584e4"),
-    "CENTER_OUTLINE": QColor("#99c1f1"),
-}
-# Brushes the table models hand out for every cell: made once per variant.
-BRUSHES = {
-    "DIM_BRUSH": "DIM_TEXT",
-    "CONFLICT_BRUSH": "CONFLICT",
-    "CONFLICT_BACKGROUND_BRUSH": "CONFLICT_BACKGROUND",
-    "LINK_BRUSH": "LINK",
-}
+    graph_background: QColor
+    graph_text: QColor
+    graph_muted: QColor
+    node_fill: QColor
+    node_outline: QColor
+    center_fill: QColor
+    center_outline: QColor
+    # Made from the above
+    dim_brush: QBrush = field(init=False, compare=False)
+    conflict_brush: QBrush = field(init=False, compare=False)
+    conflict_background_brush: QBrush = field(init=False, compare=False)
+    link_brush: QBrush = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for brush, colour in (
+            ("dim_brush", self.dim_text),
+            ("conflict_brush", self.conflict),
+            ("conflict_background_brush", self.conflict_background),
+            ("link_brush", self.link),
+        ):
+            object.__setattr__(self, brush, QBrush(colour))
 
 
-def _variant(colors: dict) -> dict:
-    return {**colors, **{brush: QBrush(colors[name]) for brush, name in BRUSHES.items()}}
+LIGHT = Theme(
+    palette=LIGHT_PALETTE,
+    dim_text=QColor("#9aa0a6"),
+    conflict=QColor("#c62828"),
+    conflict_background=QColor("#fdecea"),
+    link=QColor("#1a5fb4"),
+    subtle_text=QColor("#5f6368"),
+    notice_background=QColor("#fff4d6"),
+    notice_border=QColor("#e8c35a"),
+    notice_text=QColor("#4d3b00"),
+    background="w",
+    text_color="#2b2f36",
+    muted_text="#5b6270",
+    cursor_color="#d62728",
+    conflict_text="#d62728",
+    conflict_color=QColor(214, 39, 40),
+    row_stripe=QColor("#f3f5f8"),
+    header_row=QColor("#e9edf2"),
+    group_line=QColor("#d3d9e1"),
+    selected_row=QColor("#e3edfb"),
+    hover_outline="#3b4250",
+    selected_outline="#11151c",
+    preview_fill=QColor(17, 21, 28, 40),
+    axis_color="#b9c0ca",
+    today_color="#7a8290",
+    today_label_fill=(255, 255, 255, 200),
+    cursor_label_fill=(255, 255, 255, 230),
+    graph_background=QColor("#fbfbfc"),
+    graph_text=QColor("#202124"),
+    graph_muted=QColor("#5f6368"),
+    node_fill=QColor("#ffffff"),
+    node_outline=QColor("#5f6368"),
+    center_fill=QColor("#1a5fb4"),
+    center_outline=QColor("#0d3b75"),
+)
+DARK = Theme(
+    palette=DARK_PALETTE,
+    dim_text=QColor("#80868f"),
+    conflict=QColor("#ff7070"),
+    conflict_background=QColor("#4a2326"),
+    link=QColor("#8cb8ff"),
+    subtle_text=QColor("#a4abb6"),
+    notice_background=QColor("#3a321a"),
+    notice_border=QColor("#7d6a2c"),
+    notice_text=QColor("#f3e3ad"),
+    background="#1e1f22",
+    text_color="#e3e6eb",
+    muted_text="#a4abb6",
+    cursor_color="#ff5c5c",
+    conflict_text="#ff7070",
+    conflict_color=QColor(255, 92, 92),
+    row_stripe=QColor("#25272b"),
+    header_row=QColor("#2e3137"),
+    group_line=QColor("#3d414a"),
+    selected_row=QColor("#263d5c"),
+    hover_outline="#c8ced8",
+    selected_outline="#f4f6fa",
+    preview_fill=QColor(244, 246, 250, 40),
+    axis_color="#5c626d",
+    today_color="#8d95a3",
+    today_label_fill=(30, 31, 34, 200),
+    cursor_label_fill=(30, 31, 34, 230),
+    graph_background=QColor("#1e1f22"),
+    graph_text=QColor("#e3e6eb"),
+    graph_muted=QColor("#a4abb6"),
+    node_fill=QColor("#2e3137"),
+    node_outline=QColor("#9aa0a6"),
+    center_fill=QColor("#3584e4"),
+    center_outline=QColor("#99c1f1"),
+)
 
-
-# The variant in use, also published as this module's globals (``style.CONFLICT``) and into
-# the namespaces that asked (:func:`publish_to`), so that reading one is a plain attribute
-# read: the tables read them for every cell. Light until the application's palette says.
-_current = _variant(LIGHT)
+# The theme in use: light until the application's palette says.
+_current = LIGHT
 _chosen = False  # chosen from an application's palette yet?
-_followers: list[tuple[dict, tuple[str, ...]]] = []
 _predicate_brushes: dict[str, QBrush] = {}
-globals().update(_current)
 
 
 def is_dark(palette: QPalette | None = None) -> bool:
@@ -176,26 +215,24 @@ def is_dark(palette: QPalette | None = None) -> bool:
 
 
 def refresh() -> bool:
-    """Choose the variant for the application palette now; True when it changed."""
+    """Choose the theme for the application palette now; True when it changed."""
     global _current, _chosen
     if QGuiApplication.instance() is None:
         return False
     chosen = DARK if is_dark() else LIGHT
-    _chosen, was = True, _current["PALETTE"]
-    if was is chosen["PALETTE"]:
+    _chosen = True
+    if chosen is _current:
         return False
-    _current = _variant(chosen)
+    _current = chosen
     _predicate_brushes.clear()
-    globals().update(_current)
-    for namespace, names in _followers:
-        namespace.update({name: _current[name] for name in names})
     return True
 
 
-def publish_to(namespace: dict, names: tuple[str, ...]) -> None:
-    """Keep ``names`` in ``namespace`` (a module's globals) set to the variant in use."""
-    _followers.append((namespace, tuple(names)))
-    namespace.update({name: colors()[name] for name in names})
+def theme() -> Theme:
+    """The theme in use (light or dark, with the application's palette)."""
+    if not _chosen:
+        refresh()
+    return _current
 
 
 def palette_changed(event: QEvent) -> bool:
@@ -204,13 +241,6 @@ def palette_changed(event: QEvent) -> bool:
         return False
     refresh()
     return True
-
-
-def colors() -> dict:
-    """The themed colours in use, by name."""
-    if not _chosen:
-        refresh()
-    return _current
 
 
 # The CRC's starting value: chosen once so that the common MemPalace predicates (the demo's
@@ -242,12 +272,12 @@ def palette_index(predicate: str) -> int:
 
 def palette_color(index: int) -> str:
     """The colour at ``index`` of the palette now in use, as ``#rrggbb``."""
-    return colors()["PALETTE"][index]
+    return theme().palette[index]
 
 
 def predicate_color_name(predicate: str) -> str:
     """A predicate's colour as ``#rrggbb`` (for rich text, and the chart's group headers)."""
-    return colors()["PALETTE"][palette_index(predicate)]
+    return theme().palette[palette_index(predicate)]
 
 
 def predicate_color(predicate: str) -> QColor:
@@ -267,7 +297,7 @@ def predicate_brush(predicate: str) -> QBrush:
 
 def is_dark_variant() -> bool:
     """Are the dark variants in use?"""
-    return colors()["PALETTE"] is DARK_PALETTE
+    return theme() is DARK
 
 
 # ── Stored values as shown: as stored, marked when the rules do not accept them ──

@@ -258,7 +258,7 @@ class ConflictsModel(RowsModel):
                 return None if fact is None else self._tooltip(fact)
             return None
         if role == FOREGROUND and column == 0:
-            return style.CONFLICT
+            return style.theme().conflict
         if role == ENTITY_ID_ROLE:
             return row["subject"]
         if role == FACT_ID_ROLE:

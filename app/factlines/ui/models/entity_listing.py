@@ -216,9 +216,9 @@ class EntityModel(QAbstractTableModel):
             if role == ALIGNMENT:
                 return RIGHT
             if role == FOREGROUND and not entity[self.ORDERS[column]]:
-                return style.DIM_BRUSH
+                return style.theme().dim_brush
         elif role == FOREGROUND and nameless:
-            return style.DIM_BRUSH
+            return style.theme().dim_brush
         elif role == TOOLTIP and column == 0:
             name = style.tip_text(entity["name"])
             kind = f"type: {entity['type']}\n" if entity["type"] else ""

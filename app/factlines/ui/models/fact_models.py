@@ -347,11 +347,11 @@ class FactModel(QAbstractTableModel):
         valid = self._valid[row]
         if role == FOREGROUND:
             if key == "direction" and fact["id"] in self._conflicts:
-                return style.CONFLICT_BRUSH
+                return style.theme().conflict_brush
             if not valid:
-                return style.DIM_BRUSH
+                return style.theme().dim_brush
             if key == "other_name":
-                return style.LINK_BRUSH
+                return style.theme().link_brush
             if key == "predicate":
                 return style.predicate_brush(fact["predicate"])
             return None
@@ -361,7 +361,7 @@ class FactModel(QAbstractTableModel):
             return self._link_font if key == "other_name" else None
         if role == BACKGROUND:
             if key in ("direction", "predicate") and fact["id"] in self._conflicts:
-                return style.CONFLICT_BACKGROUND_BRUSH
+                return style.theme().conflict_background_brush
             return None
         if role == ALIGNMENT:
             return RIGHT if key == "confidence" else None

@@ -195,7 +195,7 @@ class EditHistoryModel(RowsModel):
             value = (row["tool"], row["what"], row["reason"] or "")[column - 1]
             return style.elide(value, style.CELL_CHARS)
         if role == FOREGROUND and not self.in_graph(row):
-            return style.DIM_BRUSH
+            return style.theme().dim_brush
         if role == TOOLTIP:
             return _tooltip(row, self.in_graph(row))
         return None

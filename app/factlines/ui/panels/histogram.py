@@ -169,7 +169,7 @@ class TimeHistogram(QWidget):
                 painter.drawRects(rects)
         at = self._state.as_of_posix
         if at is not None:
-            pen = QPen(QColor(style.colors()["CURSOR_COLOR"]))
+            pen = QPen(QColor(style.theme().cursor_color))
             pen.setWidth(2)
             painter.setPen(pen)
             x = self.x_of(at)

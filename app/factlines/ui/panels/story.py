@@ -235,9 +235,9 @@ class StoryModel(RowsModel):
                 return self._bold
             return self._italic if event_key(event) is None else None
         if role == BACKGROUND and row == self.marked:
-            return style.colors()["SELECTED_ROW"]
+            return style.theme().selected_row
         if role == FOREGROUND and event_key(event) is None:
-            return style.DIM_TEXT
+            return style.theme().dim_text
         if role == TOOLTIP:
             number = self.base + row + 1
             fact = event["fact"]

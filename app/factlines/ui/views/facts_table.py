@@ -109,8 +109,10 @@ class ValidatingDelegate(QStyledItemDelegate):
     def _check(self, editor: QLineEdit, fact: dict, key: str, text: str) -> None:
         reason = FactModel.check(fact, key, text.strip()) if fact else None
         if reason:
+            colours = style.theme()
             editor.setStyleSheet(
-                f"background: {style.CONFLICT_BACKGROUND.name()}; color: {style.CONFLICT.name()};"
+                f"background: {colours.conflict_background.name()}; "
+                f"color: {colours.conflict.name()};"
             )
             editor.setToolTip(reason)
         else:
@@ -416,7 +418,7 @@ class FactsTable(QWidget):
         facts = self.model.facts
         valid = self.model.valid_count
         conflicts = self.model.conflict_count
-        subtle = style.SUBTLE_TEXT.name()
+        subtle = style.theme().subtle_text.name()
         # Rich text: the stored name and type escaped (a name may hold "<b>"), and elided.
         name, kind = (
             html.escape(style.elide(entity["name"])),
@@ -429,7 +431,7 @@ class FactsTable(QWidget):
             parts.append(f"{valid} of {len(facts)} facts valid at {self._state.as_of}")
         if conflicts:
             parts.append(
-                f"<span style='color:{style.CONFLICT.name()}'>⚠ {conflicts} "
+                f"<span style='color:{style.theme().conflict.name()}'>⚠ {conflicts} "
                 f"conflict{'s' if conflicts != 1 else ''}</span>"
             )
         self.title.setText(" · ".join(parts))

@@ -263,7 +263,7 @@ class TimeControl(QWidget):
         try:
             self._state.set_as_of(text or None)
         except Refused as exc:  # TimeValueError
-            self.field.setStyleSheet(f"background: {style.CONFLICT_BACKGROUND.name()};")
+            self.field.setStyleSheet(f"background: {style.theme().conflict_background.name()};")
             self._state.message.emit(f"as_of not changed: {exc}")
             return
         self.field.setStyleSheet("")

@@ -70,11 +70,11 @@ class ReadOnlyBanner(QFrame):
             self._restyle()
 
     def _restyle(self) -> None:
-        colors = style.colors()
+        colors = style.theme()
         sheet = (
-            f"#readOnlyBanner {{ background: {colors['NOTICE_BACKGROUND'].name()}; "
-            f"border-bottom: 1px solid {colors['NOTICE_BORDER'].name()}; }} "
-            f"#readOnlyReason {{ color: {colors['NOTICE_TEXT'].name()}; }}"
+            f"#readOnlyBanner {{ background: {colors.notice_background.name()}; "
+            f"border-bottom: 1px solid {colors.notice_border.name()}; }} "
+            f"#readOnlyReason {{ color: {colors.notice_text.name()}; }}"
         )
         if sheet != self.styleSheet():  # a new sheet changes the palette: once, not forever
             self.setStyleSheet(sheet)
