@@ -471,9 +471,14 @@ def fit_range(layout: Layout, now: float, as_of: float | None = None) -> tuple[f
 
 def bars_in_view(layout: Layout, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
     """Indices of bars meeting the view rectangle (rows whose centre lies in ``[y0-1, y1+1]``)."""
-    return np.flatnonzero(
-        (layout.row >= y0 - 1) & (layout.row <= y1 + 1) & (layout.start <= x1) & (layout.end >= x0)
-    )
+    return np.flatnonzero(in_view(layout, slice(None), x0, x1, y0, y1))
+
+
+def in_view(layout: Layout, bars, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
+    """Whether each of ``bars`` (indices, or a slice) meets the view rectangle, as
+    :func:`bars_in_view` says."""
+    row, start, end = layout.row[bars], layout.start[bars], layout.end[bars]
+    return (row >= y0 - 1) & (row <= y1 + 1) & (start <= x1) & (end >= x0)
 
 
 def pick(layout: Layout, x: float, y: float, tol: float, half_height: float = 0.36) -> int:
