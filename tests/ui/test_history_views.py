@@ -151,6 +151,41 @@ def test_the_histogram_sits_under_the_slider_and_follows_an_edit(window, qtbot):
     histogram.grab()  # paints with as_of marked
 
 
+def test_an_as_of_step_repaints_the_histogram_only_where_its_mark_was_and_is(window, qtbot):
+    from PySide6.QtCore import QEvent, QObject, QPoint
+    from PySide6.QtGui import QPainter
+    from PySide6.QtWidgets import QApplication
+
+    histogram = window.panels.histogram
+    window.set_as_of("2019-01-01")
+    qtbot.waitUntil(lambda: any(histogram.data["valid"]), timeout=3000)
+    histogram.repaint()
+    before = histogram.grab().toImage()
+    painted = []
+
+    class Painted(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                painted.extend(event.region())
+            return False
+
+    spy = Painted()
+    histogram.installEventFilter(spy)
+    window.set_as_of("2023-06-01")
+    qtbot.waitUntil(lambda: len(painted) > 0, timeout=3000)  # the window paints what it must
+    QApplication.processEvents()
+    histogram.removeEventFilter(spy)
+    assert painted and all(rect.width() < histogram.width() / 4 for rect in painted)
+    # What the strips repaint, laid over the picture before, is the picture now.
+    composed = before.copy()
+    painter = QPainter(composed)
+    for rect in painted:
+        painter.drawImage(rect.topLeft(), histogram.grab(rect).toImage())
+    painter.end()
+    assert composed == histogram.grab().toImage()
+    assert any(rect.contains(QPoint(histogram._mark_x, 1)) for rect in painted)
+
+
 def test_the_histogram_is_counted_off_the_ui_thread(window, qtbot, monkeypatch):
     histogram = window.panels.histogram
     counted_on = []

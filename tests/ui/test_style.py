@@ -19,3 +19,31 @@ def test_palette_is_stable_and_distinct_for_the_demo():
     colours = {style.predicate_color_name(p) for p in predicates}
     assert len(colours) == len(predicates)
     assert all(c.startswith("#") and len(c) == 7 for c in style.theme().palette)
+
+
+MIXED = ["FastTool 29", "fasttool 3", b"blob", 2.5, None, "FastTool 3", 1, "Ana", "ana"]
+
+
+def test_order_ranks_follow_the_sort_key_of_each_value():
+    ranks = style.order_ranks(MIXED).tolist()
+    by_key = sorted(range(len(MIXED)), key=lambda i: style.order_key(MIXED[i]))
+    assert [ranks[i] for i in by_key] == sorted(ranks)  # the order_key order
+    # Equal keys share a rank ("FastTool 3" and "fasttool 3" differ only in case) ...
+    assert ranks[MIXED.index("fasttool 3")] == ranks[MIXED.index("FastTool 3")]
+    assert ranks[MIXED.index("FastTool 3")] < ranks[MIXED.index("FastTool 29")]
+    # ... unless only equal values may: then the values break the tie.
+    distinct = style.order_ranks(MIXED, distinct=True).tolist()
+    assert len(set(distinct)) == len(MIXED)
+    assert distinct[MIXED.index("Ana")] < distinct[MIXED.index("ana")]
+    assert style.order_ranks([]).tolist() == []
+
+
+def test_tie_ranks_rank_only_the_rows_the_keys_leave_tied():
+    import numpy as np
+
+    first = np.array([2, 1, 2, 1, 3])
+    names = ["b", "z", "a", "y", "c"]
+    ranks = style.tie_ranks([first], names)
+    assert ranks[4] == 0  # alone on its key: not ranked
+    assert ranks[2] < ranks[0] and ranks[3] < ranks[1]  # a before b, y before z
+    assert np.lexsort((ranks, first)).tolist() == [3, 1, 2, 0, 4]

@@ -31,6 +31,33 @@ def test_as_of_change_restyles_without_rebuilding(h):
     assert sum(isinstance(i, type(bars)) for i in chart.view.childGroup.childItems()) == 1
 
 
+def test_an_as_of_step_repaints_only_the_flipped_bars_in_view(h, demo):
+    # 100 facts on lanes under Kai's own (the last predicate), valid in 2020 only: a step
+    # into 2020 flips them all, most of them scrolled out of view.
+    for n in range(100):
+        demo.add_triple("Kai Moreno", "zz_visited", f"Place {n:03d}", "2020-01-01", "2020-12-31")
+    h.state.set_as_of("2019-06-01")
+    h.state.notify_data_changed()
+    h.settle()
+    chart, bars = h.chart, h.chart.bars
+    chart.canvas.viewport().repaint()
+    view = bars.boundingRect()
+    visits = [i for i, f in enumerate(bars.layout.facts) if f["predicate"] == "zz_visited"]
+    hidden = [i for i in visits if bars.layout.row[i] > view.bottom() + 1]
+    assert len(hidden) > 64
+    updates = []
+    bars.update = lambda *rect: updates.append(rect)
+    try:
+        h.state.set_as_of("2020-06-01")
+    finally:
+        del bars.update
+    assert bars.valid[visits].all()
+    # The bars in view that flipped are repainted one by one (a row of slack at the edges),
+    # nothing else.
+    assert updates and all(rect for rect in updates)
+    assert all(view.adjusted(0, -1.5, 0, 1.5).intersects(rect[0]) for rect in updates)
+
+
 def test_conflicts_are_drawn_on_the_lanes_concerned(h):
     layout = h.chart.bars.layout
     rows = {layout.row_label(int(r)) for r in layout.conflict_row}

@@ -126,8 +126,8 @@ class FactModel(QAbstractTableModel):
         conflicts = self._state.conflicts_by_fact()
         order = self._sorted_positions(facts)
         self.beginResetModel()
-        self._facts, self._conflicts = [facts[i] for i in order], conflicts
-        self._map_to_state(np.asarray(order, dtype=np.int64))
+        self._facts, self._conflicts = [facts[i] for i in order.tolist()], conflicts
+        self._map_to_state(order)
         self.endResetModel()
 
     def apply_patch(self, patch: FactsPatch) -> None:
@@ -227,45 +227,38 @@ class FactModel(QAbstractTableModel):
         return self._facts
 
     # Sorting (the model sorts its own list: cheaper than a proxy's per-pair comparisons)
-    def _sort_key(self):
-        key_name = FACT_COLUMNS[self._sort[0]][0]
-        # Dates compare by their keys (POSIX start / end), text without case.
-        field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
-
-        def key(fact: dict):
-            value = fact[field]
-            tail = (
-                style.order_key(fact["predicate"]),
-                fact["start"] or 0.0,
-                style.order_key(fact["id"]),
-            )
-            if value is None:
-                return (True, (0, 0), *tail)
-            return (False, style.order_key(value), *tail)
-
-        return key
-
     def _sorted(self) -> list[dict]:
         return [self._facts[i] for i in self._sorted_positions(self._facts)]
 
-    def _sorted_positions(self, facts: list[dict]) -> list[int]:
-        """The positions of ``facts`` in this model's sort order (each key computed once)."""
-        key = self._sort_key()
-        keys = [key(fact) for fact in facts]
-        descending = self._sort[1] == Qt.SortOrder.DescendingOrder
-        return sorted(range(len(facts)), key=keys.__getitem__, reverse=descending)
+    def _sorted_positions(self, facts: list[dict]) -> np.ndarray:
+        """The positions of ``facts`` in this model's sort order: the sorted column's value
+        (missing last, dates by their keys, text without case), then predicate, start, id;
+        column-wise, each text key made once per distinct value, ids only where rows tie."""
+        key_name = FACT_COLUMNS[self._sort[0]][0]
+        field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
+        n = len(facts)
+        values = [fact[field] for fact in facts]
+        keys = [
+            np.fromiter((value is None for value in values), dtype=bool, count=n),
+            style.order_ranks(values),
+            style.order_ranks([fact["predicate"] for fact in facts]),
+            np.fromiter((fact["start"] or 0.0 for fact in facts), dtype=np.float64, count=n),
+        ]
+        keys.append(style.tie_ranks(keys, [fact["id"] for fact in facts]))
+        if self._sort[1] == Qt.SortOrder.DescendingOrder:  # still stable: ties keep their order
+            keys = [~keys[0]] + [-key for key in keys[1:]]
+        return np.lexsort(keys[::-1])
 
     def _still_sorted(self, changed: list[str]) -> bool:
         """Whether the rows are still in order after ``changed`` rows took new values: each
         of them still sorts between its neighbours."""
-        key, facts = self._sort_key(), self._facts
-        descending = self._sort[1] == Qt.SortOrder.DescendingOrder
+        facts = self._facts
         for tid in changed:
             row = self._row_of.get(tid)
             if row is None:
                 continue
-            keys = [key(facts[r]) for r in (row - 1, row, row + 1) if 0 <= r < len(facts)]
-            if keys != sorted(keys, reverse=descending):
+            rows = [facts[r] for r in (row - 1, row, row + 1) if 0 <= r < len(facts)]
+            if self._sorted_positions(rows).tolist() != list(range(len(rows))):
                 return False
         return True
 

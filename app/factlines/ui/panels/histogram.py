@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QSizePolicy,
@@ -33,6 +33,7 @@ from factlines.ui.session.state import AppState
 REFRESH_MS = 150
 HEIGHT = 22
 PX_PER_BIN = 3
+MARK_PX = 3  # the as_of mark's half width and a pixel of antialiasing, repainted as it moves
 MAX_BINS = 600
 _EPOCH = date(1970, 1, 1).toordinal()
 VALID_LIGHT, VALID_DARK = QColor(78, 121, 167, 70), QColor(111, 155, 209, 90)
@@ -56,6 +57,7 @@ class TimeHistogram(QWidget):
         self.data: dict = _no_counts()
         self.bins = 0
         self._not_counted = ""  # why, in words, when the counts could not be read
+        self._mark_x: int | None = None  # where as_of was last marked, None: not marked
         # Asked again on an open and after writes by the query itself; here for a new width.
         self.query = GraphQuery(state, self._count, _no_counts(), "the histogram's counts", self)
         self.query.found.connect(self._counted)
@@ -66,7 +68,7 @@ class TimeHistogram(QWidget):
         self._timer.timeout.connect(self.refresh)
         slider.installEventFilter(self)
         slider.rangeChanged.connect(lambda *_: self.update())
-        state.asOfChanged.connect(lambda _value: self.update())
+        state.asOfChanged.connect(self._as_of_moved)
         self.refresh()
 
     def sizeHint(self) -> QSize:
@@ -137,6 +139,13 @@ class TimeHistogram(QWidget):
 
     # ── Painting ──────────────────────────────────────────────────────────
 
+    def _as_of_moved(self, _value=None) -> None:
+        """Repaint the strips under the old and the new mark: the counts stay as they are."""
+        at = self._state.as_of_posix
+        for x in (self._mark_x, None if at is None else round(self.x_of(at))):
+            if x is not None:
+                self.update(QRect(x - MARK_PX, 0, 2 * MARK_PX, self.height()))
+
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         height = self.height() - 2
@@ -147,8 +156,11 @@ class TimeHistogram(QWidget):
             most = max(valid) or 1
             events = max(max(self.data["starts"]), max(self.data["ends"])) or 1
             columns, starts, ends = [], [], []
+            shown = event.rect()
             for i, count in enumerate(valid):
                 x0, x1 = xs[i], max(xs[i + 1], xs[i] + 1)
+                if x1 < shown.left() or x0 > shown.right() + 1:  # not repainted
+                    continue
                 if count:
                     h = max(1.0, height * count / most)
                     columns.append(QRectF(x0, height + 1 - h, x1 - x0, h))
@@ -172,8 +184,10 @@ class TimeHistogram(QWidget):
             pen = QPen(QColor(style.theme().cursor_color))
             pen.setWidth(2)
             painter.setPen(pen)
-            x = self.x_of(at)
-            painter.drawLine(QPoint(round(x), 0), QPoint(round(x), self.height()))
+            self._mark_x = round(self.x_of(at))
+            painter.drawLine(QPoint(self._mark_x, 0), QPoint(self._mark_x, self.height()))
+        else:
+            self._mark_x = None
         painter.end()
 
     # ── Pointing ──────────────────────────────────────────────────────────

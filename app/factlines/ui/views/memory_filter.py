@@ -22,6 +22,7 @@ class MemoryFilter(QObject):
         super().__init__(parent)
         self._view, self._model = view, model
         self.ids: set[str] | None = None
+        self._hiding = False  # whether some row may be hidden now
         self.bar = QWidget(parent)
         self.bar.setObjectName("memoryFilterBar")
         self.note = QLabel(self.bar)
@@ -64,6 +65,9 @@ class MemoryFilter(QObject):
         return sum(not self._view.isRowHidden(row) for row in range(rows))
 
     def apply(self, *_args) -> None:
+        if self.ids is None and not self._hiding:  # off, and every row shown: 20,000 checks spared
+            return
+        self._hiding = self.ids is not None
         proxy = self._view.model()
         for row in range(proxy.rowCount()):
             hidden = False
