@@ -119,24 +119,24 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     left_out: dict[str, set[int]] = {}
     for table in TABLES:
         left_out[table] = set()
-        given: dict[object, int] = {}  # each id's first line
+        given: dict[object, tuple] = {}  # (place, line) of each id that may repeat, first
         for batch in _copy_rows(data, table, PLAN_BATCH, rep):
             rows = []
             for place, line, row in batch:
                 if row is None:
                     left_out[table].add(place)
-                elif row["id"] in given:
-                    what = "an entity" if table == "entities" else "a fact"
-                    rep.rejected.append(
-                        Problem(
-                            line, f"{what} id {row['id']!r} was already given on line "
-                            f"{given[row['id']]}",
-                        )
-                    )  # fmt: skip
-                    left_out[table].add(place)
-                else:
-                    given[row["id"]] = line
+                    continue
+                first = place, line
+                if data.repeats.may_repeat(table, row["id"]):
+                    first = given.setdefault(row["id"], first)
+                if first[0] == place:
                     rows.append((place, line, row))
+                    continue
+                what = "an entity" if table == "entities" else "a fact"
+                rep.rejected.append(
+                    Problem(line, f"{what} id {row['id']!r} was already given on line {first[1]}")
+                )
+                left_out[table].add(place)
             left_out[table] |= _against_the_graph(kg, table, rows, rep)
             steps.add(len(batch))
 

@@ -18,7 +18,9 @@ from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
 from factlines.core.transfer.export import FORMAT, VERSION
+from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
+from factlines.core.transfer.values import untag
 
 # What ``seed_from_entity_facts`` reads of an entry: a bare object of objects is MemPalace's
 # seed only when each entry has some of these (a tsconfig.json has none).
@@ -165,6 +167,7 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
         lines: dict[str, int] = {}
         counts: dict[str, int] = {}
         unstorable: dict[str, set[int]] = {table: set() for table in TABLES}  # by place
+        repeats = RepeatedIds(path.stat().st_size)
         seed: list | None = None
         problems: list[Problem] = []
         for key, line in walker.members():
@@ -177,6 +180,8 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
                 for row_line, value in walker.elements():
                     if not _storable(row_line, value, problems):
                         unstorable[key].add(counts[key])
+                    elif isinstance(value, dict):
+                        repeats.add(key, _id_of(value.get("id")))
                     counts[key] += 1
                     if sum(counts.values()) % 20_000 == 0:
                         report(progress, sum(counts.values()), 0)
@@ -190,7 +195,7 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
                 found[key] = walker.value()[1]
         walker.end()
     if found.get("format") == FORMAT:
-        return _export_file(path, found, lines, counts, problems, unstorable)
+        return _export_file(path, found, lines, counts, problems, unstorable, repeats)
     if seed is not None:
         return ImportFile("seed", {"seed": seed}, problems)
     # A bare seed: every top-level value an object of facts.
@@ -243,6 +248,14 @@ def _storable(line: int, value: object, problems: list[Problem]) -> bool:
     return reason is None
 
 
+def _id_of(value: object) -> object:
+    """A row's id as it is stored (a ``$blob`` as its bytes), or None when it is none."""
+    try:
+        return untag(value)
+    except ValueError:
+        return None
+
+
 # SQLite's INTEGER: 64 bits, signed.
 _SMALLEST, _LARGEST = -(2**63), 2**63 - 1
 
@@ -279,6 +292,7 @@ def _export_file(
     counts: dict,
     problems: list[Problem],
     unstorable: dict[str, set[int]],
+    repeats: RepeatedIds,
 ) -> ImportFile:
     version = found.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version > VERSION:
@@ -303,4 +317,5 @@ def _export_file(
         extras=extras,
         batches=lambda table, size: array_batches(path, table, size, unstorable[table]),
         counts={table: counts.get(table, 0) for table in TABLES},
+        repeats=repeats,
     )
