@@ -71,6 +71,12 @@ class _Rows:
         sid, oid = fields[at["subject_id"]], fields[at["object_id"]]
         if not stored:
             sid, oid = sid.strip(), oid.strip()
+        for column, eid in (("subject_id", sid), ("object_id", oid)):
+            if eid and not eid.strip():
+                raise Refused(
+                    f"{column} holds only spaces: an entity needs an id (leave the cell empty "
+                    "to make one from the name)"
+                )
         fact["subject"] = sid or self._entity_id(self.subjects, subject, "subject")
         fact["object"] = oid or self._entity_id(self.objects, obj, "object")
         for name, i in self.fact_extras:

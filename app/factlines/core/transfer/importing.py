@@ -37,7 +37,7 @@ from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
 PLAN_BATCH = 2000  # rows of a JSON copy checked at once
-_REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object")}
+_REQUIRED = {"entities": ("name",), "triples": ("predicate",)}
 # Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
 _AS_STORED = {str, float, int, type(None)}
 
@@ -103,13 +103,34 @@ def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict:
                 row[column] = untag(cell)
             except ValueError as exc:
                 raise Refused(f"{column}: {exc}") from None
-    # A BLOB id is MemPalace's table's too (its export wrote it as a $blob): it comes back.
-    if not isinstance(row["id"], (str, bytes)) or not row["id"]:
-        raise Refused(f"a {table} row needs an id")
+    if table == "entities":
+        lacks = _lacks_id(row["id"])
+        if lacks:
+            raise Refused(f"the entity {row['name']!r} has {lacks} id")
+    else:
+        lacks = _lacks_id(row["id"])
+        if lacks:
+            raise Refused(f"the fact {describe(row)} has {lacks} id")
+        for end in ("subject", "object"):
+            lacks = _lacks_id(row[end])
+            if lacks:
+                raise Refused(f"the fact {row['id']!r} has {lacks} {end} (an entity's id)")
     missing = [column for column in _REQUIRED[table] if row[column] is None]
     if missing:
-        raise Refused(f"{table} row {row['id']!r} has no {', '.join(missing)}")
+        what = "entity" if table == "entities" else "fact"
+        raise Refused(f"the {what} {row['id']!r} has no {', '.join(missing)}")
     return row
+
+
+def _lacks_id(value: object) -> str | None:
+    """How a row's id (or a fact's subject or object) is missing: "no" (null), "an empty"
+    (no character), "a number for its"; None when it is one. Any other text or BLOB id is
+    MemPalace's table's too (one of spaces, one its export wrote as a $blob): it comes back."""
+    if value is None:
+        return "no"
+    if isinstance(value, (int, float)):
+        return "a number for its"
+    return None if value else "an empty"
 
 
 def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
