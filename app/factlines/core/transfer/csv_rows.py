@@ -16,16 +16,27 @@ distinct one of a new fact is checked once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import islice
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.store.mempalace import confidence_value
 from factlines.core.transfer.export import CSV_HEADER, ENTITY_CSV_COLUMNS
-from factlines.core.transfer.plan import ImportReport, Steps, describe, insert
+from factlines.core.transfer.plan import (
+    CHUNK,
+    PLAN_BATCH,
+    ImportReport,
+    Steps,
+    describe,
+    still_new,
+)
 from factlines.core.transfer.readers import ImportFile, Problem
+from factlines.core.transfer.repeats import RepeatedIds
 
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
+_CACHED = 100_000  # checked values kept for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
@@ -60,6 +71,14 @@ class _Rows:
         self.starts: dict[str, str | None] = {}
         self.ends: dict[str, str | None] = {}
         self.confidences: dict[str, float] = {}
+
+    def forget_when_full(self) -> None:
+        """Start the caches of checked values afresh once they are big: names repeat in a
+        real file, but a file of distinct ones must not hold them all."""
+        caches = (self.subjects, self.objects, self.predicates, self.starts, self.ends)
+        if sum(map(len, caches)) > _CACHED:
+            for cache in (*caches, self.confidences):
+                cache.clear()
 
     def fact(self, fields: list[str]) -> tuple[dict, dict, dict]:
         """(fact, subject entity, object entity) of a row, as dicts of columns; refused when
@@ -156,88 +175,122 @@ class _Rows:
         return entity
 
 
-def _check(rows: list, columns: dict[str, int], extras: dict, rep: ImportReport) -> list:
-    """(line, fact, subject entity, object entity) of each row that can be imported; the
-    others are rejected. One tight loop: it runs for every row of the file."""
-    reading = _Rows(columns, extras)
-    checked = []
-    for line, fields in rows:
+def _checked(reading: _Rows, batch: list, rep: ImportReport | None = None) -> Iterator[tuple]:
+    """(line, fact, subject entity, object entity) of each row of ``batch`` that can be
+    imported; the others are rejected (reported in ``rep``, when given). One tight loop: it
+    runs for every row of the file, once for each pass."""
+    reading.forget_when_full()
+    for line, fields in batch:
         fields.append("")
         try:
-            checked.append((line, *reading.fact(fields)))
+            yield (line, *reading.fact(fields))
         except Refused as exc:
-            rep.rejected.append(Problem(line, str(exc)))
-    return checked
+            if rep is not None:
+                rep.rejected.append(Problem(line, str(exc)))
 
 
 def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
-    facts = []
-    given: dict[str, int] = {}
-    for line, fact, subject, obj in _check(
-        data.rows["facts"], data.columns or {}, data.extras, rep
-    ):
-        if fact["id"] is not None:
-            if fact["id"] in given:
-                rep.rejected.append(
-                    Problem(
-                        line,
-                        f"a fact id {fact['id']!r} was already given on line {given[fact['id']]}",
-                    )
-                )
-                continue
-            given[fact["id"]] = line
-        facts.append((line, fact, subject, obj))
-    steps.add(len(data.rows["facts"]) // 2)
-    have = kg.rows_with_ids("triples", list(given))
-    entities_there = set(
-        kg.rows_with_ids(
-            "entities",
-            list({fact[side] for _, fact, _, _ in facts for side in ("subject", "object")}),
-        )
-    )
-    keys = [_key(fact) for _, fact, _, _ in facts if fact["valid_to"] is None]
-    open_there = kg.open_fact_ids(keys) if keys else {}
+    """Three passes over the file's rows, a batch at a time: which ids and open facts it may
+    give twice (:mod:`.repeats`); each row checked, against the file and the graph, keeping
+    only the lines not to be written; then ``write``: each part's entities, then its facts."""
+    reading = _Rows(data.columns or {}, data.extras)
+    plan = _Plan(data.repeats, rep)
+    for batch in data.batches("facts", PLAN_BATCH):
+        for _, fact, _, _ in _checked(reading, batch):
+            plan.note(fact)
+    for batch in data.batches("facts", PLAN_BATCH):
+        checked = list(_checked(reading, batch, rep))
+        plan.check(kg, checked)
+        steps.add(len(batch))
 
-    new_facts: list[dict] = []
-    new_entities: dict[str, dict] = {}
-    opened_here: dict[tuple, int] = {}
-    for line, fact, subject, obj in facts:
-        there = have.get(fact["id"]) if fact["id"] is not None else None
-        if there is not None:
-            _known_id(line, fact, there, rep)
-            continue
-        if fact["valid_to"] is None:
-            key = _key(fact)
-            twin = open_there.get(key)
-            if twin is not None:
-                rep.skipped.append(
-                    Problem(
-                        line, f"{describe(fact)} is already an open fact ({twin}); not added again"
-                    )
-                )
-                continue
-            if key in opened_here and fact["id"] is None:  # a stored fact is itself: kept
-                rep.skipped.append(
-                    Problem(
-                        line, f"{describe(fact)} repeats line {opened_here[key]}; not added again"
-                    )
-                )
-                continue
-            opened_here[key] = line
-        for entity in (subject, obj):
-            if entity["id"] not in entities_there and entity["id"] not in new_entities:
-                new_entities[entity["id"]] = entity
-        new_facts.append(fact)
-    _give_ids(kg, new_facts)
-    steps.add(len(data.rows["facts"]) - len(data.rows["facts"]) // 2)
+    def write_part(part: list) -> None:
+        entities: dict[str, dict] = {}
+        for _, _, subject, obj in part:
+            entities.setdefault(subject["id"], subject)
+            entities.setdefault(obj["id"], obj)
+        fresh = still_new(kg, "entities", list(entities.values()), None)
+        kg.insert_rows("entities", fresh)
+        rep.entities_added += len(fresh)
+        facts = [fact for _, fact, _, _ in part]
+        _give_ids(kg, facts, data.repeats)
+        kg.insert_rows("triples", still_new(kg, "triples", facts, None))
+        rep.facts_added += len(facts)
 
     def write() -> None:
         for table, extras in data.extras.items():
             kg.add_columns(table, extras)
-        rep.entities_added = insert(kg, "entities", list(new_entities.values()), steps)
-        rep.facts_added = insert(kg, "triples", new_facts, steps)
+        rows = (
+            row
+            for batch in data.batches("facts", CHUNK)
+            for row in _checked(reading, batch)
+            if row[0] not in plan.left_out
+        )
+        parts = iter(lambda: list(islice(rows, CHUNK)), [])
+        kg.write_in_parts(parts, write_part, lambda part: steps.add(len(part)))
 
     return write
+
+
+class _Plan:
+    """What is known of the file's rows across batches: the ids and open facts it may give
+    twice, the first line of each such id and the last of each such open fact, and the lines
+    not to be written (each reported)."""
+
+    def __init__(self, repeats: RepeatedIds, rep: ImportReport):
+        self.repeats, self.rep = repeats, rep
+        self.given: dict[str, int] = {}
+        self.opened: dict[tuple, int] = {}
+        self.left_out: set[int] = set()
+
+    def note(self, fact: dict) -> None:
+        """The first pass: one row's fact, for :mod:`.repeats`."""
+        if fact["id"] is not None:
+            self.repeats.add("triples", fact["id"])
+        if fact["valid_to"] is None:
+            self.repeats.add("open", "\x1f".join(_key(fact)))
+
+    def check(self, kg, checked: list) -> None:
+        """A batch of checked rows, against the earlier lines and the graph."""
+        have = kg.rows_with_ids("triples", [fact["id"] for _, fact, _, _ in checked if fact["id"]])
+        keys = [_key(fact) for _, fact, _, _ in checked if fact["valid_to"] is None]
+        open_there = kg.open_fact_ids(keys) if keys else {}
+        for line, fact, _, _ in checked:
+            if self._leaves_out(line, fact, have, open_there):
+                self.left_out.add(line)
+
+    def _leaves_out(self, line: int, fact: dict, have: dict, open_there: dict) -> bool:
+        """Whether the row at ``line`` is not to be written (then reported)."""
+        rep, repeats = self.rep, self.repeats
+        row_id = fact["id"]
+        if row_id is not None and repeats.may_repeat("triples", row_id):
+            first = self.given.setdefault(row_id, line)
+            if first != line:
+                rep.rejected.append(
+                    Problem(line, f"a fact id {row_id!r} was already given on line {first}")
+                )
+                return True
+        there = have.get(row_id) if row_id is not None else None
+        if there is not None:
+            _known_id(line, fact, there, rep)
+            return True
+        if fact["valid_to"] is not None:
+            return False
+        key = _key(fact)
+        twin = open_there.get(key)
+        if twin is not None:
+            rep.skipped.append(
+                Problem(line, f"{describe(fact)} is already an open fact ({twin}); not added again")
+            )
+            return True
+        if not repeats.may_repeat("open", "\x1f".join(key)):
+            return False
+        if key in self.opened and row_id is None:  # a stored fact is itself: kept
+            rep.skipped.append(
+                Problem(line, f"{describe(fact)} repeats line {self.opened[key]}; not added again")
+            )
+            return True
+        self.opened[key] = line
+        return False
 
 
 def _key(fact: dict) -> tuple[str, str, str]:
@@ -259,8 +312,10 @@ def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
         )
 
 
-def _give_ids(kg, facts: list[dict]) -> None:
-    """A new id (contract §3.4) for each fact without one, unused in the graph and the file."""
+def _give_ids(kg, facts: list[dict], repeats: RepeatedIds) -> None:
+    """A new id (contract §3.4) for each fact without one, unused in the graph (where the
+    import's earlier parts are) and in the file (as far as its filter of ids can tell: a new
+    id it may hold is made again)."""
     taken = {fact["id"] for fact in facts if fact["id"] is not None}
     pending = [fact for fact in facts if fact["id"] is None]
     while pending:
@@ -269,7 +324,11 @@ def _give_ids(kg, facts: list[dict]) -> None:
         clash = set(kg.rows_with_ids("triples", [fact["id"] for fact in pending]))
         again = []
         for fact in pending:
-            if fact["id"] in clash or fact["id"] in taken:
+            if (
+                fact["id"] in clash
+                or fact["id"] in taken
+                or repeats.may_hold("triples", fact["id"])
+            ):
                 again.append(fact)
             else:
                 taken.add(fact["id"])

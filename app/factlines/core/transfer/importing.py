@@ -31,12 +31,11 @@ from factlines.core.store import open_graph
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.csv_rows import plan_csv
 from factlines.core.transfer.json_reader import TABLES
-from factlines.core.transfer.plan import CHUNK, ImportReport, Steps, describe, insert
+from factlines.core.transfer.plan import CHUNK, PLAN_BATCH, ImportReport, Steps, describe, insert
 from factlines.core.transfer.readers import ImportFile, Problem, read_file
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
-PLAN_BATCH = 2000  # rows of a JSON copy checked at once
 _REQUIRED = {"entities": ("name",), "triples": ("predicate",)}
 # Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
 _AS_STORED = {str, float, int, type(None)}

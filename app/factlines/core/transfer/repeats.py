@@ -9,6 +9,8 @@ are checked exactly, by their lines, when the rows are planned.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 _HASHES = 3
 _BYTES_PER_BIT = 4
 _SMALLEST = 1 << 12  # bytes of the filter, for a small file
@@ -26,17 +28,26 @@ class RepeatedIds:
         """Note one row's id (a str or bytes; any other value is no id, and ignored)."""
         if not isinstance(row_id, (str, bytes)):
             return
-        whole = hash((table, row_id))
-        first, step = whole & 0xFFFFFFFF, (whole >> 32) | 1
         bits, seen = self._bits, True
-        for i in range(_HASHES):
-            place = (first + i * step) % self._width
-            mask = 1 << (place & 7)
-            if not bits[place >> 3] & mask:
-                bits[place >> 3] |= mask
+        for byte, mask in self._places(table, row_id):
+            if not bits[byte] & mask:
+                bits[byte] |= mask
                 seen = False
         if seen:
             self.maybe.setdefault(table, set()).add(row_id)
 
     def may_repeat(self, table: str, row_id: object) -> bool:
+        """Whether the file may give ``row_id`` more than once (False: it does not)."""
         return row_id in self.maybe.get(table, ())
+
+    def may_hold(self, table: str, row_id: object) -> bool:
+        """Whether the file may give ``row_id`` at all (False: it does not)."""
+        return all(self._bits[byte] & mask for byte, mask in self._places(table, row_id))
+
+    def _places(self, table: str, row_id: object) -> Iterator[tuple[int, int]]:
+        """The byte and bit of each of the id's hashes."""
+        whole = hash((table, row_id))
+        first, step = whole & 0xFFFFFFFF, (whole >> 32) | 1
+        for i in range(_HASHES):
+            place = (first + i * step) % self._width
+            yield place >> 3, 1 << (place & 7)
