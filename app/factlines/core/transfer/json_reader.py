@@ -144,6 +144,18 @@ class _Stream:
             self.expect("]")
             return
 
+    def skip(self) -> None:
+        """Walk past the value that comes next, an array's or an object's a member at a time."""
+        opening = self.peek()
+        if opening == "[":
+            for _ in self.elements():
+                pass
+        elif opening == "{":
+            for _ in self.members():
+                self.value()
+        else:
+            self.value()
+
     def end(self) -> None:
         if self.peek():
             raise Refused(f"line {self.line(self.pos)}: unexpected text after the JSON")
@@ -168,11 +180,15 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
         counts: dict[str, int] = {}
         unstorable: dict[str, set[int]] = {table: set() for table in TABLES}  # by place
         repeats = RepeatedIds(path.stat().st_size)
-        seed: list | None = None
+        seed: tuple | None = None  # (the member it is under, or None: bare; its entries)
+        bare, bare_problems = 0, []  # a bare seed's entries, perhaps
         problems: list[Problem] = []
         for key, line in walker.members():
-            if key in lines:  # a later one would silently win over the first
+            # A later one would silently win over the first: refused (the entries of a bare
+            # seed, any number of them, in the filter; the others, a few, by name).
+            if key in lines:
                 raise Refused(f"line {line}: the key {key!r} is given twice")
+            repeats.add("keys", key)
             lines[key] = line
             opening = walker.peek()
             if key in TABLES and opening == "[":
@@ -186,34 +202,87 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
                     if sum(counts.values()) % 20_000 == 0:
                         report(progress, sum(counts.values()), 0)
             elif key == "entity_facts" and opening == "{":
-                seed = []
-                for entry, entry_line in walker.members():
-                    _, value = walker.value()
-                    if _storable(entry_line, [entry, value], problems):
-                        seed.append((entry_line, (entry, value)))
+                seed = ("entity_facts", sum(1 for _ in _seed_entries(walker, problems)))
             else:
-                found[key] = walker.value()[1]
+                value = walker.value()[1]
+                if _seed_like(value):  # a bare seed's entry, perhaps: not kept
+                    bare += 1
+                    _storable(line, [key, value], bare_problems)
+                    del lines[key]
+                else:
+                    found[key] = value
         walker.end()
+    if "keys" in repeats.maybe:
+        _refuse_a_key_given_twice(path, repeats.maybe["keys"])
     if found.get("format") == FORMAT:
         return _export_file(path, found, lines, counts, problems, unstorable, repeats)
+    if seed is None and bare and not found and not counts:
+        seed = (None, bare)  # every top-level value an object of facts
+        problems += bare_problems
     if seed is not None:
-        return ImportFile("seed", {"seed": seed}, problems)
-    # A bare seed: every top-level value an object of facts.
-    entries = [
-        (lines[key], (key, value))
-        for key, value in found.items()
-        if _storable(lines[key], [key, value], problems)
-    ]
-    if (
-        found
-        and not counts
-        and all(isinstance(value, dict) and value.keys() & SEED_KEYS for value in found.values())
-    ):
-        return ImportFile("seed", {"seed": entries}, problems)
+        return ImportFile(
+            "seed",
+            {},
+            problems,
+            batches=lambda _table, size: seed_batches(path, seed[0], size),
+            counts={"seed": seed[1]},
+            repeats=repeats,
+        )
     raise Refused(
         f'{path.name} is neither a Factlines export ("format": "{FORMAT}") nor MemPalace\'s '
         "entity_facts (an object of {name: facts})"
     )
+
+
+def _refuse_a_key_given_twice(path: Path, keys: set[str]) -> None:
+    """Refused, naming its line, when one of ``keys`` (those the filter may have seen before)
+    is given twice in the object at the top of the JSON at ``path``."""
+    with _open(path) as handle:
+        walker = _Stream(handle, path.name)
+        seen = set()
+        for key, line in walker.members():
+            if key in seen:
+                raise Refused(f"line {line}: the key {key!r} is given twice")
+            if key in keys:
+                seen.add(key)
+            walker.skip()
+
+
+def _seed_like(value: object) -> bool:
+    return isinstance(value, dict) and bool(value.keys() & SEED_KEYS)
+
+
+def _seed_entries(walker: _Stream, problems: list[Problem] | None) -> Iterator[tuple]:
+    """(line, (key, facts)) of each storable entry of the seed object that comes next (the
+    others are problems, when ``problems`` is given)."""
+    for entry, line in walker.members():
+        _, value = walker.value()
+        if _storable(line, [entry, value], problems if problems is not None else []):
+            yield line, (entry, value)
+
+
+def seed_batches(path: Path, under: str | None, size: int) -> Iterator[list[tuple]]:
+    """The (line, (key, facts)) of the seed at ``path`` (checked whole by :func:`read_json`),
+    ``size`` at a time: the entries of its member ``under``, or (None) the whole object's."""
+    with _open(path) as handle:
+        walker = _Stream(handle, path.name)
+        if under is None:
+            entries = _seed_entries(walker, None)
+        else:
+            entries = iter(())
+            for key, _ in walker.members():
+                if key == under and walker.peek() == "{":
+                    entries = _seed_entries(walker, None)
+                    break
+                walker.value()
+        batch = []
+        for entry in entries:
+            batch.append(entry)
+            if len(batch) == size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
 
 def array_batches(
