@@ -36,7 +36,7 @@ from factlines.core.transfer.readers import ImportFile, Problem
 from factlines.core.transfer.repeats import RepeatedIds
 
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
-_CACHED = 100_000  # checked values kept for the next rows (a few MB)
+_CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
@@ -73,12 +73,45 @@ class _Rows:
         self.confidences: dict[str, float] = {}
 
     def forget_when_full(self) -> None:
-        """Start the caches of checked values afresh once they are big: names repeat in a
+        """Start a cache of checked values afresh once it is big: names and dates repeat in a
         real file, but a file of distinct ones must not hold them all."""
         caches = (self.subjects, self.objects, self.predicates, self.starts, self.ends)
-        if sum(map(len, caches)) > _CACHED:
-            for cache in (*caches, self.confidences):
+        for cache in (*caches, self.confidences):
+            if len(cache) > _CACHED:
                 cache.clear()
+
+    def repeatable(self, fields: list[str]) -> tuple[str | None, str | None]:
+        """What may repeat in a row, as :meth:`fact` makes it of a row it accepts, without
+        checking the row (the first pass, quick): a stored fact's id, and an open fact's
+        (subject, predicate, object) joined in one text."""
+        at = self.at
+        row_id = fields[at["id"]]
+        stored = bool(row_id.strip())
+        subject, obj, predicate = (
+            fields[at["subject"]],
+            fields[at["object"]],
+            fields[at["predicate"]],
+        )
+        sid, oid = fields[at["subject_id"]], fields[at["object_id"]]
+        if stored:
+            valid_to = fields[at["valid_to"]] or None
+        else:
+            row_id, predicate = None, predicate_id(predicate)
+            sid, oid = sid.strip(), oid.strip()
+            try:
+                valid_to = self._end(fields[at["valid_to"]])
+            except Refused:
+                return row_id, None
+        if valid_to is not None:
+            return row_id, None
+        return row_id, "\x1f".join((sid or entity_id(subject), predicate, oid or entity_id(obj)))
+
+    def _end(self, text: str) -> str | None:
+        """A new fact's valid_to, checked (each distinct one once)."""
+        valid_to = self.ends.get(text)
+        if valid_to is None and text and text not in self.ends:
+            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
+        return valid_to
 
     def fact(self, fields: list[str]) -> tuple[dict, dict, dict]:
         """(fact, subject entity, object entity) of a row, as dicts of columns; refused when
@@ -133,10 +166,7 @@ class _Rows:
         valid_from = self.starts.get(text)
         if valid_from is None and text and text not in self.starts:
             valid_from = self.starts[text] = temporal.parse(text, "valid_from")
-        text = fields[at["valid_to"]]
-        valid_to = self.ends.get(text)
-        if valid_to is None and text and text not in self.ends:
-            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
+        valid_to = self._end(fields[at["valid_to"]])
         if valid_from is not None and valid_to is not None:
             temporal.check_interval(valid_from, valid_to)
         text = fields[at["confidence"]].strip()
@@ -196,8 +226,10 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     reading = _Rows(data.columns or {}, data.extras)
     plan = _Plan(data.repeats, rep)
     for batch in data.batches("facts", PLAN_BATCH):
-        for _, fact, _, _ in _checked(reading, batch):
-            plan.note(fact)
+        reading.forget_when_full()
+        for _, fields in batch:
+            fields.append("")
+            plan.note(*reading.repeatable(fields))
     for batch in data.batches("facts", PLAN_BATCH):
         checked = list(_checked(reading, batch, rep))
         plan.check(kg, checked)
@@ -209,11 +241,13 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             entities.setdefault(subject["id"], subject)
             entities.setdefault(obj["id"], obj)
         fresh = still_new(kg, "entities", list(entities.values()), None)
-        kg.insert_rows("entities", fresh)
-        rep.entities_added += len(fresh)
+        if fresh:
+            kg.insert_rows("entities", fresh)
+            rep.entities_added += len(fresh)
         facts = [fact for _, fact, _, _ in part]
-        _give_ids(kg, facts, data.repeats)
-        kg.insert_rows("triples", still_new(kg, "triples", facts, None))
+        still_new(kg, "triples", [fact for fact in facts if fact["id"] is not None], None)
+        _give_ids(kg, facts, data.repeats)  # the others: ids unused, inside this write
+        kg.insert_rows("triples", facts)
         rep.facts_added += len(facts)
 
     def write() -> None:
@@ -242,12 +276,12 @@ class _Plan:
         self.opened: dict[tuple, int] = {}
         self.left_out: set[int] = set()
 
-    def note(self, fact: dict) -> None:
-        """The first pass: one row's fact, for :mod:`.repeats`."""
-        if fact["id"] is not None:
-            self.repeats.add("triples", fact["id"])
-        if fact["valid_to"] is None:
-            self.repeats.add("open", "\x1f".join(_key(fact)))
+    def note(self, row_id: str | None, key: str | None) -> None:
+        """The first pass: what may repeat in a row (:meth:`_Rows.repeatable`)."""
+        if row_id is not None:
+            self.repeats.add("triples", row_id)
+        if key is not None:
+            self.repeats.add("open", key)
 
     def check(self, kg, checked: list) -> None:
         """A batch of checked rows, against the earlier lines and the graph."""
