@@ -10,7 +10,7 @@ import tracemalloc
 import pytest
 
 from factlines import open_graph
-from factlines.core.transfer import export_graph, import_file, json_reader
+from factlines.core.transfer import export_graph, import_file, json_reader, repeats
 from store_helpers import dump
 
 
@@ -95,3 +95,25 @@ def test_an_import_holds_neither_the_file_nor_its_rows(tmp_path):
     assert report.facts_added == 20_000
     # Before, the text and every row were held at once: 12 times the file's size.
     assert peak < 2.5 * size, f"peak {peak / 1e6:.1f} MB for a {size / 1e6:.1f} MB file"
+
+
+def test_ids_that_may_repeat_are_checked_exactly(tmp_path, monkeypatch):
+    # A filter of a few bits for the whole file: nearly every id may repeat, each is checked.
+    monkeypatch.setattr(repeats, "_SMALLEST", 1)
+    monkeypatch.setattr(repeats, "_BYTES_PER_BIT", 10**9)
+    rows = [
+        {"id": f"t{n}", "subject": "kai", "predicate": f"p{n}", "object": "kai"} for n in range(300)
+    ]
+    rows.append({**rows[7], "valid_to": "2026-01-01"})  # line 305: t7 again
+    path = tmp_path / "in.json"
+    path.write_text(
+        '{"format": "factlines-graph", "version": 1,\n "entities": [\n'
+        '{"id": "kai", "name": "Kai"}],\n "triples": [\n'
+        + ",\n".join(json.dumps(row) for row in rows)
+        + "]}\n",
+        encoding="utf-8",
+    )
+    with open_graph(tmp_path / "target.sqlite3") as kg:
+        report = import_file(kg, path, good_rows=True)
+    assert report.lines() == ["line 305: a fact id 't7' was already given on line 12"]
+    assert report.facts_added == 300

@@ -4,6 +4,8 @@ engines; and a refused import into a new graph removes it only while it holds no
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from factlines import KnowledgeGraph
@@ -22,10 +24,12 @@ def _entities(kg) -> set[str]:
     return {row["id"] for row in kg.dump_rows("entities", limit=100)}
 
 
-def test_a_failed_batched_write_takes_back_only_what_is_still_as_it_wrote(kg, graph_url):
+# Logged, its record is the edit log's rows; unlogged (an import's), a file of its own.
+@pytest.mark.parametrize("words", ["Add three facts", None])
+def test_a_failed_batched_write_takes_back_only_what_is_still_as_it_wrote(kg, graph_url, words):
     other = KnowledgeGraph(graph_url)  # another client, writing between our transactions
     try:
-        with pytest.raises(RuntimeError, match="fails late"), kg.batched("Add three facts"):
+        with pytest.raises(RuntimeError, match="fails late"), kg.batched(words):
             with kg.transaction():
                 kg.add_triple("Ann", "knows", "Bo")
                 kg.add_triple("Eve", "knows", "Fay")
@@ -33,6 +37,8 @@ def test_a_failed_batched_write_takes_back_only_what_is_still_as_it_wrote(kg, gr
             other.invalidate("Ann", "knows", "Bo", ended="2025-01-01")
             with kg.transaction():
                 kg.add_triple("Cy", "knows", "Di")
+            with kg.transaction():  # a row written again: taken back to where it began
+                kg.invalidate("Eve", "knows", "Fay", ended="2025-02-01")
             raise RuntimeError("fails late")
     finally:
         other.close()
@@ -84,3 +90,37 @@ def test_a_refused_import_into_a_new_graph_keeps_another_client_s_fact(
     assert cli(["import", graph_url, str(rows)]) == 1
     with KnowledgeGraph(graph_url) as kg:
         assert _facts(kg) == {("zed", "knows", "kai", None)}
+
+
+def test_a_step_of_several_writes_that_writes_a_row_twice_is_undone(kg):
+    with kg.recording() as change:
+        with kg.transaction():
+            kg.add_triple("Eve", "knows", "Fay")
+        with kg.transaction():
+            kg.invalidate("Eve", "knows", "Fay", ended="2025-02-01")
+    assert _facts(kg) == {("eve", "knows", "fay", "2025-02-01")}
+    kg.revert(change)
+    assert _facts(kg) == set() and _entities(kg) == set()
+    kg.reapply(change)
+    assert _facts(kg) == {("eve", "knows", "fay", "2025-02-01")}
+
+
+def test_a_long_write_keeps_no_row_of_its_record_in_memory(kg):
+    rows = [(f"e{n:06d}", f"Entity {n}") for n in range(8_000)]
+    parts = [rows[start : start + 500] for start in range(0, len(rows), 500)]
+    held = []  # the memory Python holds after each part is committed
+
+    def write(part: list) -> None:
+        kg.insert_rows("entities", part, ("id", "name"))
+
+    tracemalloc.start()
+    try:
+        with kg.batched():  # its record only ever taken back: the rows are in a file
+            kg.write_in_parts(
+                parts, write, lambda _part: held.append(tracemalloc.get_traced_memory()[0])
+            )
+    finally:
+        tracemalloc.stop()
+    assert kg.stats()["entities"] == 8_000
+    # Before, each row's id and a print of it: 1.7 MB on SQLite.
+    assert held[-1] - held[0] < 1_000_000, f"{(held[-1] - held[0]) / 1e6:.1f} MB"

@@ -9,6 +9,9 @@ that engine reads; it never takes part in comparing images.
 from __future__ import annotations
 
 import hashlib
+import pickle
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
@@ -96,8 +99,10 @@ class Change:
         # commits (until then it is None, and means nothing).
         self.pending: set[tuple[str, str]] = set()
         # Kept only to be taken back (a long write's own record, never undone): each row as
-        # the change left it is a RowPrint, so that the record of a big import stays small.
+        # the change left it is a RowPrint, and each committed transaction's rows leave
+        # ``rows`` for ``spilled``, so that the record of a big import stays out of memory.
         self.compact = False
+        self.spilled = SpilledRows()
         # Where the graph stood when the step (or its last undo or redo) committed: the
         # engine's opaque mark of other writers' writes, and the UTC instant; ``interleaved``
         # when another writer wrote between the step's own transactions.
@@ -118,3 +123,27 @@ class Change:
 
     def __repr__(self) -> str:
         return f"Change({len(self.rows)} rows)"
+
+
+class SpilledRows:
+    """A compact change's committed rows, a transaction at a time in a temporary file (memory
+    keeps an offset per transaction): ``((table, id), (before, after))`` as written, read back
+    newest first, the order that takes back a row written twice to where it began."""
+
+    def __init__(self) -> None:
+        self._file = None
+        self._blocks: list[tuple[int, int]] = []  # (offset, length) of each transaction's
+
+    def add(self, rows: dict) -> None:
+        if self._file is None:
+            # Open as long as the change lives (the write, and its take-back); nameless.
+            self._file = tempfile.TemporaryFile(prefix="factlines-take-back-")  # noqa: SIM115
+        data = pickle.dumps(list(rows.items()), protocol=pickle.HIGHEST_PROTOCOL)
+        offset = self._file.seek(0, 2)
+        self._file.write(data)
+        self._blocks.append((offset, len(data)))
+
+    def newest_first(self) -> Iterator[tuple[tuple[str, str], list]]:
+        for offset, length in reversed(self._blocks):
+            self._file.seek(offset)
+            yield from reversed(pickle.loads(self._file.read(length)))

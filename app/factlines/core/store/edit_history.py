@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
+from itertools import islice
 from typing import TypeVar
 
 from factlines.core import temporal
@@ -136,17 +137,24 @@ class EditHistory(Part):
         ``written(part)`` for each, once its transaction is committed (outside it: progress
         and cancel, another program's write)."""
         parts = iter(parts)
-        part = next(parts, _END)
-        while part is not _END:
-            done = []
+        ahead: list[T] = []
+        fitted = 1  # the parts the last transaction wrote in its time
+        while True:
+            # Read (a file, another graph) before the transaction as much as the last one
+            # wrote, not while holding the lock that MemPalace waits for.
+            ahead += islice(parts, max(1, fitted - len(ahead)))
+            if not ahead:
+                return
+            done: list[T] = []
             with self.batch():
                 began = time.monotonic()
-                while part is not _END:
+                while not done or time.monotonic() - began < HOLD_S:
+                    part = ahead.pop(0) if ahead else next(parts, _END)
+                    if part is _END:
+                        break
                     write(part)
                     done.append(part)
-                    part = next(parts, _END)
-                    if time.monotonic() - began >= HOLD_S:
-                        break
+            fitted = len(done)
             for each in done:
                 written(each)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import islice
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
 from factlines.core.store.changes import TRIPLES, Change, RowImage
@@ -303,12 +304,15 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
     :mod:`.giving_way` says), but only while it is still exactly as the change left it: a row
     another program changed since is theirs now and stays, and so does an entity the step made
     that a fact outside it now refers to."""
-    rows = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
+    if change.compact:  # its committed transactions' rows, in a file
+        rows = change.spilled.newest_first()
+    else:
+        rows = iter(sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]]))
     give_way = GiveWay()
-    for start in range(0, len(rows), rows_per_write):
+    while part := list(islice(rows, rows_per_write)):
         began = time.monotonic()
         with db.transaction() as conn:
-            for (table, row_id), (before, after) in rows[start : start + rows_per_write]:
+            for (table, row_id), (before, after) in part:
                 current = db._row_image(conn, table, row_id)
                 if current != after or current == before:
                     continue

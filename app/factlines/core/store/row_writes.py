@@ -18,6 +18,7 @@ from factlines.core.store.changes import TRIPLES, Change, RowImage, RowPrint, To
 from factlines.core.store.replay import StepReplay, take_back
 
 KEY_COLUMN = {"entities": "id", "triples": "id", "fl_meta": "key"}
+_FIRST = object()  # a row a recording notes for the first time (it had no "after" yet)
 
 
 class RowWrites:
@@ -36,7 +37,7 @@ class RowWrites:
         self._recorders: list[Change] = []
         # The rows the open write added to each recording (a long recording's earlier writes
         # are not walked again at every commit).
-        self._recorded_now: list[tuple[Change, tuple[str, str]]] = []
+        self._recorded_now: list[tuple[Change, tuple[str, str], object]] = []
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
         # The steps this write replays, and each step's mark once it commits.
@@ -107,11 +108,14 @@ class RowWrites:
                     image = [None if new else self._row_image(conn, table, row_id)]
                 change.rows[key] = [image[0], None]
                 change.pending.add(key)
-                self._recorded_now.append((change, key))
+                self._recorded_now.append((change, key, _FIRST))
             before_now, after = change.rows[key]
-            # Written by an earlier transaction of the recording: the row now is its "after"
-            # (of which a compact change keeps only a print).
             now = before_now if key in change.pending else after
+            if key not in change.pending:
+                # Written by an earlier transaction of the recording: the row now is its
+                # "after", read again when this one commits (kept, should it roll back).
+                change.pending.add(key)
+                self._recorded_now.append((change, key, after))
             if not isinstance(now, RowPrint):
                 before, read = now, True
         if table == TRIPLES:
@@ -130,10 +134,13 @@ class RowWrites:
                 self._recorders.remove(change)
 
     def _forget_uncommitted(self) -> None:
-        for change, key in self._recorded_now:
+        for change, key, earlier in self._recorded_now:
             if key in change.pending:
                 change.pending.discard(key)
-                del change.rows[key]
+                if earlier is _FIRST:
+                    del change.rows[key]
+                else:
+                    change.rows[key][1] = earlier
         self._recorded_now = []
         self._touched = Touched.noting_ends()
         self._replayed, self._marks = [], []
@@ -148,11 +155,11 @@ class RowWrites:
         """Before the commit: each recording's rows as the write leaves them, and where the
         graph stands for each step written or replayed here."""
         wanted: dict[str, set[str]] = {}
-        for change, (table, row_id) in self._recorded_now:
+        for change, (table, row_id), _ in self._recorded_now:
             if (table, row_id) in change.pending:
                 wanted.setdefault(table, set()).add(row_id)
         now = {table: self._row_images(conn, table, list(ids)) for table, ids in wanted.items()}
-        for change, (table, row_id) in self._recorded_now:
+        for change, (table, row_id), _ in self._recorded_now:
             if (table, row_id) in change.pending:
                 change.pending.discard((table, row_id))
                 after = now[table].get(row_id)
@@ -176,6 +183,10 @@ class RowWrites:
         at = temporal.now_instant()
         for change, mark, interleaved in self._marks:
             change.mark, change.at, change.interleaved = mark, at, interleaved
+        for change in self._recorders:
+            if change.compact and change.rows:
+                change.spilled.add(change.rows)
+                change.rows = {}
         self._marks = []
         touched, self._touched = self._touched, Touched.noting_ends()
         return touched

@@ -16,16 +16,27 @@ distinct one of a new fact is checked once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import islice
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.store.mempalace import confidence_value
 from factlines.core.transfer.export import CSV_HEADER, ENTITY_CSV_COLUMNS
-from factlines.core.transfer.plan import ImportReport, Steps, describe, insert
+from factlines.core.transfer.plan import (
+    CHUNK,
+    PLAN_BATCH,
+    ImportReport,
+    Steps,
+    describe,
+    still_new,
+)
 from factlines.core.transfer.readers import ImportFile, Problem
+from factlines.core.transfer.repeats import RepeatedIds
 
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
+_CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
@@ -61,6 +72,47 @@ class _Rows:
         self.ends: dict[str, str | None] = {}
         self.confidences: dict[str, float] = {}
 
+    def forget_when_full(self) -> None:
+        """Start a cache of checked values afresh once it is big: names and dates repeat in a
+        real file, but a file of distinct ones must not hold them all."""
+        caches = (self.subjects, self.objects, self.predicates, self.starts, self.ends)
+        for cache in (*caches, self.confidences):
+            if len(cache) > _CACHED:
+                cache.clear()
+
+    def repeatable(self, fields: list[str]) -> tuple[str | None, str | None]:
+        """What may repeat in a row, as :meth:`fact` makes it of a row it accepts, without
+        checking the row (the first pass, quick): a stored fact's id, and an open fact's
+        (subject, predicate, object) joined in one text."""
+        at = self.at
+        row_id = fields[at["id"]]
+        stored = bool(row_id.strip())
+        subject, obj, predicate = (
+            fields[at["subject"]],
+            fields[at["object"]],
+            fields[at["predicate"]],
+        )
+        sid, oid = fields[at["subject_id"]], fields[at["object_id"]]
+        if stored:
+            valid_to = fields[at["valid_to"]] or None
+        else:
+            row_id, predicate = None, predicate_id(predicate)
+            sid, oid = sid.strip(), oid.strip()
+            try:
+                valid_to = self._end(fields[at["valid_to"]])
+            except Refused:
+                return row_id, None
+        if valid_to is not None:
+            return row_id, None
+        return row_id, "\x1f".join((sid or entity_id(subject), predicate, oid or entity_id(obj)))
+
+    def _end(self, text: str) -> str | None:
+        """A new fact's valid_to, checked (each distinct one once)."""
+        valid_to = self.ends.get(text)
+        if valid_to is None and text and text not in self.ends:
+            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
+        return valid_to
+
     def fact(self, fields: list[str]) -> tuple[dict, dict, dict]:
         """(fact, subject entity, object entity) of a row, as dicts of columns; refused when
         a new fact breaks a rule."""
@@ -71,6 +123,12 @@ class _Rows:
         sid, oid = fields[at["subject_id"]], fields[at["object_id"]]
         if not stored:
             sid, oid = sid.strip(), oid.strip()
+        for column, eid in (("subject_id", sid), ("object_id", oid)):
+            if eid and not eid.strip():
+                raise Refused(
+                    f"{column} holds only spaces: an entity needs an id (leave the cell empty "
+                    "to make one from the name)"
+                )
         fact["subject"] = sid or self._entity_id(self.subjects, subject, "subject")
         fact["object"] = oid or self._entity_id(self.objects, obj, "object")
         for name, i in self.fact_extras:
@@ -108,10 +166,7 @@ class _Rows:
         valid_from = self.starts.get(text)
         if valid_from is None and text and text not in self.starts:
             valid_from = self.starts[text] = temporal.parse(text, "valid_from")
-        text = fields[at["valid_to"]]
-        valid_to = self.ends.get(text)
-        if valid_to is None and text and text not in self.ends:
-            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
+        valid_to = self._end(fields[at["valid_to"]])
         if valid_from is not None and valid_to is not None:
             temporal.check_interval(valid_from, valid_to)
         text = fields[at["confidence"]].strip()
@@ -150,88 +205,126 @@ class _Rows:
         return entity
 
 
-def _check(rows: list, columns: dict[str, int], extras: dict, rep: ImportReport) -> list:
-    """(line, fact, subject entity, object entity) of each row that can be imported; the
-    others are rejected. One tight loop: it runs for every row of the file."""
-    reading = _Rows(columns, extras)
-    checked = []
-    for line, fields in rows:
+def _checked(reading: _Rows, batch: list, rep: ImportReport | None = None) -> Iterator[tuple]:
+    """(line, fact, subject entity, object entity) of each row of ``batch`` that can be
+    imported; the others are rejected (reported in ``rep``, when given). One tight loop: it
+    runs for every row of the file, once for each pass."""
+    reading.forget_when_full()
+    for line, fields in batch:
         fields.append("")
         try:
-            checked.append((line, *reading.fact(fields)))
+            yield (line, *reading.fact(fields))
         except Refused as exc:
-            rep.rejected.append(Problem(line, str(exc)))
-    return checked
+            if rep is not None:
+                rep.rejected.append(Problem(line, str(exc)))
 
 
 def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
-    facts = []
-    given: dict[str, int] = {}
-    for line, fact, subject, obj in _check(
-        data.rows["facts"], data.columns or {}, data.extras, rep
-    ):
-        if fact["id"] is not None:
-            if fact["id"] in given:
-                rep.rejected.append(
-                    Problem(
-                        line,
-                        f"a fact id {fact['id']!r} was already given on line {given[fact['id']]}",
-                    )
-                )
-                continue
-            given[fact["id"]] = line
-        facts.append((line, fact, subject, obj))
-    steps.add(len(data.rows["facts"]) // 2)
-    have = kg.rows_with_ids("triples", list(given))
-    entities_there = set(
-        kg.rows_with_ids(
-            "entities",
-            list({fact[side] for _, fact, _, _ in facts for side in ("subject", "object")}),
-        )
-    )
-    keys = [_key(fact) for _, fact, _, _ in facts if fact["valid_to"] is None]
-    open_there = kg.open_fact_ids(keys) if keys else {}
+    """Three passes over the file's rows, a batch at a time: which ids and open facts it may
+    give twice (:mod:`.repeats`); each row checked, against the file and the graph, keeping
+    only the lines not to be written; then ``write``: each part's entities, then its facts."""
+    reading = _Rows(data.columns or {}, data.extras)
+    plan = _Plan(data.repeats, rep)
+    for batch in data.batches("facts", PLAN_BATCH):
+        reading.forget_when_full()
+        for _, fields in batch:
+            fields.append("")
+            plan.note(*reading.repeatable(fields))
+    for batch in data.batches("facts", PLAN_BATCH):
+        checked = list(_checked(reading, batch, rep))
+        plan.check(kg, checked)
+        steps.add(len(batch))
 
-    new_facts: list[dict] = []
-    new_entities: dict[str, dict] = {}
-    opened_here: dict[tuple, int] = {}
-    for line, fact, subject, obj in facts:
-        there = have.get(fact["id"]) if fact["id"] is not None else None
-        if there is not None:
-            _known_id(line, fact, there, rep)
-            continue
-        if fact["valid_to"] is None:
-            key = _key(fact)
-            twin = open_there.get(key)
-            if twin is not None:
-                rep.skipped.append(
-                    Problem(
-                        line, f"{describe(fact)} is already an open fact ({twin}); not added again"
-                    )
-                )
-                continue
-            if key in opened_here and fact["id"] is None:  # a stored fact is itself: kept
-                rep.skipped.append(
-                    Problem(
-                        line, f"{describe(fact)} repeats line {opened_here[key]}; not added again"
-                    )
-                )
-                continue
-            opened_here[key] = line
-        for entity in (subject, obj):
-            if entity["id"] not in entities_there and entity["id"] not in new_entities:
-                new_entities[entity["id"]] = entity
-        new_facts.append(fact)
-    _give_ids(kg, new_facts)
-    steps.add(len(data.rows["facts"]) - len(data.rows["facts"]) // 2)
+    def write_part(part: list) -> None:
+        entities: dict[str, dict] = {}
+        for _, _, subject, obj in part:
+            entities.setdefault(subject["id"], subject)
+            entities.setdefault(obj["id"], obj)
+        fresh = still_new(kg, "entities", list(entities.values()), None)
+        if fresh:
+            kg.insert_rows("entities", fresh)
+            rep.entities_added += len(fresh)
+        facts = [fact for _, fact, _, _ in part]
+        still_new(kg, "triples", [fact for fact in facts if fact["id"] is not None], None)
+        _give_ids(kg, facts, data.repeats)  # the others: ids unused, inside this write
+        kg.insert_rows("triples", facts)
+        rep.facts_added += len(facts)
 
     def write() -> None:
         for table, extras in data.extras.items():
             kg.add_columns(table, extras)
-        rep.entities_added = insert(kg, "entities", list(new_entities.values()), steps)
-        rep.facts_added = insert(kg, "triples", new_facts, steps)
+        rows = (
+            row
+            for batch in data.batches("facts", CHUNK)
+            for row in _checked(reading, batch)
+            if row[0] not in plan.left_out
+        )
+        parts = iter(lambda: list(islice(rows, CHUNK)), [])
+        kg.write_in_parts(parts, write_part, lambda part: steps.add(len(part)))
 
     return write
+
+
+class _Plan:
+    """What is known of the file's rows across batches: the ids and open facts it may give
+    twice, the first line of each such id and the last of each such open fact, and the lines
+    not to be written (each reported)."""
+
+    def __init__(self, repeats: RepeatedIds, rep: ImportReport):
+        self.repeats, self.rep = repeats, rep
+        self.given: dict[str, int] = {}
+        self.opened: dict[tuple, int] = {}
+        self.left_out: set[int] = set()
+
+    def note(self, row_id: str | None, key: str | None) -> None:
+        """The first pass: what may repeat in a row (:meth:`_Rows.repeatable`)."""
+        if row_id is not None:
+            self.repeats.add("triples", row_id)
+        if key is not None:
+            self.repeats.add("open", key)
+
+    def check(self, kg, checked: list) -> None:
+        """A batch of checked rows, against the earlier lines and the graph."""
+        have = kg.rows_with_ids("triples", [fact["id"] for _, fact, _, _ in checked if fact["id"]])
+        keys = [_key(fact) for _, fact, _, _ in checked if fact["valid_to"] is None]
+        open_there = kg.open_fact_ids(keys) if keys else {}
+        for line, fact, _, _ in checked:
+            if self._leaves_out(line, fact, have, open_there):
+                self.left_out.add(line)
+
+    def _leaves_out(self, line: int, fact: dict, have: dict, open_there: dict) -> bool:
+        """Whether the row at ``line`` is not to be written (then reported)."""
+        rep, repeats = self.rep, self.repeats
+        row_id = fact["id"]
+        if row_id is not None and repeats.may_repeat("triples", row_id):
+            first = self.given.setdefault(row_id, line)
+            if first != line:
+                rep.rejected.append(
+                    Problem(line, f"a fact id {row_id!r} was already given on line {first}")
+                )
+                return True
+        there = have.get(row_id) if row_id is not None else None
+        if there is not None:
+            _known_id(line, fact, there, rep)
+            return True
+        if fact["valid_to"] is not None:
+            return False
+        key = _key(fact)
+        twin = open_there.get(key)
+        if twin is not None:
+            rep.skipped.append(
+                Problem(line, f"{describe(fact)} is already an open fact ({twin}); not added again")
+            )
+            return True
+        if not repeats.may_repeat("open", "\x1f".join(key)):
+            return False
+        if key in self.opened and row_id is None:  # a stored fact is itself: kept
+            rep.skipped.append(
+                Problem(line, f"{describe(fact)} repeats line {self.opened[key]}; not added again")
+            )
+            return True
+        self.opened[key] = line
+        return False
 
 
 def _key(fact: dict) -> tuple[str, str, str]:
@@ -253,8 +346,10 @@ def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
         )
 
 
-def _give_ids(kg, facts: list[dict]) -> None:
-    """A new id (contract §3.4) for each fact without one, unused in the graph and the file."""
+def _give_ids(kg, facts: list[dict], repeats: RepeatedIds) -> None:
+    """A new id (contract §3.4) for each fact without one, unused in the graph (where the
+    import's earlier parts are) and in the file (as far as its filter of ids can tell: a new
+    id it may hold is made again)."""
     taken = {fact["id"] for fact in facts if fact["id"] is not None}
     pending = [fact for fact in facts if fact["id"] is None]
     while pending:
@@ -263,7 +358,11 @@ def _give_ids(kg, facts: list[dict]) -> None:
         clash = set(kg.rows_with_ids("triples", [fact["id"] for fact in pending]))
         again = []
         for fact in pending:
-            if fact["id"] in clash or fact["id"] in taken:
+            if (
+                fact["id"] in clash
+                or fact["id"] in taken
+                or repeats.may_hold("triples", fact["id"])
+            ):
                 again.append(fact)
             else:
                 taken.add(fact["id"])

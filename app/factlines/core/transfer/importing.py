@@ -31,13 +31,12 @@ from factlines.core.store import open_graph
 from factlines.core.store.replication import REPLICATED
 from factlines.core.transfer.csv_rows import plan_csv
 from factlines.core.transfer.json_reader import TABLES
-from factlines.core.transfer.plan import CHUNK, ImportReport, Steps, describe, insert
+from factlines.core.transfer.plan import CHUNK, PLAN_BATCH, ImportReport, Steps, describe, insert
 from factlines.core.transfer.readers import ImportFile, Problem, read_file
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
-PLAN_BATCH = 2000  # rows of a JSON copy checked at once
-_REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object")}
+_REQUIRED = {"entities": ("name",), "triples": ("predicate",)}
 # Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
 _AS_STORED = {str, float, int, type(None)}
 
@@ -103,13 +102,34 @@ def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict:
                 row[column] = untag(cell)
             except ValueError as exc:
                 raise Refused(f"{column}: {exc}") from None
-    # A BLOB id is MemPalace's table's too (its export wrote it as a $blob): it comes back.
-    if not isinstance(row["id"], (str, bytes)) or not row["id"]:
-        raise Refused(f"a {table} row needs an id")
+    if table == "entities":
+        lacks = _lacks_id(row["id"])
+        if lacks:
+            raise Refused(f"the entity {row['name']!r} has {lacks} id")
+    else:
+        lacks = _lacks_id(row["id"])
+        if lacks:
+            raise Refused(f"the fact {describe(row)} has {lacks} id")
+        for end in ("subject", "object"):
+            lacks = _lacks_id(row[end])
+            if lacks:
+                raise Refused(f"the fact {row['id']!r} has {lacks} {end} (an entity's id)")
     missing = [column for column in _REQUIRED[table] if row[column] is None]
     if missing:
-        raise Refused(f"{table} row {row['id']!r} has no {', '.join(missing)}")
+        what = "entity" if table == "entities" else "fact"
+        raise Refused(f"the {what} {row['id']!r} has no {', '.join(missing)}")
     return row
+
+
+def _lacks_id(value: object) -> str | None:
+    """How a row's id (or a fact's subject or object) is missing: "no" (null), "an empty"
+    (no character), "a number for its"; None when it is one. Any other text or BLOB id is
+    MemPalace's table's too (one of spaces, one its export wrote as a $blob): it comes back."""
+    if value is None:
+        return "no"
+    if isinstance(value, (int, float)):
+        return "a number for its"
+    return None if value else "an empty"
 
 
 def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
@@ -119,24 +139,24 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     left_out: dict[str, set[int]] = {}
     for table in TABLES:
         left_out[table] = set()
-        given: dict[object, int] = {}  # each id's first line
+        given: dict[object, tuple] = {}  # (place, line) of each id that may repeat, first
         for batch in _copy_rows(data, table, PLAN_BATCH, rep):
             rows = []
             for place, line, row in batch:
                 if row is None:
                     left_out[table].add(place)
-                elif row["id"] in given:
-                    what = "an entity" if table == "entities" else "a fact"
-                    rep.rejected.append(
-                        Problem(
-                            line, f"{what} id {row['id']!r} was already given on line "
-                            f"{given[row['id']]}",
-                        )
-                    )  # fmt: skip
-                    left_out[table].add(place)
-                else:
-                    given[row["id"]] = line
+                    continue
+                first = place, line
+                if data.repeats.may_repeat(table, row["id"]):
+                    first = given.setdefault(row["id"], first)
+                if first[0] == place:
                     rows.append((place, line, row))
+                    continue
+                what = "an entity" if table == "entities" else "a fact"
+                rep.rejected.append(
+                    Problem(line, f"{what} id {row['id']!r} was already given on line {first[1]}")
+                )
+                left_out[table].add(place)
             left_out[table] |= _against_the_graph(kg, table, rows, rep)
             steps.add(len(batch))
 

@@ -18,7 +18,9 @@ from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
 from factlines.core.transfer.export import FORMAT, VERSION
+from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
+from factlines.core.transfer.values import untag
 
 # What ``seed_from_entity_facts`` reads of an entry: a bare object of objects is MemPalace's
 # seed only when each entry has some of these (a tsconfig.json has none).
@@ -142,6 +144,18 @@ class _Stream:
             self.expect("]")
             return
 
+    def skip(self) -> None:
+        """Walk past the value that comes next, an array's or an object's a member at a time."""
+        opening = self.peek()
+        if opening == "[":
+            for _ in self.elements():
+                pass
+        elif opening == "{":
+            for _ in self.members():
+                self.value()
+        else:
+            self.value()
+
     def end(self) -> None:
         if self.peek():
             raise Refused(f"line {self.line(self.pos)}: unexpected text after the JSON")
@@ -165,11 +179,16 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
         lines: dict[str, int] = {}
         counts: dict[str, int] = {}
         unstorable: dict[str, set[int]] = {table: set() for table in TABLES}  # by place
-        seed: list | None = None
+        repeats = RepeatedIds(path.stat().st_size)
+        seed: tuple | None = None  # (the member it is under, or None: bare; its entries)
+        bare, bare_problems = 0, []  # a bare seed's entries, perhaps
         problems: list[Problem] = []
         for key, line in walker.members():
-            if key in lines:  # a later one would silently win over the first
+            # A later one would silently win over the first: refused (the entries of a bare
+            # seed, any number of them, in the filter; the others, a few, by name).
+            if key in lines:
                 raise Refused(f"line {line}: the key {key!r} is given twice")
+            repeats.add("keys", key)
             lines[key] = line
             opening = walker.peek()
             if key in TABLES and opening == "[":
@@ -177,38 +196,93 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
                 for row_line, value in walker.elements():
                     if not _storable(row_line, value, problems):
                         unstorable[key].add(counts[key])
+                    elif isinstance(value, dict):
+                        repeats.add(key, _id_of(value.get("id")))
                     counts[key] += 1
                     if sum(counts.values()) % 20_000 == 0:
                         report(progress, sum(counts.values()), 0)
             elif key == "entity_facts" and opening == "{":
-                seed = []
-                for entry, entry_line in walker.members():
-                    _, value = walker.value()
-                    if _storable(entry_line, [entry, value], problems):
-                        seed.append((entry_line, (entry, value)))
+                seed = ("entity_facts", sum(1 for _ in _seed_entries(walker, problems)))
             else:
-                found[key] = walker.value()[1]
+                value = walker.value()[1]
+                if _seed_like(value):  # a bare seed's entry, perhaps: not kept
+                    bare += 1
+                    _storable(line, [key, value], bare_problems)
+                    del lines[key]
+                else:
+                    found[key] = value
         walker.end()
+    if "keys" in repeats.maybe:
+        _refuse_a_key_given_twice(path, repeats.maybe["keys"])
     if found.get("format") == FORMAT:
-        return _export_file(path, found, lines, counts, problems, unstorable)
+        return _export_file(path, found, lines, counts, problems, unstorable, repeats)
+    if seed is None and bare and not found and not counts:
+        seed = (None, bare)  # every top-level value an object of facts
+        problems += bare_problems
     if seed is not None:
-        return ImportFile("seed", {"seed": seed}, problems)
-    # A bare seed: every top-level value an object of facts.
-    entries = [
-        (lines[key], (key, value))
-        for key, value in found.items()
-        if _storable(lines[key], [key, value], problems)
-    ]
-    if (
-        found
-        and not counts
-        and all(isinstance(value, dict) and value.keys() & SEED_KEYS for value in found.values())
-    ):
-        return ImportFile("seed", {"seed": entries}, problems)
+        return ImportFile(
+            "seed",
+            {},
+            problems,
+            batches=lambda _table, size: seed_batches(path, seed[0], size),
+            counts={"seed": seed[1]},
+            repeats=repeats,
+        )
     raise Refused(
         f'{path.name} is neither a Factlines export ("format": "{FORMAT}") nor MemPalace\'s '
         "entity_facts (an object of {name: facts})"
     )
+
+
+def _refuse_a_key_given_twice(path: Path, keys: set[str]) -> None:
+    """Refused, naming its line, when one of ``keys`` (those the filter may have seen before)
+    is given twice in the object at the top of the JSON at ``path``."""
+    with _open(path) as handle:
+        walker = _Stream(handle, path.name)
+        seen = set()
+        for key, line in walker.members():
+            if key in seen:
+                raise Refused(f"line {line}: the key {key!r} is given twice")
+            if key in keys:
+                seen.add(key)
+            walker.skip()
+
+
+def _seed_like(value: object) -> bool:
+    return isinstance(value, dict) and bool(value.keys() & SEED_KEYS)
+
+
+def _seed_entries(walker: _Stream, problems: list[Problem] | None) -> Iterator[tuple]:
+    """(line, (key, facts)) of each storable entry of the seed object that comes next (the
+    others are problems, when ``problems`` is given)."""
+    for entry, line in walker.members():
+        _, value = walker.value()
+        if _storable(line, [entry, value], problems if problems is not None else []):
+            yield line, (entry, value)
+
+
+def seed_batches(path: Path, under: str | None, size: int) -> Iterator[list[tuple]]:
+    """The (line, (key, facts)) of the seed at ``path`` (checked whole by :func:`read_json`),
+    ``size`` at a time: the entries of its member ``under``, or (None) the whole object's."""
+    with _open(path) as handle:
+        walker = _Stream(handle, path.name)
+        if under is None:
+            entries = _seed_entries(walker, None)
+        else:
+            entries = iter(())
+            for key, _ in walker.members():
+                if key == under and walker.peek() == "{":
+                    entries = _seed_entries(walker, None)
+                    break
+                walker.value()
+        batch = []
+        for entry in entries:
+            batch.append(entry)
+            if len(batch) == size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
 
 def array_batches(
@@ -241,6 +315,14 @@ def _storable(line: int, value: object, problems: list[Problem]) -> bool:
     if reason is not None:
         problems.append(Problem(line, reason))
     return reason is None
+
+
+def _id_of(value: object) -> object:
+    """A row's id as it is stored (a ``$blob`` as its bytes), or None when it is none."""
+    try:
+        return untag(value)
+    except ValueError:
+        return None
 
 
 # SQLite's INTEGER: 64 bits, signed.
@@ -279,6 +361,7 @@ def _export_file(
     counts: dict,
     problems: list[Problem],
     unstorable: dict[str, set[int]],
+    repeats: RepeatedIds,
 ) -> ImportFile:
     version = found.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version > VERSION:
@@ -303,4 +386,5 @@ def _export_file(
         extras=extras,
         batches=lambda table, size: array_batches(path, table, size, unstorable[table]),
         counts={table: counts.get(table, 0) for table in TABLES},
+        repeats=repeats,
     )

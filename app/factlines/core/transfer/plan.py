@@ -13,6 +13,7 @@ from factlines.core.transfer.readers import Problem
 # Rows checked again and inserted at once (a few such chunks to each short write): small, so
 # that a write ends soon after its time is up (``write_in_parts``) even on a busy machine.
 CHUNK = 200
+PLAN_BATCH = 2000  # rows checked against the file and the graph at once
 
 
 @dataclass

@@ -4,13 +4,14 @@ Three kinds of file: Factlines' own JSON export (:mod:`.export`), CSV with the e
 columns, and MemPalace's ``entity_facts`` seed (a JSON object ``{key: facts}``, what
 ``seed_from_entity_facts`` takes, bare or under an ``"entity_facts"`` key). Nothing here looks
 at the graph; a row that cannot be read is a :class:`Problem` of its line. JSON is read a
-piece at a time (:mod:`.json_reader`); CSV whole.
+piece at a time (:mod:`.json_reader`), CSV a line at a time.
 """
 
 from __future__ import annotations
 
 import csv
-import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from factlines.core.errors import Refused
@@ -18,6 +19,7 @@ from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
 from factlines.core.transfer.export import CSV_HEADER
 from factlines.core.transfer.json_reader import read_json
+from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 
 CSV_REQUIRED = ("subject", "predicate", "object")
@@ -31,23 +33,75 @@ def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
     path = Path(path)
     if path.suffix.lower() != ".csv":
         return read_json(path, progress)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise Refused(f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return read_csv(text, progress)
+    return read_csv(path, progress)
 
 
 # ── CSV ───────────────────────────────────────────────────────────────────
 
 
-def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
-    # Any field length MemPalace's text columns hold (Python's reader stops at 128 KiB), and
-    # strict: a quote never closed is an error, not the rest of the file read as one value.
+def read_csv(path: Path, progress: Progress | None = None) -> ImportFile:
+    """Check the CSV file at ``path``, a line at a time: its header, and each row readable with
+    as many fields; the rows are left in the file (``batches("facts", size)`` reads them again,
+    ``counts`` says how many)."""
+    with _reader(path) as reader:
+        names, columns, extras, problems = _header(reader)
+        count = 0
+        for _, fields in _records(reader, len(names)):
+            if isinstance(fields, Problem):
+                problems.append(fields)
+                continue
+            count += 1
+            if count % 20_000 == 0:
+                report(progress, count, 0)
+    return ImportFile(
+        "csv",
+        {},
+        problems,
+        columns,
+        extras,
+        batches=lambda _table, size: _csv_batches(path, size),
+        counts={"facts": count},
+        repeats=RepeatedIds(path.stat().st_size),
+    )
+
+
+def _csv_batches(path: Path, size: int) -> Iterator[list[tuple[int, list[str]]]]:
+    """The (line, fields) of each readable row of the CSV at ``path``, ``size`` at a time."""
+    with _reader(path) as reader:
+        names = _header(reader)[0]
+        batch = []
+        for line, fields in _records(reader, len(names)):
+            if not isinstance(fields, Problem):
+                batch.append((line, fields))
+                if len(batch) == size:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
+
+
+@contextmanager
+def _reader(path: Path):
+    """A strict CSV reader over ``path``: any field length MemPalace's text columns hold
+    (Python's reader stops at 128 KiB), and a quote never closed is an error, not the rest of
+    the file read as one value."""
     csv.field_size_limit(_NO_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            yield csv.reader(handle, strict=True)
+        except UnicodeDecodeError as exc:
+            raise Refused(f"{path.name} is not UTF-8 text ({exc.reason})") from None
+        except OSError as exc:
+            raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _header(reader) -> tuple[list[str], dict[str, int], dict, list[Problem]]:
+    """The header's names, the position of each column read by name, the extra columns (an
+    export's, §8.4) and the header's problem, if any; refused when it cannot be used."""
     problems: list[Problem] = []
     try:
         header = next(reader)
@@ -84,14 +138,19 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
     twice = sorted({name for name in seen if names.count(name) > 1})
     if twice:
         raise Refused(f"line 1: the column {', '.join(twice)} is given twice")
-    rows: list[tuple[int, object]] = []
+    columns = {name: i for i, name in enumerate(names) if name in known}
+    return names, columns, extras, problems
+
+
+def _records(reader, width: int) -> Iterator[tuple[int, list[str] | Problem]]:
+    """(line, fields) of each row after the header, or (line, the problem) of a row that
+    cannot be read or has another number of fields; blank lines left out."""
     line = reader.line_num + 1
-    width = len(names)
     while True:
         try:
             fields = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as exc:
             reason = f"not readable as CSV ({exc})"
             if "unexpected end of data" in str(exc):  # only ever at the end of the text
@@ -99,21 +158,15 @@ def read_csv(text: str, progress: Progress | None = None) -> ImportFile:
                     "a quote opened on this line is never closed: lines "
                     f"{line}–{reader.line_num} (the rest of the file) were not read"
                 )
-            problems.append(Problem(line, reason))
+            yield line, Problem(line, reason)
             line = reader.line_num + 1
             continue  # the reader starts afresh on the next line
-        if not fields or (len(fields) == 1 and not fields[0].strip()):
-            line = reader.line_num + 1
-            continue  # a blank line
-        if len(fields) != width:
-            problems.append(Problem(line, f"has {len(fields)} fields where the header has {width}"))
-        else:
-            rows.append((line, fields))
+        if fields and (len(fields) > 1 or fields[0].strip()):  # else a blank line
+            if len(fields) != width:
+                yield line, Problem(line, f"has {len(fields)} fields where the header has {width}")
+            else:
+                yield line, fields
         line = reader.line_num + 1
-        if len(rows) % 20_000 == 0:
-            report(progress, len(rows), 0)
-    columns = {name: i for i, name in enumerate(names) if name in known}
-    return ImportFile("csv", {"facts": rows}, problems, columns, extras)
 
 
 def _csv_extras(names: list[str]) -> dict[str, list[tuple[str, str]]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from factlines.core.transfer.repeats import RepeatedIds
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -26,7 +28,7 @@ class ImportFile:
     objects of ``entities`` or ``triples``, ``size`` at a time, ``counts`` says how many.
     ``problems`` are rows that could not be read at all. ``extras`` are the columns of each
     table beyond MemPalace's the rows carry (a newer MemPalace's), as checked (name, kind)
-    pairs."""
+    pairs. ``repeats`` knows which ids the file may give twice (all of them when None)."""
 
     kind: str
     rows: dict[str, list[tuple[int, object]]]
@@ -35,6 +37,7 @@ class ImportFile:
     extras: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     batches: Callable[[str, int], Iterator[list[tuple[int, object]]]] | None = None
     counts: dict[str, int] = field(default_factory=dict)
+    repeats: RepeatedIds | None = None
 
     def row_count(self) -> int:
         return sum(self.counts.values()) + sum(len(rows) for rows in self.rows.values())

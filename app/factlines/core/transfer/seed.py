@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, predicate_id
-from factlines.core.transfer.plan import ImportReport, Steps
+from factlines.core.transfer.plan import PLAN_BATCH, ImportReport, Steps
 from factlines.core.transfer.readers import ImportFile, Problem
 
 
@@ -52,43 +54,68 @@ def _seed_triples(key: str, facts: object) -> list[tuple[str, str, str]]:
 
 
 def plan_seed(kg, data: ImportFile, rep: ImportReport, steps: Steps):
-    good: list[tuple[str, dict]] = []
-    planned: list[tuple[int, tuple[str, str, str]]] = []
-    for line, (key, facts) in data.rows["seed"]:
-        try:
-            triples = _seed_triples(key, facts)
-        except Refused as exc:
-            rep.rejected.append(Problem(line, f"{key!r}: {exc}"))
-            continue
-        good.append((key, facts))
-        planned += [(line, triple) for triple in triples]
-    keys = {(entity_id(s), predicate_id(p), entity_id(o)): (s, p, o) for _, (s, p, o) in planned}
-    open_there = kg.open_fact_ids(list(keys)) if keys else {}
-    seen: dict[tuple, int] = {}
-    for line, (s, p, o) in planned:
-        key = (entity_id(s), predicate_id(p), entity_id(o))
-        if key in open_there:
-            rep.skipped.append(
-                Problem(
-                    line,
-                    f"{s} {p} {o} is already an open fact ({open_there[key]}); not added again",
+    """Two passes over the seed's entries, a batch at a time (like a CSV's rows): which facts
+    it may give twice (:mod:`.repeats`), then each entry checked, its facts against the
+    earlier entries and the graph; ``write`` writes each good entry, reading the file again."""
+    repeats = data.repeats
+    for batch in data.batches("seed", PLAN_BATCH):
+        for _, triples in _checked(batch):
+            for key, _ in triples:
+                repeats.add("open", "\x1f".join(key))
+    seen: dict[tuple, tuple[int, int]] = {}  # (place, line) of each fact that may repeat, first
+    place = 0
+    for batch in data.batches("seed", PLAN_BATCH):
+        planned = [(line, *triple) for line, triples in _checked(batch, rep) for triple in triples]
+        open_there = kg.open_fact_ids(list({key for _, key, _ in planned})) if planned else {}
+        for line, key, (s, p, o) in planned:
+            place += 1
+            if key in open_there:
+                rep.skipped.append(
+                    Problem(
+                        line,
+                        f"{s} {p} {o} is already an open fact ({open_there[key]}); not added again",
+                    )
                 )
-            )
-        elif key in seen:
-            rep.skipped.append(
-                Problem(line, f"{s} {p} {o} repeats line {seen[key]}; not added again")
-            )
-        else:
-            seen[key] = line
-    steps.add(len(data.rows["seed"]))
+            elif repeats.may_repeat("open", "\x1f".join(key)):
+                first = seen.setdefault(key, (place, line))
+                if first[0] != place:
+                    rep.skipped.append(
+                        Problem(line, f"{s} {p} {o} repeats line {first[1]}; not added again")
+                    )
+        steps.add(len(batch))
 
     def write() -> None:
         before = kg.stats()
-        for key, facts in good:
-            kg.seed_from_entity_facts({key: facts})
-            steps.add(1)
+        for batch in data.batches("seed", PLAN_BATCH):
+            for _, (key, facts) in batch:
+                if _seed_or_none(key, facts) is not None:
+                    kg.seed_from_entity_facts({key: facts})
+                steps.add(1)
         after = kg.stats()
         rep.entities_added = after["entities"] - before["entities"]
         rep.facts_added = after["triples"] - before["triples"]
 
     return write
+
+
+def _seed_or_none(key: str, facts: object) -> list | None:
+    try:
+        return _seed_triples(key, facts)
+    except Refused:
+        return None
+
+
+def _checked(batch: list, rep: ImportReport | None = None) -> Iterator[tuple[int, list]]:
+    """(line, [((subject id, predicate, object id), (subject, predicate, object)), …]) of each
+    entry of ``batch`` that can be written; the others are rejected (in ``rep``, if given)."""
+    for line, (key, facts) in batch:
+        try:
+            triples = _seed_triples(key, facts)
+        except Refused as exc:
+            if rep is not None:
+                rep.rejected.append(Problem(line, f"{key!r}: {exc}"))
+            continue
+        yield (
+            line,
+            [((entity_id(s), predicate_id(p), entity_id(o)), (s, p, o)) for s, p, o in triples],
+        )

@@ -190,10 +190,13 @@ class Connection(RowWrites):
     def settle(self) -> None:
         """Checkpoint the write-ahead log into the file now, without waiting for readers or
         writers (PASSIVE): else the commit that takes the log past SQLite's threshold does
-        it, and that may be MemPalace's, waiting on the pages a long write left there."""
+        it, and that may be MemPalace's, waiting on the pages a long write left there. And give
+        back this connection's page cache (read again as needed): a long import's memory stays
+        that of one transaction, not the cache's 64 MB."""
         with self.read() as conn:
             if not conn.in_transaction:
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                conn.execute("PRAGMA shrink_memory")
 
     def _wait(self, conn: sqlite3.Connection, seconds: float) -> None:
         """Let SQLite wait up to ``seconds`` for another program's lock (cheap when unchanged)."""
