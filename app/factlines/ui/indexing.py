@@ -37,6 +37,7 @@ INDEX_WORDS = {
     "fl_triples_from_id": "facts by start",
     "fl_triples_to": "facts by end",
     "fl_triples_predicate_cover": "facts by predicate",
+    "fl_triples_recorded": "facts by when recorded",
 }
 
 

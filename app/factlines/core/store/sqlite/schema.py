@@ -92,6 +92,8 @@ SPEED_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "predicate, valid_from, valid_to, subject, object, id",
         ("predicate", "valid_from", "valid_to", "subject", "object", "id"),
     ),
+    # What was recorded since an instant (the review inbox): the week's rows, not every row.
+    "fl_triples_recorded": ("triples", "extracted_at", ("extracted_at",)),
 }
 
 
