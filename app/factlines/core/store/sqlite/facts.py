@@ -52,14 +52,8 @@ class SQLiteFacts(FactRows):
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         """(id, valid_from) of the open facts (subject, predicate, object)."""
-        # ``+predicate``: search by the subject's index. Without statistics SQLite takes the
-        # predicate's, which holds a good share of the graph (milliseconds per add at 100k).
         with self._db.read() as conn:
-            return conn.execute(
-                "SELECT id, valid_from FROM triples "
-                "WHERE subject = ? AND +predicate = ? AND object = ? AND valid_to IS NULL",
-                (sid, pred, oid),
-            ).fetchall()
+            return self._db.open_ids(conn, sid, pred, oid)
 
     # ── Across the graph ──────────────────────────────────────────────────
 
