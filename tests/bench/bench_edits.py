@@ -1,10 +1,10 @@
-"""Benchmark: one edit through the façade on a big graph, and the figures asked at open and
-after it (the counts of ``kg.stats()`` and ``kg.time_span()``, the window's status bar and
-time control).
+"""Benchmark: edits through the façade on a big graph, and what is asked after them: one
+edit and the figures (the counts of ``kg.stats()`` and ``kg.time_span()``, the window's status
+bar and time control); a merge of the biggest entity into another, and its undo.
 
-    python tests/bench/bench_figures.py --graph /work/benchtmp/g1m.sqlite3   # a copy of it
-    python tests/bench/bench_figures.py            # builds bench_store's 100k / 1M graph
-    python tests/bench/bench_figures.py --quick    # 10k / 100k: does it run
+    python tests/bench/bench_edits.py --graph /work/benchtmp/g1m.sqlite3   # on a copy of it
+    python tests/bench/bench_edits.py            # builds bench_store's 100k / 1M graph
+    python tests/bench/bench_edits.py --quick    # 10k / 100k: does it run
 
 Works on a copy (the graph given is never written). For the file as MemPalace made it and
 then with the index of the facts' ends (``fl_triples_to``: a default index of a graph
@@ -15,7 +15,9 @@ Factlines creates or opens small, a speed index of a big one), each the median o
 - an edit through the façade: ``end_fact`` of an open fact, ``add_fact`` of a new one;
 - ``stats() + time_span()`` right after that edit, on the store that made it.
 
-Targets: the person's clock, 100 ms, for each.
+Targets: the person's clock, 100 ms, for each. Then, once: the entity with the most facts
+merged into the next one as the window runs an edit (recorded, one logged write: the time the
+window and MemPalace wait), and that step undone (no target: figures to follow).
 """
 
 from __future__ import annotations
@@ -76,6 +78,20 @@ def measure(path: Path, tag: str) -> list[tuple[str, float]]:
     ]
 
 
+def merge_the_biggest(path: Path) -> None:
+    with KnowledgeGraph(path) as kg:
+        hub, other = kg.list_entities(order="current", descending=True, limit=2)
+        facts = kg.fact_count(hub["id"])
+        began = time.perf_counter()
+        with kg.recording() as change, kg.logged(f"Merge {hub['name']} into {other['name']}"):
+            kg.merge_entities(hub["id"], other["id"])
+        merged = time.perf_counter() - began
+        undone = timed(lambda: kg.revert(change))
+    print(f"merge of the biggest entity ({facts:,} facts), as the window runs it")
+    print(f"  {'merge, one logged write':<42} {merged:7.2f} s")
+    print(f"  {'its undo':<42} {undone:7.2f} s")
+
+
 def _fresh_figures(path: Path) -> None:
     with open_graph(path, read_only=True) as kg:
         figures(kg)
@@ -108,6 +124,7 @@ def main() -> None:
             for label, seconds in measure(path, tag):
                 verdict = "PASS" if seconds <= TARGET else "MISS"
                 print(f"  {label:<42} {seconds * 1000:7.1f} ms  (target 100)  {verdict}")
+        merge_the_biggest(path)
     finally:
         shutil.rmtree(folder.parent)
 
