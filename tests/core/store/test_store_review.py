@@ -377,3 +377,24 @@ def test_postgres_each_role_reviews_for_itself(postgres_url, tmp_path):
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
+
+
+def test_postgres_finds_the_span_through_an_index_of_when_facts_were_recorded(postgres_url):
+    """A PostgreSQL graph has an index on ``extracted_at`` in the byte order the span is
+    compared in, so the planner may read the span's rows alone (with sequential scans
+    discouraged, as on a big table, it does)."""
+    import psycopg
+
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+        assert kg.missing_indexes() == []
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(
+            row[0]
+            for row in conn.execute(
+                'EXPLAIN SELECT id FROM triples WHERE extracted_at COLLATE "C" > %s',
+                ("2026-01-01 00:00:00",),
+            )
+        )
+    assert "fl_triples_recorded" in plan, plan
