@@ -296,7 +296,12 @@ class FactForms:
             target = dialog.value()
             return lambda kg: kg.merge_entities(current["id"], target)
 
-        def in_parts(text: str, work, reason: str | None):
+        def in_parts(text: str, _work, reason: str | None):
+            source, target = current["id"], dialog.value()
+
+            def work(kg, progress):
+                return kg.merge_entities(source, target, progress=progress)
+
             return self.long_edit(text, work, reason, self.state.select_entity)
 
         long = self.long_edit is not None

@@ -248,14 +248,14 @@ class TransferActions(QObject):
     def run_long_edit(
         self,
         text: str,
-        work: Callable[[KnowledgeGraph], object],
+        work: Callable[[KnowledgeGraph, Callable[[int, int], bool]], object],
         reason: str | None,
         done: Callable[[object], None],
     ) -> Job | None:
-        """Run ``work(kg)`` as one undo step logged under ``text``, on a worker thread with a
-        store of its own, in short transactions (MemPalace writes in between: the store's
-        ``batched``); ``done(result)`` on the UI thread once it is written. None when it
-        cannot start (said why)."""
+        """Run ``work(kg, progress)`` as one undo step logged under ``text``, on a worker
+        thread with a store of its own, in short transactions (MemPalace writes in between: the
+        store's ``batched``); ``done(result)`` on the UI thread once it is written. None when
+        it cannot start (said why)."""
         kg = self._document.kg
         if kg is None or self._busy():
             return None
@@ -266,15 +266,18 @@ class TransferActions(QObject):
             return None
         graph = self._document.path
 
-        def run(_progress):
+        def run(progress):
             with open_graph(graph) as own, own.recording() as change, own.batched(text, reason):
-                result = work(own)
+                result = work(own, progress)
             return result, change
 
         job = Job(run, self)
         self._document.own_write_started()
         job.ended.connect(self._document.own_write_ended)
         job.finished.connect(lambda found: self._long_edit_done(text, *found, done))
+        job.cancelled.connect(
+            lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
+        )
         return self._run(job, text, f"{text}…")
 
     def _long_edit_done(self, text: str, result, change, done: Callable[[object], None]) -> None:

@@ -448,3 +448,27 @@ def test_merging_into_a_hub_and_undoing_it_cost_in_proportion_to_the_hub(tmp_pat
     big = _merge_steps(tmp_path / "big", 600)
     assert big[0] < 7 * small[0], (small, big)
     assert big[1] < 7 * small[1], (small, big)
+
+
+def test_a_merge_tells_its_progress_and_a_cancel_takes_it_back(tmp_path):
+    from factlines import KnowledgeGraph
+    from factlines.core.progress import Cancelled
+
+    _merge_steps(tmp_path / "graph", 700)  # a hub of 1,400 facts: several short writes
+    path = tmp_path / "graph" / "knowledge_graph.sqlite3"
+    before = dump(path)
+    told: list[tuple[int, int]] = []
+
+    def stop(done: int, total: int) -> bool:
+        told.append((done, total))
+        return False
+
+    with KnowledgeGraph(path) as kg:
+        with pytest.raises(Cancelled):
+            kg.merge_entities("hub", "target", progress=stop)
+        assert told == [(500, 1_400)]
+        assert dump(path) == before  # what its first short write wrote is taken back
+        told.clear()
+        kg.merge_entities("hub", "target", progress=lambda *step: told.append(step))
+    assert told == [(500, 1_400), (1_000, 1_400), (1_400, 1_400)]
+    assert dump(path)["entities"] != before["entities"]
