@@ -179,3 +179,30 @@ def test_an_entity_chosen_deep_in_the_list_is_found_a_page_per_turn(kg, qtbot, i
     assert len(pages) >= 5
     selected = browser.view.selectionModel().selectedRows()
     assert [browser.entity_at(index)["name"] for index in selected] == ["Entity 0550"]
+
+
+def test_merging_a_big_entity_is_written_off_the_ui_thread_as_one_undo_step(
+    window, demo, answer_dialogs, qtbot, monkeypatch
+):
+    from factlines.ui import fact_forms
+
+    monkeypatch.setattr(fact_forms, "LONG_MERGE_FACTS", 1)  # Helios counts as big
+    before = dump(demo.db_path)
+    answer_dialogs.append(lambda d: d.name.setText("Orion"))
+    window.select_entity("Helios")
+    assert window.fact_actions.merge_entity_dialog("helios")
+    job = window.transfer.job  # on a worker, with a store of its own
+    assert job is not None
+    qtbot.waitUntil(lambda: not job.running and window.state.entity == "orion", timeout=20000)
+    assert file_query(demo.db_path, "SELECT 1 FROM entities WHERE id = 'helios'") == []
+    assert window.kg.edit_log(1)[0]["what"] == "Merge Helios into Orion"
+    assert window.document.undo_stack.undoText() == "Merge Helios into Orion"
+    window.action_undo.trigger()
+    assert dump(demo.db_path) == before
+    # Refused by the store on the worker: said (as a failed import is), and nothing written.
+    window.quiet = True
+    answer_dialogs.append(lambda d: d.name.setText("Nobody At All"))
+    assert window.fact_actions.merge_entity_dialog("helios")
+    qtbot.waitUntil(lambda: not window.transfer.job.running, timeout=20000)
+    assert window.errors[-1] == "target 'Nobody At All' is not in the graph"
+    assert dump(demo.db_path) == before

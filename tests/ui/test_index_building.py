@@ -72,9 +72,9 @@ def test_default_indexes_are_built_off_the_ui_thread_with_progress(window, tmp_p
     held(path)
     assert window.open_path(path)  # while MemPalace still holds the lock
     assert window.indexing.busy
-    qtbot.waitUntil(lambda: "Indexing entity names… 1/1" in shown, timeout=5000)
+    qtbot.waitUntil(lambda: "Indexing entity names… 1/2" in shown, timeout=5000)
     label = window.findChild(type(window.indexing.label), "indexProgress")
-    assert label.isVisible() and label.text() == "Indexing entity names… 1/1"
+    assert label.isVisible() and label.text() == "Indexing entity names… 1/2"
     assert window.select_entity("Kai")
     window.set_as_of("2025-03-01")
     assert len(window.kg.intervals("Kai")) == 3
@@ -84,10 +84,10 @@ def test_default_indexes_are_built_off_the_ui_thread_with_progress(window, tmp_p
         qtbot.wait(20)
     held.release()
     qtbot.waitUntil(lambda: not window.indexing.busy, timeout=20000)
-    assert _indexes(path) == {"fl_entities_name_cover"}
+    assert _indexes(path) == {"fl_entities_name_cover", "fl_triples_to"}
     assert window.kg.missing_indexes() == []
     assert not label.isVisible() and shown[-1] == ""
-    assert "Indexed entity names" in said
+    assert "Indexed entity names, facts by end" in said
     # The build's own writes are never said to be another program's, then or later.
     for _ in range(3):
         window.check_external_changes()
@@ -151,4 +151,4 @@ def test_closing_the_window_waits_for_a_build_under_way(window, tmp_path, qtbot,
     held.release()
     window.close()  # waits: no thread left running, the index whole
     assert not window.indexing.busy
-    assert _indexes(path) == {"fl_entities_name_cover"}
+    assert _indexes(path) == {"fl_entities_name_cover", "fl_triples_to"}

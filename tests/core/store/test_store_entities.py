@@ -399,3 +399,76 @@ def test_the_list_rows_of_some_ids_are_the_listings_rows_in_their_order(kg):
     ]
     assert listed["kai"]["current"] == 1 and listed["kai"]["ended"] == 1
     assert kg.entity_list_rows([]) == []
+
+
+# ── Merging into a hub: each fact costs the same, however big the hub ──────
+
+
+def _merge_steps(folder, facts: int) -> tuple[int, int]:
+    """SQLite's steps (in hundreds) to merge a hub of ``facts`` facts each way into another
+    entity as the window does (one logged, recorded write), and to undo that."""
+    from factlines import KnowledgeGraph
+    from factlines.core.store.sqlite.schema import MEMPALACE_SCHEMA
+
+    folder.mkdir()
+    path = folder / "knowledge_graph.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(MEMPALACE_SCHEMA)
+        ends = [f"e{n}" for n in range(facts)]
+        conn.executemany(
+            "INSERT INTO entities (id, name) VALUES (?, ?)",
+            [(eid, eid) for eid in ("hub", "target", *ends)],
+        )
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object) VALUES (?, ?, ?, ?)",
+            [(f"t_out_{e}", "hub", "knows", e) for e in ends]
+            + [(f"t_in_{e}", e, "uses", "hub") for e in ends],
+        )
+    steps = [0]
+
+    def step() -> int:
+        steps[0] += 1
+        return 0
+
+    with KnowledgeGraph(path) as kg:
+        kg._conn().set_progress_handler(step, 100)
+        with kg.recording() as change, kg.logged("Merge hub into target"):
+            kg.merge_entities("hub", "target")
+        merged, steps[0] = steps[0], 0
+        kg.revert(change)
+        assert kg.stats()["entities"] == facts + 2
+    return merged, steps[0]
+
+
+def test_merging_into_a_hub_and_undoing_it_cost_in_proportion_to_the_hub(tmp_path):
+    """A merged fact's open twin is looked for through its end with fewer facts, not the hub
+    it is joining (whose entries grow with every fact merged): four times the facts cost about
+    four times the steps, not sixteen."""
+    small = _merge_steps(tmp_path / "small", 150)
+    big = _merge_steps(tmp_path / "big", 600)
+    assert big[0] < 7 * small[0], (small, big)
+    assert big[1] < 7 * small[1], (small, big)
+
+
+def test_a_merge_tells_its_progress_and_a_cancel_takes_it_back(tmp_path):
+    from factlines import KnowledgeGraph
+    from factlines.core.progress import Cancelled
+
+    _merge_steps(tmp_path / "graph", 700)  # a hub of 1,400 facts: several short writes
+    path = tmp_path / "graph" / "knowledge_graph.sqlite3"
+    before = dump(path)
+    told: list[tuple[int, int]] = []
+
+    def stop(done: int, total: int) -> bool:
+        told.append((done, total))
+        return False
+
+    with KnowledgeGraph(path) as kg:
+        with pytest.raises(Cancelled):
+            kg.merge_entities("hub", "target", progress=stop)
+        assert told == [(500, 1_400)]
+        assert dump(path) == before  # what its first short write wrote is taken back
+        told.clear()
+        kg.merge_entities("hub", "target", progress=lambda *step: told.append(step))
+    assert told == [(500, 1_400), (1_000, 1_400), (1_400, 1_400)]
+    assert dump(path)["entities"] != before["entities"]

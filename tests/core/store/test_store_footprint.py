@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from factlines import KnowledgeGraph, NotAKnowledgeGraph, open_graph
-from factlines.core.store.sqlite.schema import SCHEMA_VERSION, SPEED_INDEXES
+from factlines.core.store.sqlite.schema import (
+    DEFAULT_INDEXES,
+    MEMPALACE_SCHEMA,
+    SCHEMA_VERSION,
+    SPEED_INDEXES,
+)
 from store_helpers import dump, mempalace_class
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -123,7 +128,7 @@ def test_a_graph_of_the_first_releases_is_upgraded_in_place(kg_path):
 
 def test_opening_builds_no_index_and_lists_the_missing_defaults(mempalace_file):
     with KnowledgeGraph(mempalace_file) as kg:
-        assert kg.missing_indexes() == ["fl_entities_name_cover"]
+        assert kg.missing_indexes() == list(DEFAULT_INDEXES)
         assert kg.speed_indexes() == []
     ours = {name for name in _objects(mempalace_file) if name.startswith("fl_")}
     assert ours == {"fl_meta", "fl_schema"}
@@ -143,7 +148,7 @@ def test_default_indexes_build_on_a_worker_thread_while_the_graph_is_read(mempal
         while worker.is_alive():
             assert kg.list_entities() == first_page
         worker.join()
-        assert seen == [(0, 1, "fl_entities_name_cover"), (1, 1, "")]
+        assert seen == [(0, 2, "fl_entities_name_cover"), (1, 2, "fl_triples_to"), (2, 2, "")]
         assert kg.missing_indexes() == []
         assert kg.list_entities() == first_page
         assert kg.build_indexes() == []  # nothing left to build
@@ -218,6 +223,53 @@ def test_kept_stats_and_span_follow_every_kind_of_write(kg, kg_path):
     assert (kg.stats()["triples"], kg.time_span()[1]) == (2, "2020-12-31T23:59:59Z")
 
 
+def _passes_over_the_facts(kg, ask) -> list[str]:
+    """The plans of what ``ask()`` read by going over every fact (or a whole facts index); a
+    bare ``COUNT(*)`` is not one (SQLite adds up the cells of the pages, not the rows)."""
+    conn, statements = kg._conn(), []
+    conn.set_trace_callback(statements.append)
+    try:
+        ask()
+    finally:
+        conn.set_trace_callback(None)
+    return [
+        detail
+        for sql in statements
+        if sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        and sql.strip() != "SELECT COUNT(*) FROM triples"
+        for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
+        if detail.startswith("SCAN triples")
+    ]
+
+
+def test_the_counts_and_the_span_go_over_the_facts_once_without_an_index_of_ends(kg_path):
+    with sqlite3.connect(kg_path) as conn:
+        conn.executescript(MEMPALACE_SCHEMA)
+    with KnowledgeGraph(kg_path) as kg:
+        kg.add_triple("a", "p", "b", valid_from="2020-01-01", valid_to="2020-12-31")
+        kg.add_triple("a", "p", "c", valid_to="2021-05-01T10:00:00Z")
+        kg.add_triple("a", "q", "c")
+        assert "fl_triples_to" not in [name for _, name in kg.factlines_objects()]
+        passes = _passes_over_the_facts(kg, lambda: (kg.stats(), kg.time_span()))
+        assert len(passes) == 1, passes
+        assert (kg.stats()["expired_facts"], kg.time_span()) == (
+            2,
+            ("2020-01-01T00:00:00Z", "2021-05-01T10:00:00Z"),
+        )
+
+
+@pytest.mark.sqlite_only  # the query plans are SQLite's
+def test_a_new_graph_reads_its_counts_and_span_off_its_indexes(kg):
+    """A graph Factlines creates keeps an index of the facts' ends from the start (SQLite keeps
+    it as the graph grows), so its figures are never a pass over the facts, at any size."""
+    kg.add_triple("a", "p", "b", valid_from="2020-01-01", valid_to="2020-12-31")
+    kg.add_triple("a", "p", "c", valid_to="2021-05-01T10:00:00Z")
+    kg.add_triple("a", "q", "c")
+    assert _passes_over_the_facts(kg, lambda: (kg.stats(), kg.time_span())) == []
+    assert kg.stats()["expired_facts"] == 2
+    assert kg.time_span() == ("2020-01-01T00:00:00Z", "2021-05-01T10:00:00Z")
+
+
 @pytest.mark.sqlite_only  # another program writes the SQLite file
 @pytest.mark.parametrize(
     "stray",
@@ -240,7 +292,7 @@ def test_the_span_ignores_ends_that_are_not_dates_with_or_without_speed_indexes(
 def test_open_graph_takes_the_same_options(mempalace_file):
     with open_graph(mempalace_file) as kg:
         assert not kg.read_only
-        assert kg.missing_indexes() == ["fl_entities_name_cover"]
+        assert kg.missing_indexes() == list(DEFAULT_INDEXES)
 
 
 # ── The entity list without indexes over the facts ────────────────────────
@@ -313,7 +365,7 @@ def test_deep_pages_in_name_order_are_the_same_without_the_name_index(wide_graph
     copy = tmp_path / "copy.sqlite3"
     copy.write_bytes(wide_graph.read_bytes())
     with KnowledgeGraph(copy) as kg:
-        assert kg.missing_indexes() == ["fl_entities_name_cover"]
+        assert kg.missing_indexes() == list(DEFAULT_INDEXES)
         pages = [
             kg.list_entities(limit=60, offset=offset, descending=descending)
             for offset in (0, 1_500, 2_500, 3_000)
@@ -336,7 +388,7 @@ def test_a_default_index_too_slow_to_build_unasked_becomes_a_speed_index(
     with KnowledgeGraph(mempalace_file) as kg:
         assert kg.missing_indexes() == []
         assert kg.speed_index_cost() > 0
-        assert kg.add_speed_indexes()[0] == "fl_entities_name_cover"
-        assert kg.speed_indexes() == ["fl_entities_name_cover", *SPEED_INDEXES]
+        assert kg.add_speed_indexes()[:2] == list(DEFAULT_INDEXES)
+        assert kg.speed_indexes() == [*DEFAULT_INDEXES, *SPEED_INDEXES]
         kg.remove_speed_indexes()
         assert kg.speed_indexes() == []

@@ -228,6 +228,43 @@ def test_recorded_since_is_what_the_rows_and_both_logs_say(kg, graph_url, tmp_pa
         assert all(item["fact"]["id"] and "predicate" in item["fact"] for item in got)
 
 
+@pytest.mark.sqlite_only  # the speed indexes and query plans are SQLite's
+@pytest.mark.parametrize("seed", range(3))
+def test_with_the_speed_indexes_only_the_span_s_rows_are_read(kg, graph_url, tmp_path, seed):
+    """With Factlines' speed indexes the span is found off the index of when facts were recorded
+    (no pass over every fact); the answer is the oracle's still, and MemPalace writes beside."""
+    rng = random.Random(seed)
+    log_path = tmp_path / "write_log.jsonl"
+    _random_graph(kg, graph_url, rng, log_path)
+    kg.add_speed_indexes()
+    from mempalace.knowledge_graph import KnowledgeGraph as MemPalaceKG
+
+    theirs = MemPalaceKG(graph_url)
+    try:
+        theirs.add_triple("Atlas", "audits", "Nova")  # a fact recorded now
+    finally:
+        theirs.close()
+    since = _instant(_moment(rng) - timedelta(days=1))
+    conn, statements = kg._conn(), []
+    conn.set_trace_callback(statements.append)
+    try:
+        got = kg.recorded_since(since, write_log=log_path)
+    finally:
+        conn.set_trace_callback(None)
+    plans = [
+        detail
+        for sql in statements
+        if "triples" in sql and sql.lstrip().upper().startswith("SELECT")
+        for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
+    ]
+    assert plans and not [d for d in plans if d.startswith("SCAN")], plans
+    expected = oracle(graph_url, kg, log_path, since, None)
+    assert [(i["kind"], i["fact"]["id"], i["recorded_at"], i["by"]) for i in got] == expected
+    assert ("Atlas", "audits", "Nova") in {
+        (i["fact"]["subject_name"], i["fact"]["predicate"], i["fact"]["object_name"]) for i in got
+    }
+
+
 def test_recorded_since_refuses_a_span_that_ends_before_it_starts(kg, tmp_path):
     with pytest.raises(Refused, match="not after"):
         kg.recorded_since("2026-03-02", "2026-03-01", write_log=tmp_path / "none.jsonl")
@@ -340,3 +377,24 @@ def test_postgres_each_role_reviews_for_itself(postgres_url, tmp_path):
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
+
+
+def test_postgres_finds_the_span_through_an_index_of_when_facts_were_recorded(postgres_url):
+    """A PostgreSQL graph has an index on ``extracted_at`` in the byte order the span is
+    compared in, so the planner may read the span's rows alone (with sequential scans
+    discouraged, as on a big table, it does)."""
+    import psycopg
+
+    with KnowledgeGraph(postgres_url) as kg:
+        kg.add_triple("Kai", "works_on", "Orion")
+        assert kg.missing_indexes() == []
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(
+            row[0]
+            for row in conn.execute(
+                'EXPLAIN SELECT id FROM triples WHERE extracted_at COLLATE "C" > %s',
+                ("2026-01-01 00:00:00",),
+            )
+        )
+    assert "fl_triples_recorded" in plan, plan

@@ -12,6 +12,7 @@ import json
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id
+from factlines.core.progress import Progress, RowCounter
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.mempalace import properties_json
 from factlines.core.store.protocol import FactStore, GraphStore
@@ -161,13 +162,15 @@ class EntityEdits(Part):
             self._store.entities.update(entity["id"], properties=properties)
 
     @writes
-    def merge_entities(self, source: str, target: str) -> str:
+    def merge_entities(self, source: str, target: str, progress: Progress | None = None) -> str:
         """Re-point every fact of ``source`` at ``target`` and drop ``source``, in one write
         (in short transactions, between which MemPalace writes: :meth:`batched`).
 
         Where the merge leaves two open facts with the same subject, predicate and object, the
         one that came from ``source`` is closed into the survivor: the survivor keeps the earlier
-        start, and the duplicate row is removed.
+        start, and the duplicate row is removed. ``progress(done, total)``: the facts re-pointed,
+        after each short transaction; returning False cancels (``Cancelled``: what was written
+        is taken back).
         """
         facts = self._store.facts
         src, dst = self.require(source, "source"), self.require(target, "target")
@@ -185,8 +188,9 @@ class EntityEdits(Part):
         parts = (
             touching[i : i + _FACTS_PER_PART] for i in range(0, len(touching), _FACTS_PER_PART)
         )
+        counter = RowCounter(progress, len(touching))
         with self._log.batched():
-            self._log.write_in_parts(parts, write)
+            self._log.write_in_parts(parts, write, lambda part: counter.add(len(part)))
             with self._log.batch():  # what another program wrote with the source meanwhile, too
                 # Checked again inside the write that finishes the merge: another client may
                 # have merged or renamed either entity meanwhile.

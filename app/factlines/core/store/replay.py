@@ -245,13 +245,8 @@ class StepReplay:
 
     def _open_twin(self, conn, row_id: str, values: dict) -> bool:
         """Whether a fact outside the step is open with the same subject, predicate, object."""
-        mark = self.db.MARK
-        twins = conn.execute(
-            f"SELECT id FROM triples WHERE subject = {mark} AND {self.db.PREDICATE} = {mark} "
-            f"AND object = {mark} AND valid_to IS NULL AND id != {mark}",
-            (values["subject"], values["predicate"], values["object"], row_id),
-        ).fetchall()
-        return any(twin not in self.ours for (twin,) in twins)
+        twins = self.db.open_ids(conn, values["subject"], values["predicate"], values["object"])
+        return any(twin != row_id and twin not in self.ours for twin, _ in twins)
 
     def _changed_since(self, conn, table: str, row_id: str, image: RowImage | None) -> str:
         if table == TRIPLES and image is not None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timedelta, timezone
+import re
+from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -26,15 +28,29 @@ KEPT = "review_kept"
 FIRST_REVIEW_DAYS = 7
 _LOG_PAGE = 500
 _NOT_A_FACT_KEY = ("direction", "other", "other_name")
+# MemPalace's extracted_at: a day (checked apart) and a time of day that exists.
+_STAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}) (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
 
 
 def recorded_instant(stamp: object) -> str | None:
     """MemPalace's ``extracted_at`` (``YYYY-MM-DD HH:MM:SS``, UTC) as an instant; None when
-    the stamp has another form (nothing then says when the fact was recorded)."""
-    if not isinstance(stamp, str) or len(stamp) != 19 or stamp[10] != " ":
+    the stamp has another form or names no real day or time (nothing then says when the fact
+    was recorded). Read for every row of a span: a week of a big graph is tens of thousands."""
+    if not isinstance(stamp, str):
         return None
-    instant = stamp.replace(" ", "T") + "Z"
-    return instant if temporal.is_accepted(instant) else None
+    match = _STAMP.fullmatch(stamp)
+    if match is None or not _is_day(match[1]):
+        return None
+    return f"{match[1]}T{stamp[11:]}Z"
+
+
+@lru_cache(maxsize=1024)
+def _is_day(day: str) -> bool:
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
 
 
 def review_key(item: dict) -> str:

@@ -26,9 +26,6 @@ class RowWrites:
 
     # The engine's parameter marker in SQL (``?`` for sqlite3, ``%s`` for psycopg).
     MARK = "?"
-    # The predicate as the open-twin check compares it: an engine may steer its planner to the
-    # subject's index (a predicate's index holds a share of the graph).
-    PREDICATE = "predicate"
     # Who else writes the graph, as a refusal names them.
     OTHERS = "another program"
 
@@ -64,6 +61,16 @@ class RowWrites:
     def _written_since(self, conn, mark: object) -> bool:
         """Inside a write: whether anyone but this connection wrote the graph since ``mark``."""
         raise NotImplementedError
+
+    def open_ids(self, conn, sid: str, pred: str, oid: str) -> list[tuple]:
+        """(id, valid_from) of the open facts (subject, predicate, object); an engine may
+        steer its planner to a better index."""
+        mark = self.MARK
+        return conn.execute(
+            f"SELECT id, valid_from FROM triples WHERE subject = {mark} AND predicate = {mark} "
+            f"AND object = {mark} AND valid_to IS NULL",
+            (sid, pred, oid),
+        ).fetchall()
 
     def settle(self) -> None:
         """Between the transactions of a long write: put what they wrote where the engine

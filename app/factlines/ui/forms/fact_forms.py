@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 # What a form's edit returns when the form changed nothing: no write, no undo step.
 NOTHING = object()
+# A merge of an entity with more facts than this is written on a worker, in short
+# transactions (~0.25 ms a fact in one transaction would hold the window and MemPalace).
+LONG_MERGE_FACTS = 500
 
 
 class FactForms:
@@ -32,6 +35,9 @@ class FactForms:
     stack: QUndoStack
     reasons: ReasonMemory
     _dialog_parent: QWidget | None
+    # ``long_edit(text, work, reason, done)``: runs a long edit off the UI thread (the
+    # window's); None: every edit runs here.
+    long_edit: Callable | None = None
 
     # Also uses, from FactActions: _run, _fact, _open_fact, default_end, set_single_valued,
     # commands.
@@ -55,20 +61,22 @@ class FactForms:
         dialog,
         text: Callable[[], str],
         edit: Callable[[], Callable[[KnowledgeGraph], object] | None],
+        run: Callable[[str, Callable[[KnowledgeGraph], object], str | None], object] | None = None,
     ) -> object:
         """Show ``dialog``; its OK runs ``edit()`` (the store call built from the form, or None
         when there is nothing to do) through the undo stack under ``text()``. A refusal, or a
         store unavailable now, is said in the dialog, which stays open with what was typed.
 
         Returns the edit's result, :data:`NOTHING` when there was nothing to do, or None
-        (cancelled, or refused when the form was filled in without OK)."""
+        (cancelled, or refused when the form was filled in without OK). ``run(text, work,
+        reason)`` runs it instead of the undo stack here."""
         done: list = []
 
         def apply() -> str | None:
             try:
                 work = edit()
                 reason = dialog.reason_value()
-                done[:] = [NOTHING if work is None else self._run(text(), work, reason)]
+                done[:] = [NOTHING if work is None else (run or self._run)(text(), work, reason)]
                 if dialog.reason is not None:
                     self.reasons.last = reason or ""
             except DuplicateFact as exc:
@@ -279,10 +287,23 @@ class FactForms:
             target = dialog.value()
             return lambda kg: kg.merge_entities(current["id"], target)
 
+        def in_parts(text: str, _work, reason: str | None):
+            source, target = current["id"], dialog.value()
+
+            def work(kg, progress):
+                return kg.merge_entities(source, target, progress=progress)
+
+            return self.long_edit(text, work, reason, self.state.select_entity)
+
+        long = self.long_edit is not None
+        long = long and self.state.kg.fact_count(current["id"]) > LONG_MERGE_FACTS
         merged = self._exec_applying(
-            dialog, lambda: f"Merge {current['name']} into {dialog.value()}", edit
+            dialog,
+            lambda: f"Merge {current['name']} into {dialog.value()}",
+            edit,
+            in_parts if long else None,
         )
-        if merged is not None:
+        if merged is not None and not long:
             self.state.select_entity(merged)
         return merged is not None
 

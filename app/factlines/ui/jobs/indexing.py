@@ -2,7 +2,7 @@
 
 After a writable graph is shown, the default indexes it lacks (``kg.missing_indexes()``: small,
 quick, chosen for what the window shows) are built on a worker thread while the window is
-already usable: "Indexing entity names… 1/1". View → Speed indexes for huge graphs… says
+already usable: "Indexing entity names… 1/2". View → Speed indexes for huge graphs… says
 what they would cost in MB first, then builds them the same way; View → Remove speed indexes
 drops them. The store builds each index in its own short transaction on a connection of its
 own, so the window's reads go on meanwhile; the document is told that these writes are ours,
@@ -37,6 +37,7 @@ INDEX_WORDS = {
     "fl_triples_from_id": "facts by start",
     "fl_triples_to": "facts by end",
     "fl_triples_predicate_cover": "facts by predicate",
+    "fl_triples_recorded": "facts by when recorded",
 }
 
 

@@ -244,6 +244,51 @@ class TransferActions(QObject):
             )
         self._state.message.emit(f"{text}: {report.summary()}")
 
+    # ── A long edit (merging a big entity) ─────────────────────────────────
+
+    def run_long_edit(
+        self,
+        text: str,
+        work: Callable[[KnowledgeGraph, Callable[[int, int], bool]], object],
+        reason: str | None,
+        done: Callable[[object], None],
+    ) -> Job | None:
+        """Run ``work(kg, progress)`` as one undo step logged under ``text``, on a worker
+        thread with a store of its own, in short transactions (MemPalace writes in between: the
+        store's ``batched``); ``done(result)`` on the UI thread once it is written. None when
+        it cannot start (said why)."""
+        kg = self._document.kg
+        if kg is None or self._busy():
+            return None
+        try:
+            self._before_write(kg)  # the backup before a first edit
+        except (Refused, Unavailable) as exc:
+            self._report(f"{text} not done", in_words(exc))
+            return None
+        graph = self._document.path
+
+        def run(progress):
+            with open_graph(graph) as own, own.recording() as change, own.batched(text, reason):
+                result = work(own, progress)
+            return result, change
+
+        job = Job(run, self)
+        self._document.own_write_started()
+        job.ended.connect(self._document.own_write_ended)
+        job.finished.connect(lambda found: self._long_edit_done(text, *found, done))
+        job.cancelled.connect(
+            lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
+        )
+        return self._run(job, text, f"{text}…")
+
+    def _long_edit_done(self, text: str, result, change, done: Callable[[object], None]) -> None:
+        if change:
+            self._document.kg.adopt(change)  # written on the worker's own connection
+            self._document.undo_stack.push(
+                StoreCommand(self._state, self._document.undo_stack, text, change)
+            )
+        done(result)
+
     def _report_rows(self, source: Path, result) -> None:
         """The rows left out, by line; "Import the good rows" imports the others."""
         report = result[0] if result is not None else None

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self.transfer = TransferActions(  # File → Import… and Export…
             self.document, self.fact_actions, self.report_error, self, self.backups.before_write
         )
+        self.fact_actions.long_edit = self.transfer.run_long_edit  # a big merge, on its job
         self._make_chart_area()
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)

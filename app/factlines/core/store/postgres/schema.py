@@ -60,13 +60,15 @@ FL_TABLES = (
     "CREATE TABLE IF NOT EXISTS fl_writes (n BIGINT NOT NULL)",
     "INSERT INTO fl_writes (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM fl_writes)",
 )
-# Our indexes, name -> indexed terms: the entity list in SQLite's NOCASE name order, and the
-# comparison keys of starts and ends (the events in order, counts of keys).
+# Our indexes, name -> indexed terms: the entity list in SQLite's NOCASE name order, the
+# comparison keys of starts and ends (the events in order, counts of keys), and when facts
+# were recorded (the review's span, compared byte by byte).
 DEFAULT_INDEXES = {
     "fl_entities_name": ("entities", f"({nocase('name')}), id {C}"),
     "fl_triples_start_key": ("triples", f"({start_key('valid_from')})"),
     "fl_triples_end_key": ("triples", f"({end_key('valid_to')})"),
     "fl_triples_valid_to": ("triples", f"valid_to {C}"),
+    "fl_triples_recorded": ("triples", f"extracted_at {C}"),
 }
 
 

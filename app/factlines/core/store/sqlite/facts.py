@@ -52,14 +52,8 @@ class SQLiteFacts(FactRows):
 
     def open_ids(self, sid: str, pred: str, oid: str) -> list[tuple[str, str | None]]:
         """(id, valid_from) of the open facts (subject, predicate, object)."""
-        # ``+predicate``: search by the subject's index. Without statistics SQLite takes the
-        # predicate's, which holds a good share of the graph (milliseconds per add at 100k).
         with self._db.read() as conn:
-            return conn.execute(
-                "SELECT id, valid_from FROM triples "
-                "WHERE subject = ? AND +predicate = ? AND object = ? AND valid_to IS NULL",
-                (sid, pred, oid),
-            ).fetchall()
+            return self._db.open_ids(conn, sid, pred, oid)
 
     # ── Across the graph ──────────────────────────────────────────────────
 
@@ -119,15 +113,7 @@ class SQLiteFacts(FactRows):
 
     def counts(self) -> tuple[int, int, int, list[str]]:
         """(entities, facts, ended facts, predicates), read in one snapshot so they add up."""
-        return self._kept.get("counts", self._counts)
-
-    def _counts(self, conn) -> tuple[int, int, int, list[str]]:
-        entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
-        triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
-        # Without an index led by valid_to, SQLite counts over MemPalace's idx_triples_valid.
-        ended = conn.execute("SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL")
-        ended = ended.fetchone()[0]
-        return entities, triples, ended, self._predicates(conn)
+        return self._kept.get("figures", self._figures)[0]
 
     def predicates(self) -> list[str]:
         with self._db.read() as conn:
@@ -145,26 +131,36 @@ class SQLiteFacts(FactRows):
 
     def time_span(self) -> tuple[str, str] | None:
         """The earliest and latest comparison keys of any dated fact, or None if none is."""
-        with self._db.read() as conn:
-            indexed = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'fl_triples_to'"
-            ).fetchone()
-        if indexed:
-            with self._db.snapshot() as conn:
-                return self._span_from_indexes(conn)
-        return self._kept.get("time_span", self._span_by_scan)
+        return self._kept.get("figures", self._figures)[1]
 
-    def _span_by_scan(self, conn) -> tuple[str, str] | None:
-        """Starts off the ends of MemPalace's (valid_from, valid_to) index; ends from one pass
-        over that index (it holds every valid_to): the least and greatest date and instant.
+    def _figures(self, conn) -> tuple[tuple[int, int, int, list[str]], tuple[str, str] | None]:
+        """(:meth:`counts`, :meth:`time_span`) of one snapshot. With an index led by valid_to
+        (the app's ``fl_triples_to``) every figure is read off an index's ends or a count of
+        its entries; without, the ended facts and the extreme ends come from one pass."""
+        entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+        triples = conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
+        indexed = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'fl_triples_to'"
+        ).fetchone()
+        if indexed:
+            ended = conn.execute("SELECT COUNT(*) FROM triples WHERE valid_to IS NOT NULL")
+            ended, span = ended.fetchone()[0], self._span_from_indexes(conn)
+        else:
+            ended, span = self._figures_by_pass(conn)
+        return (entities, triples, ended, self._predicates(conn)), span
+
+    def _figures_by_pass(self, conn) -> tuple[int, tuple[str, str] | None]:
+        """(ended facts, time span). Starts off the ends of MemPalace's (valid_from, valid_to)
+        index; ends and the ended facts from one pass over that index (it holds every
+        valid_to): the least and greatest date and instant.
 
         Dates and instants each sort as their keys do, so the extremes of each kind are the
         candidates; a candidate that is not well formed (rare) sends that kind to an exact pass.
         """
         first_from = self._extreme(conn, "valid_from", "ASC")
         last_from = self._extreme(conn, "valid_from", "DESC")
-        row = conn.execute(
-            "SELECT MIN(valid_to) FILTER (WHERE length(valid_to) = 10), "
+        ended, *row = conn.execute(
+            "SELECT COUNT(*), MIN(valid_to) FILTER (WHERE length(valid_to) = 10), "
             "MAX(valid_to) FILTER (WHERE length(valid_to) = 10), "
             "MIN(valid_to) FILTER (WHERE length(valid_to) = 20), "
             "MAX(valid_to) FILTER (WHERE length(valid_to) = 20) "
@@ -184,7 +180,7 @@ class SQLiteFacts(FactRows):
             for key in (temporal.start_key(first_from), temporal.start_key(last_from), *ends)
             if key is not None
         ]
-        return (min(keys), max(keys)) if keys else None
+        return ended, (min(keys), max(keys)) if keys else None
 
     def _span_from_indexes(self, conn) -> tuple[str, str] | None:
         """With the valid_to speed index: every bound read off an index's ends, not by scanning.

@@ -6,10 +6,13 @@ cores): the entity name index takes 130 to 450 ms and adds 4 MB; any index over 
 takes 0.4 to 3 s and adds 11 to 110 MB. So:
 
 - the default set is the name index (deep pages of the entity list, every name for
-  completion), built only while the entities are few enough for the build to stay well under
-  200 ms (``DEFAULT_BUILD_ROWS``); past that it is offered as a speed index;
-- the span of time, the counts and the entities ranked by counts are read off MemPalace's own
-  indexes and kept until the file changes (``facts.py``, ``entities.py``, ``kept.py``);
+  completion) and the index of the facts' ends (``fl_triples_to``: the time span and the
+  counts of ended facts read off it, ~5 % of the file), each built only while its table is
+  small enough for the build to stay well under 200 ms (``DEFAULT_BUILD_ROWS``); SQLite keeps
+  it as the graph grows. Past that size it is offered as a speed index;
+- without them, the span of time, the counts and the entities ranked by counts are read off
+  MemPalace's own indexes (one pass over its ``(valid_from, valid_to)`` index at 1M facts:
+  ~0.2-0.3 s) and kept until the file changes (``facts.py``, ``entities.py``, ``kept.py``);
 - the covering indexes over the facts are speed indexes: built only when the person asks,
   after being told their cost.
 

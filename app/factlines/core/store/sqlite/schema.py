@@ -69,6 +69,8 @@ NAME_INDEX = "fl_entities_name_cover"
 DEFAULT_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # The entity list in name order, and the search index loaded in that order, from the index.
     "fl_entities_name_cover": ("entities", "name COLLATE NOCASE, id, type", ("name", "id", "type")),
+    # The latest and earliest ends, and how many facts ended, read off the index's ends.
+    "fl_triples_to": ("triples", "valid_to", ("valid_to",)),
 }
 SPEED_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # An entity's facts, open/ended counts and timeline page chosen from the index alone.
@@ -84,14 +86,14 @@ SPEED_INDEXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     # The chronological timeline walked in order.
     "fl_triples_from_id": ("triples", "valid_from, id", ("valid_from", "id")),
-    # The latest and earliest ends read off an index's ends.
-    "fl_triples_to": ("triples", "valid_to", ("valid_to",)),
     # A relationship's facts filtered by time from the index alone.
     "fl_triples_predicate_cover": (
         "triples",
         "predicate, valid_from, valid_to, subject, object, id",
         ("predicate", "valid_from", "valid_to", "subject", "object", "id"),
     ),
+    # What was recorded since an instant (the review inbox): the week's rows, not every row.
+    "fl_triples_recorded": ("triples", "extracted_at", ("extracted_at",)),
 }
 
 
