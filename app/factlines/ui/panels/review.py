@@ -30,7 +30,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.errors import in_words
-from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion, let_go
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.panels.conflicts import CountLabel
@@ -55,7 +55,7 @@ def read_inbox(kg, _progress) -> dict:
     waiting = kg.waiting_for_review()
     # Only what the panel shows crosses to the UI thread (a week of a busy graph is 90,000
     # rows, and even dropping those there took 175 ms); "mark all" needs only the later ones.
-    return {
+    inbox = {
         "since": since,
         "whole": whole,
         "never": never,
@@ -64,6 +64,8 @@ def read_inbox(kg, _progress) -> dict:
         "added": sum(1 for item in waiting if item["kind"] == "added"),
         "later": [item for item in waiting if item["recorded_at"] > whole],
     }
+    let_go(waiting)
+    return inbox
 
 
 class ReviewInbox(WholeGraphQuestion):
