@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
+from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import PaintCounter, dump, file_query, shown_window, triple_rows
 
 
-def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot):
-    # Built once the window is idle after opening, and again on focus after a write.
-    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=2000)
+def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot, monkeypatch):
+    # Built off the UI thread once the window is idle after opening, and again on focus
+    # after a write; the window's store keeps it.
+    built_on = []
+    read = KnowledgeGraph.read_search_index
+    monkeypatch.setattr(
+        KnowledgeGraph,
+        "read_search_index",
+        lambda kg: built_on.append(threading.current_thread()) or read(kg),
+    )
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=5000)
     stale = window.kg._store.entities._search_index
+    window.browser.view.setFocus()
+    qtbot.waitUntil(lambda: window.browser.view.hasFocus(), timeout=2000)
     window.kg.add_entity("Zora Quill", "person")
     window.focus_search()
     qtbot.waitUntil(lambda: window.browser.search_field.hasFocus(), timeout=2000)
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=5000)
     assert window.kg._store.entities._search_index is not stale
+    assert window.kg.count_entities("zora") == 1
+    assert window.kg._store.entities._search_index is not stale  # not built again
+    assert built_on and threading.main_thread() not in built_on
 
 
 def test_search_as_you_type_and_enter_selects(window, qtbot):
