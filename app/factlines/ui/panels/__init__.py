@@ -54,6 +54,7 @@ class HistoryPanels(QObject):
         self.conflicts_dock = window._dock("conflictsDock", "Conflicts", self.conflicts, bottom)
         self.changes_dock = window._dock("changesDock", "Changes", self.changes, bottom)
         self.narrative_dock = window._dock("narrativeDock", "Story", self.narrative, bottom)
+        self.narrative_dock.visibilityChanged.connect(self.narrative.in_sight)
         self.find_dock = window._dock("findFactsDock", "Find facts", self.find_facts, bottom)
         self.edit_history_dock = window._dock(
             "editHistoryDock", "Edit history", self.edit_history, bottom
