@@ -75,21 +75,11 @@ class ReviewInbox(WholeGraphQuestion):
     failed = Signal(str)
 
     def __init__(self, state: AppState, panel: QWidget):
-        super().__init__(state, panel)
-        self._panel = panel
+        # Asked again after writes only while the panel is in sight (a week can hold 90,000
+        # rows); at every open all the same: the status bar says how many rows wait.
+        super().__init__(state, panel, panel)
         self.reader.answered.connect(self.answered)
         self.reader.failed.connect(self.failed)
-        # Asked again after writes only while the panel is in sight: on a graph where a week
-        # holds 90,000 rows the read holds the worker (and, through the interpreter's lock,
-        # the window) for a few hundred ms after every edit. Out of sight it is asked when
-        # the panel comes to the front (and at every open).
-        self.stale = False
-
-    def refresh_soon(self, *touched) -> None:
-        if not self._panel.visibleRegion().isEmpty():
-            super().refresh_soon(*touched)
-        else:
-            self.stale = True
 
     def refresh_now(self) -> None:
         self.stale = False
@@ -229,6 +219,7 @@ class ReviewPanel(QWidget):
 
     def in_sight(self, shown: bool) -> None:
         """The panel's tab came to the front (``shown``) or went behind another."""
+        self.duplicates.finder.in_sight(shown)
         if shown and self.inbox.stale:
             self.inbox.refresh_now()
         elif shown and self._tree_stale:
