@@ -196,3 +196,22 @@ def test_an_entity_chosen_deep_in_the_list_is_found_a_page_per_turn(kg, qtbot, i
     assert len(pages) >= 5
     selected = browser.view.selectionModel().selectedRows()
     assert [browser.entity_at(index)["name"] for index in selected] == ["Entity 0550"]
+
+
+def test_a_graph_opened_while_an_index_is_built_gets_its_own(window, qtbot, tmp_path, monkeypatch):
+    other = tmp_path / "other" / "kg.sqlite3"
+    other.parent.mkdir()
+    with KnowledgeGraph(other) as kg:
+        kg.add_triple("Quentin Zed", "knows", "Ada")
+    gate = threading.Event()
+    read = KnowledgeGraph.read_search_index
+    monkeypatch.setattr(KnowledgeGraph, "read_search_index", lambda kg: gate.wait(10) and read(kg))
+    builder = window.browser.index_builder
+    window.kg._store.entities.forget_index()
+    builder.build(window.kg)  # the demo's, held on its worker
+    window.document.open(other)
+    qtbot.wait(100)  # the new graph's index is asked for while the demo's is built
+    gate.set()
+    qtbot.waitUntil(lambda: not builder.busy, timeout=10000)
+    assert window.kg.search_index_stamp() is None  # built off the UI thread, and kept
+    assert window.kg.count_entities("zed") == 1

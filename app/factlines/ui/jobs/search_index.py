@@ -19,15 +19,19 @@ class SearchIndexBuilder(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._job: Job | None = None
+        self._next: KnowledgeGraph | None = None  # asked while one was being built
 
     @property
     def busy(self) -> bool:
         return self._job is not None
 
     def build(self, kg: KnowledgeGraph | None) -> None:
-        """Build ``kg``'s search index on a worker thread, unless it is up to date (or one
-        is being built)."""
-        if kg is None or kg.closed or self._job is not None:
+        """Build ``kg``'s search index on a worker thread, unless it is up to date; asked
+        while one is being built, once that one ended (another graph may have been opened)."""
+        if self._job is not None:
+            self._next = kg
+            return
+        if kg is None or kg.closed:
             return
         stamp = kg.search_index_stamp()
         if stamp is None:
@@ -51,8 +55,12 @@ class SearchIndexBuilder(QObject):
         job, self._job = self._job, None
         if job is not None:
             job.deleteLater()
+        kg, self._next = self._next, None
+        if kg is not None:
+            self.build(kg)
 
-    def wait(self, timeout: float = 30.0) -> None:
-        """Block until the worker (if any) is done (closing, tests, benchmarks)."""
+    def stop(self, timeout: float = 30.0) -> None:
+        """Closing: block until the worker (if any) is done; nothing is built afterwards."""
+        self._next = None
         if self._job is not None:
             self._job.wait(round(timeout * 1000))

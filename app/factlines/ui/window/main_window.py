@@ -488,6 +488,6 @@ class MainWindow(QMainWindow):
         self.save_window()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()
-        self.browser.index_builder.wait()
+        self.browser.index_builder.stop()
         self.document.close()
         super().closeEvent(event)
