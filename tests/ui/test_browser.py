@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
+from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import PaintCounter, dump, file_query, shown_window, triple_rows
 
 
-def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot):
-    # Built once the window is idle after opening, and again on focus after a write.
-    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=2000)
+def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot, monkeypatch):
+    # Built off the UI thread once the window is idle after opening, and again on focus
+    # after a write; the window's store keeps it.
+    built_on = []
+    read = KnowledgeGraph.read_search_index
+    monkeypatch.setattr(
+        KnowledgeGraph,
+        "read_search_index",
+        lambda kg: built_on.append(threading.current_thread()) or read(kg),
+    )
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=5000)
     stale = window.kg._store.entities._search_index
+    window.browser.view.setFocus()
+    qtbot.waitUntil(lambda: window.browser.view.hasFocus(), timeout=2000)
     window.kg.add_entity("Zora Quill", "person")
     window.focus_search()
     qtbot.waitUntil(lambda: window.browser.search_field.hasFocus(), timeout=2000)
+    qtbot.waitUntil(lambda: window.kg._store.entities._search_index is not None, timeout=5000)
     assert window.kg._store.entities._search_index is not stale
+    assert window.kg.count_entities("zora") == 1
+    assert window.kg._store.entities._search_index is not stale  # not built again
+    assert built_on and threading.main_thread() not in built_on
 
 
 def test_search_as_you_type_and_enter_selects(window, qtbot):
@@ -184,7 +201,7 @@ def test_an_entity_chosen_deep_in_the_list_is_found_a_page_per_turn(kg, qtbot, i
 def test_merging_a_big_entity_is_written_off_the_ui_thread_as_one_undo_step(
     window, demo, answer_dialogs, qtbot, monkeypatch
 ):
-    from factlines.ui import fact_forms
+    from factlines.ui.forms import fact_forms
 
     monkeypatch.setattr(fact_forms, "LONG_MERGE_FACTS", 1)  # Helios counts as big
     before = dump(demo.db_path)
@@ -206,3 +223,22 @@ def test_merging_a_big_entity_is_written_off_the_ui_thread_as_one_undo_step(
     qtbot.waitUntil(lambda: not window.transfer.job.running, timeout=20000)
     assert window.errors[-1] == "target 'Nobody At All' is not in the graph"
     assert dump(demo.db_path) == before
+
+
+def test_a_graph_opened_while_an_index_is_built_gets_its_own(window, qtbot, tmp_path, monkeypatch):
+    other = tmp_path / "other" / "kg.sqlite3"
+    other.parent.mkdir()
+    with KnowledgeGraph(other) as kg:
+        kg.add_triple("Quentin Zed", "knows", "Ada")
+    gate = threading.Event()
+    read = KnowledgeGraph.read_search_index
+    monkeypatch.setattr(KnowledgeGraph, "read_search_index", lambda kg: gate.wait(10) and read(kg))
+    builder = window.browser.index_builder
+    window.kg._store.entities.forget_index()
+    builder.build(window.kg)  # the demo's, held on its worker
+    window.document.open(other)
+    qtbot.wait(100)  # the new graph's index is asked for while the demo's is built
+    gate.set()
+    qtbot.waitUntil(lambda: not builder.busy, timeout=10000)
+    assert window.kg.search_index_stamp() is None  # built off the UI thread, and kept
+    assert window.kg.count_entities("zed") == 1

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from factlines import KnowledgeGraphError
+from factlines import KnowledgeGraphError, open_graph
 from factlines.core import search
 from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
@@ -472,3 +473,39 @@ def test_a_merge_tells_its_progress_and_a_cancel_takes_it_back(tmp_path):
         kg.merge_entities("hub", "target", progress=lambda *step: told.append(step))
     assert told == [(500, 1_400), (1_000, 1_400), (1_400, 1_400)]
     assert dump(path)["entities"] != before["entities"]
+
+
+def test_a_search_index_read_on_another_store_is_kept_while_the_graph_is_unchanged(
+    people, graph_url
+):
+    # The window builds it on a worker thread, on a store of its own, and hands it over.
+    stamp = people.search_index_stamp()
+    assert stamp is not None
+    with open_graph(graph_url, read_only=True) as other:
+        index = other.read_search_index()
+    assert people.adopt_search_index(index, stamp)
+    assert people.search_index_stamp() is None  # nothing left to build
+    assert people.count_entities("ali") == 3
+    assert people._store.entities._search_index is index  # searched with it, not rebuilt
+
+
+def test_a_search_index_read_before_a_write_is_not_kept(people, graph_url):
+    stamp = people.search_index_stamp()
+    with open_graph(graph_url, read_only=True) as other:
+        index = other.read_search_index()
+    people.add_entity("Alibi")  # our own write: the index read before it lacks Alibi
+    assert not people.adopt_search_index(index, stamp)
+    assert people.count_entities("ali") == 4
+
+
+def test_a_search_index_read_before_another_program_s_write_is_not_kept(people, graph_url):
+    stamp = people.search_index_stamp()
+    with open_graph(graph_url, read_only=True) as other:
+        index = other.read_search_index()
+    with open_graph(graph_url) as writer:  # another client, after the index was read
+        writer.add_entity("Alibi")
+    deadline = time.monotonic() + 5  # a PostgreSQL client hears of it a moment later
+    while not people.external_changes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not people.adopt_search_index(index, stamp)
+    assert people.count_entities("ali") == 4

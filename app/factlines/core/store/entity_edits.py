@@ -13,6 +13,7 @@ from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id
 from factlines.core.progress import Progress, RowCounter
+from factlines.core.search import EntitySearchIndex
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.mempalace import properties_json
 from factlines.core.store.protocol import FactStore, GraphStore
@@ -126,6 +127,24 @@ class EntityEdits(Part):
         an app calls this when the user is about to type, not on the first keystroke.
         """
         self._store.entities.prepare_search()
+
+    def search_index_stamp(self) -> object | None:
+        """None when the search index is up to date; else what the graph is now, for
+        :meth:`adopt_search_index`. Building the index takes ~1 s at 100k entities: an app
+        builds it with :meth:`read_search_index` on another thread, on a store of its own,
+        and hands it to this one."""
+        return self._store.entities.search_index_stamp()
+
+    def read_search_index(self) -> EntitySearchIndex:
+        """A search index of the entities as they are now; this store does not keep it."""
+        return self._store.entities.read_search_index()
+
+    def adopt_search_index(self, index: EntitySearchIndex, stamp: object) -> bool:
+        """Keep ``index`` (read since :meth:`search_index_stamp` gave ``stamp``, on any store
+        of the same graph) as this store's search index, unless the graph changed since
+        ``stamp`` (as this store knows: a write of its own, or another program's it has
+        seen); whether it was kept."""
+        return self._store.entities.adopt_search_index(index, stamp)
 
     def entity_types(self) -> list[str]:
         return self._store.entities.types()

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from factlines import KnowledgeGraph, open_graph
 from factlines.core.errors import Refused, Unavailable
@@ -26,6 +27,7 @@ Read = Callable[[KnowledgeGraph, Progress], object]
 # from the UI thread as often as the others, and the window would get a smaller share.
 _ONE_AT_A_TIME = threading.Lock()
 REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
+LET_GO_AT_ONCE = 1_000  # rows freed in one step of the interpreter (~2 ms)
 
 
 class BackgroundRead(QObject):
@@ -119,6 +121,14 @@ class BackgroundRead(QObject):
         self.wait(timeout)
 
 
+def let_go(rows: list) -> None:
+    """Empty ``rows`` a slice at a time, on the worker, before a read returns. Freeing 90,000
+    rows at once is one step of the interpreter, which holds its lock throughout (~0.2 s):
+    the window could not take a turn meanwhile."""
+    while rows:
+        del rows[-LET_GO_AT_ONCE:]
+
+
 def _told(error: BaseException) -> bool:
     """Whether the job told of ``error`` (failed or cancelled): not a bug."""
     return isinstance(error, (Refused, Unavailable, Cancelled))
@@ -128,12 +138,27 @@ class WholeGraphQuestion(QObject):
     """A question about the whole graph, asked again when it changes: at once on an open (the
     "every row changed" that follows it is that same change), after writes once they stop
     coming for :data:`REFRESH_MS`. Subclasses ask it in :meth:`refresh_now`, through
-    :attr:`reader`, off the UI thread."""
+    :attr:`reader`, off the UI thread.
 
-    def __init__(self, state, parent: QObject | None = None):
+    Given the ``panel`` that shows the answer, it is asked again after writes only while the
+    panel is in sight (:attr:`stale` notes it is owed), and when the panel comes to the front
+    (:meth:`in_sight`); with ``asked_at_open`` False, at an open too (the answer shows nowhere
+    else). A read of the whole graph holds the worker, and through the interpreter's lock the
+    window, for a few hundred ms at 100,000 facts, after every write."""
+
+    def __init__(
+        self,
+        state,
+        parent: QObject | None = None,
+        panel: QWidget | None = None,
+        asked_at_open: bool = True,
+    ):
         super().__init__(parent)
         self._state = state
         self._opened = False
+        self._panel = panel
+        self._asked_at_open = asked_at_open
+        self.stale = False
         self.reader = BackgroundRead(self)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -149,16 +174,39 @@ class WholeGraphQuestion(QObject):
 
     def _graph_changed(self) -> None:
         self.reader.forget()  # whatever runs now is about the previous graph
-        self.refresh_now()
+        if self._asked_at_open:
+            self.refresh_now()
+        else:
+            self.refresh_in_sight()
         self._opened = True
 
     def refresh_soon(self, *_touched) -> None:
         if self._opened:
             self._opened = False
             return
+        if self._out_of_sight():
+            self.stale = True
+            return
         self._timer.start()
 
+    def refresh_in_sight(self) -> None:
+        """Ask now if the panel is in sight, else when it comes to the front."""
+        if self._out_of_sight():
+            self.stale = True
+        else:
+            self.refresh_now()
+
+    def in_sight(self, shown: bool) -> None:
+        """The panel's tab came to the front (``shown``) or went behind another: asked then
+        if it is owed."""
+        if shown and self.stale:
+            self.refresh_now()
+
+    def _out_of_sight(self) -> bool:
+        return self._panel is not None and self._panel.visibleRegion().isEmpty()
+
     def refresh_now(self) -> None:
+        """Ask now (subclasses: through :attr:`reader`; :attr:`stale` is cleared here)."""
         raise NotImplementedError
 
     def wait(self, timeout: float = 30.0) -> None:

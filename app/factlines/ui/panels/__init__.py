@@ -58,6 +58,7 @@ class Panels(QObject):
         self.conflicts_dock = window.add_dock("conflictsDock", "Conflicts", self.conflicts, bottom)
         self.changes_dock = window.add_dock("changesDock", "Changes", self.changes, bottom)
         self.narrative_dock = window.add_dock("narrativeDock", "Story", self.narrative, bottom)
+        self.narrative_dock.visibilityChanged.connect(self.narrative.in_sight)
         self.find_dock = window.add_dock("findFactsDock", "Find facts", self.find_facts, bottom)
         self.edit_history_dock = window.add_dock(
             "editHistoryDock", "Edit history", self.edit_history, bottom

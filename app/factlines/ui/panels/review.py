@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
-from factlines.ui.jobs.whole_graph import WholeGraphQuestion
+from factlines.ui.jobs.whole_graph import WholeGraphQuestion, let_go
 from factlines.ui.look import style
 from factlines.ui.look.wording import in_words
 from factlines.ui.menus.edits import FactActions
@@ -55,7 +55,7 @@ def read_inbox(kg, _progress) -> dict:
     waiting = kg.waiting_for_review()
     # Only what the panel shows crosses to the UI thread (a week of a busy graph is 90,000
     # rows, and even dropping those there took 175 ms); "mark all" needs only the later ones.
-    return {
+    inbox = {
         "since": since,
         "whole": whole,
         "never": never,
@@ -64,6 +64,8 @@ def read_inbox(kg, _progress) -> dict:
         "added": sum(1 for item in waiting if item["kind"] == "added"),
         "later": [item for item in waiting if item["recorded_at"] > whole],
     }
+    let_go(waiting)
+    return inbox
 
 
 class ReviewInbox(WholeGraphQuestion):
@@ -73,21 +75,11 @@ class ReviewInbox(WholeGraphQuestion):
     failed = Signal(str)
 
     def __init__(self, state: AppState, panel: QWidget):
-        super().__init__(state, panel)
-        self._panel = panel
+        # Asked again after writes only while the panel is in sight (a week can hold 90,000
+        # rows); at every open all the same: the status bar says how many rows wait.
+        super().__init__(state, panel, panel)
         self.reader.answered.connect(self.answered)
         self.reader.failed.connect(self.failed)
-        # Asked again after writes only while the panel is in sight: on a graph where a week
-        # holds 90,000 rows the read holds the worker (and, through the interpreter's lock,
-        # the window) for a few hundred ms after every edit. Out of sight it is asked when
-        # the panel comes to the front (and at every open).
-        self.stale = False
-
-    def refresh_soon(self, *touched) -> None:
-        if not self._panel.visibleRegion().isEmpty():
-            super().refresh_soon(*touched)
-        else:
-            self.stale = True
 
     def refresh_now(self) -> None:
         self.stale = False
@@ -227,6 +219,7 @@ class ReviewPanel(QWidget):
 
     def in_sight(self, shown: bool) -> None:
         """The panel's tab came to the front (``shown``) or went behind another."""
+        self.duplicates.finder.in_sight(shown)
         if shown and self.inbox.stale:
             self.inbox.refresh_now()
         elif shown and self._tree_stale:

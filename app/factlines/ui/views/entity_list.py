@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.ui.jobs.search_index import SearchIndexBuilder
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.models.entity_listing import NO_ID, EntityModel
@@ -85,6 +86,7 @@ class EntityBrowser(QWidget):
         self._state = state
         self._actions = actions
         self.model = EntityModel(state, self)
+        self.index_builder = SearchIndexBuilder(self)
 
         self.search_field = SearchField(self)
         self.search_field.setObjectName("entitySearch")
@@ -205,10 +207,9 @@ class EntityBrowser(QWidget):
             self._search_timer.start()
 
     def prepare_search(self) -> None:
-        """Have the store's search index ready before the first keystroke needs it."""
-        kg = self._state.kg
-        if kg is not None and not kg.closed:
-            kg.prepare_search()
+        """Have the store's search index ready before the first keystroke needs it: built
+        off the UI thread."""
+        self.index_builder.build(self._state.kg)
 
     def _graph_changed(self) -> None:
         """Another file: start from a clean filter (the data signal that follows re-queries).

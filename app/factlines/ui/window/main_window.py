@@ -411,5 +411,6 @@ class MainWindow(QMainWindow):
         self.window_layout.save()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()
+        self.browser.index_builder.stop()
         self.document.close()
         super().closeEvent(event)

@@ -33,6 +33,7 @@ class PGEntities(EntityRows):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
         self._search_index_generation = -1
+        self._forgotten = 0  # times the index was dropped after a write of ours
         self._rankings: dict[tuple[str, bool], tuple[int, list]] = {}
 
     # ── Writes (the others: EntityRows) ─────────────────────────────────
@@ -158,20 +159,41 @@ class PGEntities(EntityRows):
         with self._db.snapshot() as conn:
             self._index(conn)
 
+    def search_index_stamp(self) -> tuple | None:
+        self._db.poll()
+        if self._search_index is not None and self._search_index_generation == self._db.generation:
+            return None
+        return self._db.generation, self._forgotten
+
+    def read_search_index(self) -> EntitySearchIndex:
+        with self._db.snapshot() as conn:
+            return EntitySearchIndex(self._search_rows(conn))
+
+    def adopt_search_index(self, index: EntitySearchIndex, stamp: tuple) -> bool:
+        self._db.poll()
+        if (self._db.generation, self._forgotten) != stamp:
+            return False
+        self._search_index, self._search_index_generation = index, self._db.generation
+        return True
+
     def _index(self, conn) -> EntitySearchIndex:
         """The in-memory search index, built again once this client learns of a change."""
         self._db.poll()
         if self._search_index is None or self._search_index_generation != self._db.generation:
-            rows = conn.execute(
-                "SELECT id, name, type FROM entities "
-                f"ORDER BY {order(nocase('name'))}, {order('id ' + C)}"
-            ).fetchall()
-            self._search_index = EntitySearchIndex(rows)
+            self._search_index = EntitySearchIndex(self._search_rows(conn))
             self._search_index_generation = self._db.generation
         return self._search_index
 
+    @staticmethod
+    def _search_rows(conn) -> list[tuple]:
+        return conn.execute(
+            "SELECT id, name, type FROM entities "
+            f"ORDER BY {order(nocase('name'))}, {order('id ' + C)}"
+        ).fetchall()
+
     def forget_index(self) -> None:
         self._search_index = None
+        self._forgotten += 1
 
     def types(self) -> list[str]:
         with self._db.read() as conn:

@@ -49,6 +49,7 @@ class SQLiteEntities(EntityRows):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
         self._search_index_version: tuple | None = None
+        self._forgotten = 0  # times the index was dropped after a write of ours
         self._kept = Kept(db)
 
     # ── Writes (the others: EntityRows) ─────────────────────────────────
@@ -225,32 +226,58 @@ class SQLiteEntities(EntityRows):
         with self._db.snapshot() as conn:
             self._index(conn)
 
+    def search_index_stamp(self) -> tuple | None:
+        with self._db.snapshot() as conn:
+            if self._current_index(conn) is not None:
+                return None
+            return self._version(conn), self._forgotten
+
+    def read_search_index(self) -> EntitySearchIndex:
+        with self._db.snapshot() as conn:
+            return EntitySearchIndex(self._search_rows(conn))
+
+    def adopt_search_index(self, index: EntitySearchIndex, stamp: tuple) -> bool:
+        with self._db.snapshot() as conn:
+            version = self._version(conn)
+            if (version, self._forgotten) != stamp:
+                return False
+            self._search_index, self._search_index_version = index, version
+            return True
+
     def _search_ids(self, conn, text: str, entity_type: str | None = None) -> list[str]:
         """Ids matching a search, prefix matches first, each part in name order."""
         index = self._index(conn)
         return [index.ids[i] for i in index.matches(text, entity_type)]
 
+    def _version(self, conn) -> tuple:
+        """What the file is, as this connection sees it: the search index is valid for one."""
+        return self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0]
+
     def _current_index(self, conn) -> EntitySearchIndex | None:
         """The in-memory search index if it is up to date, else None (nothing is built)."""
-        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
-        if self._search_index is not None and self._search_index_version == version:
+        if self._search_index is not None and self._search_index_version == self._version(conn):
             return self._search_index
         return None
 
     def _index(self, conn) -> EntitySearchIndex:
         """The in-memory search index, rebuilt when the file changed since it was built."""
-        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
+        version = self._version(conn)
         if self._search_index is None or self._search_index_version != version:
-            rows = conn.execute(
-                "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"
-            ).fetchall()
-            self._search_index = EntitySearchIndex(rows)
+            self._search_index = EntitySearchIndex(self._search_rows(conn))
             self._search_index_version = version
         return self._search_index
 
+    @staticmethod
+    def _search_rows(conn) -> list[tuple]:
+        return conn.execute(
+            "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"
+        ).fetchall()
+
     def forget_index(self) -> None:
-        """Our own commit does not change ``data_version``: drop the index after a write."""
+        """Our own commit does not change ``data_version``: drop the index after a write (and
+        refuse an index read before it)."""
         self._search_index = None
+        self._forgotten += 1
 
     @staticmethod
     def _filter(ids: list[str] | None, entity_type: str | None, valid_at_key: str | None):
