@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
 from factlines.ui.look import style
@@ -16,13 +16,14 @@ from factlines.ui.models.roles import (
     FACT_ID_ROLE,
     FONT,
     FOREGROUND,
+    ROOT,
     TOOLTIP,
+    Index,
     clear_span,
+    column_header,
     fill_span,
 )
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 CHANGE_ROLE = Qt.ItemDataRole.UserRole + 21  # "started", "ended" or "both", on fact rows
 STARTED_COLOR = QColor("#2e7d32")
 ENDED_COLOR = QColor("#c62828")
@@ -142,7 +143,7 @@ class ChangesModel(QAbstractItemModel):
     def fact_count(self) -> int:
         return sum(1 for node in self._nodes if node.kind == "fact")
 
-    def node(self, index: _Index) -> Node | None:
+    def node(self, index: Index) -> Node | None:
         if not index.isValid():
             return None
         number = index.internalId() - 1
@@ -156,7 +157,7 @@ class ChangesModel(QAbstractItemModel):
         return QModelIndex()
 
     # Model
-    def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
+    def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
         if column < 0 or column >= len(self.COLUMNS) or row < 0:
             return QModelIndex()
         if not parent.isValid():
@@ -170,13 +171,13 @@ class ChangesModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, children[row] + 1)
 
-    def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
+    def parent(self, index: Index = ROOT) -> QModelIndex:  # type: ignore[override]
         node = self.node(index)
         if node is None or node.parent < 0:
             return QModelIndex()
         return self.createIndex(self._nodes[node.parent].row, 0, node.parent + 1)
 
-    def rowCount(self, parent: _Index = _ROOT) -> int:
+    def rowCount(self, parent: Index = ROOT) -> int:
         if not parent.isValid():
             return len(self._top)
         if parent.column() != 0:
@@ -184,26 +185,20 @@ class ChangesModel(QAbstractItemModel):
         node = self.node(parent)
         return len(node.children) if node is not None else 0
 
-    def columnCount(self, parent: _Index = _ROOT) -> int:
+    def columnCount(self, parent: Index = ROOT) -> int:
         return len(self.COLUMNS)
 
-    def hasChildren(self, parent: _Index = _ROOT) -> bool:
+    def hasChildren(self, parent: Index = ROOT) -> bool:
         return self.rowCount(parent) > 0
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section]
-        return None
+        return column_header(self.COLUMNS, section, orientation, role)
 
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
         node = self.node(index)
         return None if node is None else self._value(node, index.column(), int(role))
 
-    def multiData(self, index: _Index, roles) -> None:
+    def multiData(self, index: Index, roles) -> None:
         node = self.node(index)
         if node is None:
             clear_span(roles)

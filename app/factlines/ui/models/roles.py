@@ -41,3 +41,14 @@ def clear_span(roles) -> None:
     """No such cell: no answer to any role (the span may hold the previous cell's)."""
     for i in range(len(roles)):
         roles[i].clearData()
+
+
+def column_header(columns, section: int, orientation, role):
+    """A table's horizontal header: the text of ``columns[section]``, nothing else."""
+    if (
+        orientation == Qt.Orientation.Horizontal
+        and role == Qt.ItemDataRole.DisplayRole
+        and 0 <= section < len(columns)
+    ):
+        return columns[section]
+    return None

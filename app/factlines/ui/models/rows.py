@@ -7,13 +7,10 @@ A subclass names its ``COLUMNS``, keeps its rows in ``_rows`` and answers
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from factlines.ui.models.roles import clear_span, fill_span
-
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
+from factlines.ui.models.roles import ROOT, Index, clear_span, column_header, fill_span
 
 
 class RowsModel(QAbstractTableModel):
@@ -30,27 +27,21 @@ class RowsModel(QAbstractTableModel):
     def _value(self, item, column: int, role: int):
         raise NotImplementedError
 
-    def rowCount(self, parent: _Index = _ROOT) -> int:
+    def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: _Index = _ROOT) -> int:
+    def columnCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section]
-        return None
+        return column_header(self.COLUMNS, section, orientation, role)
 
-    def data(self, index: _Index, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         return self._value(self._item(index.row()), index.column(), int(role))
 
-    def multiData(self, index: _Index, roles) -> None:
+    def multiData(self, index: Index, roles) -> None:
         # The view's delegate asks several roles per painted cell: one call into Python.
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             clear_span(roles)

@@ -11,7 +11,7 @@ the end it set, the start it gave; else the moment of the edit.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QTimer
+from PySide6.QtCore import QModelIndex, QTimer
 from PySide6.QtWidgets import QHeaderView, QLabel, QVBoxLayout, QWidget
 
 from factlines.core import temporal
@@ -20,12 +20,10 @@ from factlines.core.mempalace_log import WriteLogEntry, events_for_fact
 from factlines.core.names import entity_id
 from factlines.ui.look import style
 from factlines.ui.look.wording import in_words
-from factlines.ui.models.roles import DISPLAY, FOREGROUND, TOOLTIP
+from factlines.ui.models.roles import DISPLAY, FOREGROUND, ROOT, TOOLTIP, Index
 from factlines.ui.models.rows import RowsModel, rows_view
 from factlines.ui.session.state import AppState
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 RELOAD_MS = 200
 _ASKED = {
     "kg_add": "add {subject} {predicate} {object}",
@@ -154,9 +152,9 @@ class EditHistoryModel(RowsModel):
         self._sources = _Sources(kg) if kg is not None and not kg.closed else None
         self.endResetModel()
         if self._sources is not None:
-            self.fetchMore(_ROOT)
+            self.fetchMore(ROOT)
 
-    def canFetchMore(self, parent: _Index = _ROOT) -> bool:
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
         if parent.isValid() or self._sources is None or self.problem:
             return False
         try:
@@ -165,7 +163,7 @@ class EditHistoryModel(RowsModel):
             self.problem = in_words(exc)
             return False
 
-    def fetchMore(self, parent: _Index = _ROOT) -> None:
+    def fetchMore(self, parent: Index = ROOT) -> None:
         if parent.isValid() or self._sources is None:
             return
         try:
@@ -177,7 +175,7 @@ class EditHistoryModel(RowsModel):
             return
         if rows:
             first = len(self._rows)
-            self.beginInsertRows(_ROOT, first, first + len(rows) - 1)
+            self.beginInsertRows(ROOT, first, first + len(rows) - 1)
             self._rows += rows
             self.endInsertRows()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import (
     QModelIndex,
-    QPersistentModelIndex,
     QTimer,
 )
 from PySide6.QtWidgets import (
@@ -27,14 +26,14 @@ from factlines.ui.models.roles import (
     DISPLAY,
     ENTITY_ID_ROLE,
     FACT_ID_ROLE,
+    ROOT,
     TOOLTIP,
+    Index,
 )
 from factlines.ui.models.rows import RowsModel, rows_view
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 SEARCH_MS = 200
 
 
@@ -95,10 +94,10 @@ class FoundFactsModel(RowsModel):
     def fact_at(self, row: int) -> dict | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
-    def canFetchMore(self, parent: _Index = _ROOT) -> bool:
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
         return not parent.isValid() and len(self._rows) < self._total
 
-    def fetchMore(self, parent: _Index = _ROOT) -> None:
+    def fetchMore(self, parent: Index = ROOT) -> None:
         if parent.isValid() or not self.canFetchMore():
             return
         more = self._page(len(self._rows), min(self.PAGE, self._total - len(self._rows)))
@@ -106,7 +105,7 @@ class FoundFactsModel(RowsModel):
             self._total = len(self._rows)
             return
         first = len(self._rows)
-        self.beginInsertRows(_ROOT, first, first + len(more) - 1)
+        self.beginInsertRows(ROOT, first, first + len(more) - 1)
         self._rows.extend(more)
         self.endInsertRows()
 

@@ -14,7 +14,6 @@ from bisect import bisect_right
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
-    QPersistentModelIndex,
     QTimer,
 )
 from PySide6.QtGui import QFont
@@ -41,14 +40,14 @@ from factlines.ui.models.roles import (
     FACT_ID_ROLE,
     FONT,
     FOREGROUND,
+    ROOT,
     TOOLTIP,
+    Index,
 )
 from factlines.ui.models.rows import RowsModel, rows_view
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
 
-_Index = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 FOLLOW_PAGES = 20  # as_of past the loaded events: read on to it when this many pages are left
 RELOAD_MS = 200
 
@@ -167,10 +166,10 @@ class StoryModel(RowsModel):
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     # Lazy loading
-    def canFetchMore(self, parent: _Index = _ROOT) -> bool:
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
         return not parent.isValid() and self.base + len(self._rows) < self._total
 
-    def fetchMore(self, parent: _Index = _ROOT) -> None:
+    def fetchMore(self, parent: Index = ROOT) -> None:
         if parent.isValid() or not self.canFetchMore():
             return
         offset = self.base + len(self._rows)
@@ -179,7 +178,7 @@ class StoryModel(RowsModel):
             self._total = offset
             return
         first = len(self._rows)
-        self.beginInsertRows(_ROOT, first, first + len(more) - 1)
+        self.beginInsertRows(ROOT, first, first + len(more) - 1)
         self._rows.extend(more)
         self._index_keys(first)
         self.endInsertRows()
