@@ -357,3 +357,45 @@ def test_a_fact_ended_today_by_mempalace_or_factlines_never_ends_in_the_future(
     finally:
         kg.close()
     assert [(c["kind"], c["predicate"]) for c in rows] == [("future_end", "lives_in")]
+
+
+def test_suggestions_list_the_pairs_only_of_what_they_suggest(kg, monkeypatch):
+    """A hub holding many objects at once has pairs by the million at scale: the suggestions
+    count its subjects' overlaps, but list pairs only of the predicates they suggest."""
+    from factlines.core import analysis
+
+    listed = []
+    pairs_of = analysis.overlapping_pairs
+    monkeypatch.setattr(
+        analysis,
+        "overlapping_pairs",
+        lambda rows: listed.append({r[1] for r in rows}) or pairs_of(rows),
+    )
+    for i in range(6):
+        kg.add_triple(f"P{i}", "works_at", "Acme", valid_from="2020-01-01", valid_to="2021-01-01")
+        kg.add_triple(f"P{i}", "works_at", "Bolt", valid_from="2021-01-01")
+    for i in range(40):  # the hub: 40 objects at once, 780 pairs
+        kg.add_triple("Hub", "knows", f"P{i}", valid_from=f"2020-01-{i % 28 + 1:02}")
+    found = kg.single_valued_suggestions()
+    assert [s["predicate"] for s in found] == ["works_at"]
+    assert listed == [{"works_at"}]
+    # What the early stop counted is what the whole list would say.
+    figures = analysis.predicate_figures(
+        [(f"S{i % 3}", "p", f"O{i % 5}", f"t{i}", f"2020-0{i % 9 + 1}-01", None) for i in range(30)]
+    )
+    pairs = figures["p"]["pairs"]
+    assert figures["p"]["overlapping"] == len({p[0] for p in pairs if p[3] == 0}) == 3
+
+
+def test_a_read_lets_its_rows_go_a_slice_at_a_time():
+    from factlines.core.collector import LET_GO_AT_ONCE, let_go
+
+    class Watched(list):
+        def __delitem__(self, index):
+            sizes.append(len(self[index]))
+            super().__delitem__(index)
+
+    sizes: list[int] = []
+    rows = Watched(range(LET_GO_AT_ONCE * 2 + 5))
+    let_go(rows)
+    assert rows == [] and sizes == [LET_GO_AT_ONCE, LET_GO_AT_ONCE, 5]

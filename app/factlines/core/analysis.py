@@ -14,7 +14,7 @@ Conflict rows are ``{kind, subject, predicate, a, b, start, end}`` (see :data:`K
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from itertools import pairwise
 from operator import itemgetter
@@ -40,6 +40,20 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     second and lasts at least as long (MemPalace's ``invalidate(ended=D)`` then
     ``add_triple(valid_from=D)``).
     """
+    groups = _by_subject(rows)
+    found: list[tuple] = []
+    for subject in sorted([subject for subject, group in groups.items() if len(group) > 1]):
+        pairs = list(_subject_pairs(subject, groups[subject]))
+        # Each subject's few pairs put in order here leave the whole list in order, so
+        # sorting it with other conflicts is a merge.
+        if len(pairs) > 1:
+            pairs.sort()
+        found += pairs
+    return found
+
+
+def _by_subject(rows: Iterable[tuple]) -> defaultdict[str, list[tuple]]:
+    """The facts valid somewhere, keyed for :func:`_subject_pairs` and grouped by subject."""
     # One pass builds the keys and groups by subject: sorting each small group costs far
     # less than sorting every fact. A fact is (predicate, start, id, end, object, handover),
     # "" for an unknown start, "~" for an open end, and for a day-only end D the start key a
@@ -62,39 +76,34 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
             end = valid_to
         if start < end:
             groups[subject].append((predicate, start, tid, end, obj, handover))
-    found: list[tuple] = []
-    for subject in sorted([subject for subject, group in groups.items() if len(group) > 1]):
-        group = groups[subject]
-        # By predicate, then start: a fact overlaps the later facts of its predicate that
-        # start before it ends, and no fact after the first that does not, so the work is
-        # the size of the answer.
-        group.sort()
-        pairs: list[tuple] = []
-        add = pairs.append
-        last = len(group)
-        for i in range(last - 1):
-            predicate, a_start, a_id, a_end, a_obj, a_handover = group[i]
-            for j in range(i + 1, last):
-                b = group[j]
-                start = b[1]
-                if start >= a_end or b[0] != predicate:
-                    break
-                end = b[3]
-                if b[4] == a_obj:
-                    if end != _OPEN or a_end != _OPEN:
-                        continue
-                    kind = _DUPLICATE
-                elif a_handover == start and a_start < start and end >= a_end:
-                    kind = _HANDOVER
-                else:
-                    kind = _OVERLAP
-                add((subject, predicate, start, kind, a_id, b[2], a_end if a_end < end else end))
-        # Each subject's few pairs put in order here leave the whole list in order, so
-        # sorting it with other conflicts is a merge.
-        if len(pairs) > 1:
-            pairs.sort()
-        found += pairs
-    return found
+    return groups
+
+
+def _subject_pairs(subject: str, group: list[tuple]) -> Iterator[tuple]:
+    """One subject's overlaps, handovers and open duplicates as conflict tuples, unordered.
+
+    By predicate, then start: a fact overlaps the later facts of its predicate that start
+    before it ends, and no fact after the first that does not, so the work is the size of
+    the answer."""
+    group.sort()
+    last = len(group)
+    for i in range(last - 1):
+        predicate, a_start, a_id, a_end, a_obj, a_handover = group[i]
+        for j in range(i + 1, last):
+            b = group[j]
+            start = b[1]
+            if start >= a_end or b[0] != predicate:
+                break
+            end = b[3]
+            if b[4] == a_obj:
+                if end != _OPEN or a_end != _OPEN:
+                    continue
+                kind = _DUPLICATE
+            elif a_handover == start and a_start < start and end >= a_end:
+                kind = _HANDOVER
+            else:
+                kind = _OVERLAP
+            yield (subject, predicate, start, kind, a_id, b[2], a_end if a_end < end else end)
 
 
 def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
@@ -183,7 +192,9 @@ class _Days(dict):
         return number
 
 
-def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
+def predicate_figures(
+    rows: Iterable[tuple], pairs_for: Callable[[dict], bool] = lambda _figure: True
+) -> dict[str, dict]:
     """What each predicate's facts say about holding one object at a time.
 
     ``rows`` are facts as :func:`overlapping_pairs` takes them. By predicate: ``subjects``
@@ -192,8 +203,9 @@ def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
     does not count, it is how MemPalace writes a change of object), ``changes`` (a subject's
     fact ended, its next one of another object started that day or later) and ``following``
     (of those, the next started within :data:`FOLLOW_ON_DAYS`), ``closed`` and ``brief``
-    (facts with both dates; of those, the ones lasting under :data:`FOLLOW_ON_DAYS`), and
-    ``pairs``: the overlaps and handovers, as :func:`overlapping_pairs` gives them.
+    (facts with both dates; of those, the ones lasting under :data:`FOLLOW_ON_DAYS`), and,
+    where ``pairs_for(figure)`` says so, ``pairs``: the overlaps and handovers, as
+    :func:`overlapping_pairs` gives them (else empty).
     """
     days = _Days()
     by_predicate: defaultdict[str, list] = defaultdict(list)
@@ -201,15 +213,18 @@ def predicate_figures(rows: Iterable[tuple]) -> dict[str, dict]:
         by_predicate[row[1]].append(row)
     figures: dict[str, dict] = {}
     for predicate, facts in by_predicate.items():
-        # Each predicate's overlaps on their own: smaller groups, sorted faster.
+        # Each predicate's overlaps on their own: smaller groups, sorted faster. Whether a
+        # subject overlapped needs only its first overlap: a hub holding thousands of objects
+        # at once has millions of pairs, listed only when they would be shown.
         figure = figures[predicate] = _figures(facts, days)
-        overlapping = set()
-        for pair in overlapping_pairs(facts):
-            if pair[3] != _DUPLICATE:
-                figure["pairs"].append(pair)
-                if pair[3] == _OVERLAP:
-                    overlapping.add(pair[0])
-        figure["overlapping"] = len(overlapping)
+        figure["overlapping"] = sum(
+            1
+            for subject, group in _by_subject(facts).items()
+            if len(group) > 1
+            and any(pair[3] == _OVERLAP for pair in _subject_pairs(subject, group))
+        )
+        if pairs_for(figure):
+            figure["pairs"] = [pair for pair in overlapping_pairs(facts) if pair[3] != _DUPLICATE]
     return figures
 
 
@@ -270,7 +285,7 @@ def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
     overlaps``. Ordered by evidence, most first.
     """
     suggestions = []
-    for predicate, figure in predicate_figures(rows).items():
+    for predicate, figure in predicate_figures(rows, _looks_single_valued).items():
         if not _looks_single_valued(figure):
             continue
         subjects, overlapping = figure["subjects"], figure["overlapping"]

@@ -17,7 +17,7 @@ from factlines.core.analysis import (
     single_fact_rows,
     suggest_single_valued,
 )
-from factlines.core.collector import collector_paused
+from factlines.core.collector import collector_paused, let_go
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.entity_edits import EntityEdits
@@ -89,6 +89,7 @@ class GraphHistory(Part):
             now, today = temporal.now_instant(), temporal.latest_today()
             singles = single_fact_rows(history.irregular(now, today, eid, marked))
             report(progress, 3, 4)
+            let_go(rows)
             return as_rows(pairs, singles)
 
     def conflicts_touching(self, entity: str) -> list[dict]:
@@ -118,6 +119,7 @@ class GraphHistory(Part):
         with collector_paused():
             rows = self._store.history.interval_rows(None, None)
             found = suggest_single_valued(rows)
+            let_go(rows)
         for row in found:
             row["marked"] = row["predicate"] in marked
         return found

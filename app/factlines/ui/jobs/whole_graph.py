@@ -27,7 +27,6 @@ Read = Callable[[KnowledgeGraph, Progress], object]
 # from the UI thread as often as the others, and the window would get a smaller share.
 _ONE_AT_A_TIME = threading.Lock()
 REFRESH_MS = 300  # writes in a row are looked at once, this long after the last
-LET_GO_AT_ONCE = 1_000  # rows freed in one step of the interpreter (~2 ms)
 
 
 class BackgroundRead(QObject):
@@ -119,14 +118,6 @@ class BackgroundRead(QObject):
         self.forget()
         self.cancel()
         self.wait(timeout)
-
-
-def let_go(rows: list) -> None:
-    """Empty ``rows`` a slice at a time, on the worker, before a read returns. Freeing 90,000
-    rows at once is one step of the interpreter, which holds its lock throughout (~0.2 s):
-    the window could not take a turn meanwhile."""
-    while rows:
-        del rows[-LET_GO_AT_ONCE:]
 
 
 def _told(error: BaseException) -> bool:
