@@ -97,17 +97,58 @@ def test_no_arguments_opens_a_new_graph_in_the_data_folder(tmp_path):
     assert len(created) == 1
 
 
-def test_start_up_leaves_its_objects_out_of_the_collectors_scans():
+def test_start_up_leaves_its_objects_out_of_the_collectors_scans_and_shares_the_lock_sooner():
     import gc
 
-    from factlines.ui.app import YOUNG_COLLECTION_THRESHOLD, settle_after_startup
+    from factlines.ui.app import UI_TURN_S, YOUNG_COLLECTION_THRESHOLD, settle_after_startup
 
     assert gc.get_freeze_count() == 0
-    threshold = gc.get_threshold()
+    threshold, turn = gc.get_threshold(), sys.getswitchinterval()
     try:
         settle_after_startup()
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, *threshold[1:])
+        assert sys.getswitchinterval() == pytest.approx(UI_TURN_S) != pytest.approx(turn)
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+        sys.setswitchinterval(turn)
+        gc.enable()
+
+
+def test_cycles_are_collected_on_the_ui_thread_alone(qtbot):
+    """Python's automatic collector is off once the app is up; a timer on the UI thread
+    collects what is due, and a worker thread making cycles never collects them there."""
+    import gc
+    import threading
+
+    from factlines.ui.app import collect_on_the_ui_thread
+
+    collected_on: list[str] = []
+
+    class Cycle:
+        def __init__(self):
+            self.me = self
+
+        def __del__(self):
+            collected_on.append(threading.current_thread().name)
+
+    thresholds = gc.get_threshold()
+    try:
+        collect_on_the_ui_thread()
+        gc.set_threshold(100, 10, 10)
+        assert not gc.isenabled()
+
+        def worker():
+            for _ in range(5_000):  # far past the threshold: Python would collect here
+                Cycle()
+
+        thread = threading.Thread(target=worker, name="worker")
+        thread.start()
+        thread.join()
+        assert collected_on == []
+        qtbot.waitUntil(lambda: len(collected_on) == 5_000, timeout=5_000)
+        assert set(collected_on) == {threading.main_thread().name}
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.enable()

@@ -18,6 +18,20 @@ from factlines.ui.models.fact_models import COLUMN, FACT_ID_ROLE
 
 
 @pytest.fixture(autouse=True)
+def collector_on_the_ui_thread(qapp):
+    """As in the app: Python's cycle collector runs on the UI thread alone (a collection on a
+    worker thread that frees Qt objects can hang the process). The tests of the core after
+    this one in the same process collect as Python does."""
+    import gc
+
+    from factlines.ui.app import collect_on_the_ui_thread
+
+    collect_on_the_ui_thread()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
 def isolated_settings(tmp_path, monkeypatch) -> Path:
     """Every window in the test keeps its settings in tmp_path, never in the user's."""
     path = tmp_path / "settings" / "factlines.ini"

@@ -31,6 +31,11 @@ _pauses = 0
 _was_enabled = False
 
 
+def paused() -> bool:
+    """Whether a read has paused the collector now (a collector run by hand waits too)."""
+    return _pauses > 0
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     global _pauses, _was_enabled
