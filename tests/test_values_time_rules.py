@@ -138,6 +138,7 @@ def test_the_windows_validity_is_mempalaces_at_every_instant(tmp_path_factory, f
     kg = KnowledgeGraph(path)
     try:
         rows = EntityFacts(kg, "kai", None)
+        rows.read_facts()
         objects = [fact["object"] for fact in rows.facts]
         for as_of in instants:
             rows.move_to(temporal.to_posix(temporal.start_key(as_of)))

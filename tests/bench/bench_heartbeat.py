@@ -2,6 +2,7 @@
 
     python tests/bench/bench_heartbeat.py [--keep PATH]         # 9k entities, 90k facts, 1.8k hub
     python tests/bench/bench_heartbeat.py --big [--keep PATH]   # 100k entities, 1M facts, 20k hub
+    ... --stacks FILE   # every thread's stack whenever the UI thread misses its beats too long
 
 A 5 ms QTimer beats on the UI thread while the real window (bench_window's graph, its
 automation surface) goes through what a person does: start-up, selecting the hub, ending one
@@ -16,6 +17,7 @@ included). Target: no gap over 100 ms.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import shutil
 import subprocess
@@ -58,8 +60,9 @@ class Heartbeat:
     (the rest of the gap it waited on something: the interpreter's lock, held by a worker).
     Without schedstat (not Linux) the wait for a core counts as blocked."""
 
-    def __init__(self):
+    def __init__(self, stacks=None):
         self._schedstat = _thread_schedstat()
+        self._stacks = stacks
         self.beats: list[tuple[float, float, float]] = [self._beat()]
         self.longest_cpu = 0.0
         self.longest_queued = 0.0
@@ -67,7 +70,14 @@ class Heartbeat:
         self.timer = QTimer()
         self.timer.setInterval(BEAT_MS)
         self.timer.timeout.connect(lambda: self.beats.append(self._beat()))
+        if stacks is not None:
+            self.timer.timeout.connect(self._watch)
         self.timer.start()
+
+    def _watch(self) -> None:
+        """Each beat puts off the stacks' dump: it comes only when no beat came for longer
+        than the target (faulthandler's own thread: it needs no turn of the interpreter)."""
+        faulthandler.dump_traceback_later(TARGET_MS / 1000, file=self._stacks)
 
     def _beat(self) -> tuple[float, float, float]:
         queued = 0.0
@@ -156,6 +166,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="build the graph at this path (reused if it exists)")
     parser.add_argument("--big", action="store_true", help="100k entities, 1M facts, 20k hub")
+    parser.add_argument(
+        "--stacks",
+        type=argparse.FileType("w"),
+        help="write every thread's stack to this file whenever the UI thread misses its beats "
+        "for over the target (what it waited for)",
+    )
     args = parser.parse_args()
     size = SIZES["big" if args.big else "normal"]
     bench_window.ENTITIES, bench_window.TRIPLES, bench_window.HUB_FACTS = size
@@ -179,7 +195,7 @@ def main() -> int:
 
     # (step, longest gap, the UI thread's CPU in it, its wait for a core, longest blocked)
     figures: list[tuple[str, float, float, float, float]] = []
-    heartbeat = Heartbeat()
+    heartbeat = Heartbeat(args.stacks)
     since = time.perf_counter()
     kg = KnowledgeGraph(path)
     window = MainWindow(kg)
@@ -195,6 +211,8 @@ def main() -> int:
     settle_after_startup()  # as `factlines` does once its window is up
     gap = settle(window, shown)
     figures.append(("start-up: after the window is shown", gap, *heartbeat.longest_parts()))
+    if args.stacks:
+        args.stacks.write("=== after: start-up\n")
     print(f"{kg.stats()['triples']:,} facts; window built and shown in {built:.0f} ms")
 
     def step(name: str, action, wait: float = SETTLE_S) -> None:
@@ -203,6 +221,9 @@ def main() -> int:
         gap = settle(window, since, wait)
         figures.append((name, gap, *heartbeat.longest_parts()))
         print(f"  {name}: {figures[-1][1]:.0f} ms", flush=True)
+        if args.stacks:
+            args.stacks.write(f"=== after: {name}\n")
+            args.stacks.flush()
 
     step("select the hub", lambda: window.select_entity("Hub"))
     open_facts = [f["id"] for f in kg.intervals("hub") if f["valid_to"] is None]

@@ -48,23 +48,36 @@ def valid_mask(starts: np.ndarray, ends: np.ndarray, at: float | None) -> np.nda
 
 
 class EntityFacts:
-    """One entity's facts (``kg.intervals`` rows), their time arrays and conflicts."""
+    """One entity's record; once :meth:`read_facts` is asked, its facts (``kg.intervals``
+    rows), their time arrays and conflicts."""
 
     def __init__(self, kg: KnowledgeGraph, entity: str, at: float | None):
         self._kg = kg
         self.entity = entity
         self._at = at
+        self.record = kg.get_entity(entity)
+        self.read = False  # whether the facts were read
+        self.facts: list[dict] = []
+        self.conflicts: list[dict] = []
         self.conflicts_by_fact: dict[str, list[dict]] = {}
-        self._read_all()
+
+    def read_facts(self) -> None:
+        """Read the facts, once (a hub's take a turn of the event loop)."""
+        if not self.read:
+            self._read_facts()
 
     def _read_all(self) -> None:
         """Read the entity's record, facts and conflicts (none when it is not in the graph)."""
         self.record = self._kg.get_entity(self.entity)
+        self._read_facts()
+
+    def _read_facts(self) -> None:
         self.facts = self._kg.intervals(self.entity) if self.record is not None else []
         self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
         self.starts, self.ends = time_bounds(self.facts)
         self.valid = valid_mask(self.starts, self.ends, self._at)
         self._read_conflicts()
+        self.read = True  # only now: a read that failed (a bug) is tried again
 
     def _read_conflicts(self) -> set[str]:
         """Read the conflicts again; the ids whose conflicts are not what they were."""
@@ -86,6 +99,8 @@ class EntityFacts:
     def move_to(self, at: float | None) -> np.ndarray:
         """as_of moved: validity evaluated once; returns the indices whose validity flipped."""
         self._at = at
+        if not self.read:
+            return np.zeros(0, np.int64)
         before, self.valid = self.valid, valid_mask(self.starts, self.ends, at)
         return np.flatnonzero(before != self.valid)
 
@@ -93,6 +108,9 @@ class EntityFacts:
 
     def apply(self, touched: Touched) -> FactsPatch:
         """Bring the rows up to date with a write that touched these ids."""
+        if not self.read:  # the facts will be read as they are then
+            self.record = self._kg.get_entity(self.entity)
+            return FactsPatch()
         neighbours = {f["other"] for f in self.facts} | {self.entity}
         if (
             touched.everything

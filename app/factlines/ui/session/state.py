@@ -149,7 +149,12 @@ class AppState(QObject):
             self.select_fact(None)
         self._follow_colours(touched)
         facts = self._facts
-        spread = touched.everything and facts is not None and len(facts.facts) >= SPREAD_FROM
+        spread = (
+            touched.everything
+            and facts is not None
+            and facts.read
+            and len(facts.facts) >= SPREAD_FROM
+        )
         if spread:  # read again by the first view whose turn comes
             self._forget_facts()
             patch = FactsPatch(reloaded=True)
@@ -211,10 +216,10 @@ class AppState(QObject):
             view = next(iter(self._waiting), None)
             if view is None:
                 continue
-            reload = self._waiting.pop(view)
             if self._kg is None or self._kg.closed:  # the window closed meanwhile
                 self._waiting.clear()
                 return
+            reload = self._waiting.pop(view)
             try:
                 reload()
             except BaseException:  # a bug, raised to the error handler: the others go on
@@ -229,16 +234,19 @@ class AppState(QObject):
     def _forget_facts(self) -> None:
         self._facts = None
 
-    def _entity_facts(self) -> EntityFacts | None:
+    def _entity_facts(self, with_facts: bool = True) -> EntityFacts | None:
         if self._kg is None or self._entity is None:
             return None
         if self._facts is None:
             self._facts = EntityFacts(self._kg, self._entity, self.as_of_posix)
+        if with_facts:
+            self._facts.read_facts()
         return self._facts
 
     def entity_record(self) -> dict | None:
-        """The selected entity's row (``kg.get_entity``), None if it is not in the graph."""
-        facts = self._entity_facts()
+        """The selected entity's row (``kg.get_entity``), None if it is not in the graph. Its
+        facts are not read for it: a big entity's are read in a turn of their own."""
+        facts = self._entity_facts(with_facts=False)
         return facts.record if facts is not None else None
 
     def entity_facts(self) -> list[dict]:
