@@ -226,6 +226,11 @@ def test_recorded_since_is_what_the_rows_and_both_logs_say(kg, graph_url, tmp_pa
             (item["kind"], item["fact"]["id"], item["recorded_at"], item["by"]) for item in got
         ] == oracle(graph_url, kg, log_path, since, until)
         assert all(item["fact"]["id"] and "predicate" in item["fact"] for item in got)
+        # The fact as it is now (one the log saw ended, then deleted: its last image).
+        now = {item["fact"]["id"]: kg.get_fact(item["fact"]["id"]) for item in got}
+        assert all(
+            item["fact"] == now[item["fact"]["id"]] for item in got if now[item["fact"]["id"]]
+        )
 
 
 @pytest.mark.sqlite_only  # the speed indexes and query plans are SQLite's
@@ -258,8 +263,19 @@ def test_with_the_speed_indexes_only_the_span_s_rows_are_read(kg, graph_url, tmp
         for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
     ]
     assert plans and not [d for d in plans if d.startswith("SCAN")], plans
+    # The span's two names a row off the index of names by id alone (not MemPalace's index of
+    # ids, then the entity's row).
+    span = [sql for sql in statements if "WHERE t.extracted_at" in sql]
+    names = [
+        detail
+        for sql in span
+        for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
+        if detail.split()[1] in ("s", "o")
+    ]
+    assert names and all("COVERING INDEX fl_entities_id_name" in d for d in names), plans
     expected = oracle(graph_url, kg, log_path, since, None)
     assert [(i["kind"], i["fact"]["id"], i["recorded_at"], i["by"]) for i in got] == expected
+    assert all(i["fact"] == kg.get_fact(i["fact"]["id"]) for i in got)
     assert ("Atlas", "audits", "Nova") in {
         (i["fact"]["subject_name"], i["fact"]["predicate"], i["fact"]["object_name"]) for i in got
     }

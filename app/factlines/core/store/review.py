@@ -20,6 +20,7 @@ from factlines.core.mempalace_log import WriteLog, events_for_fact
 from factlines.core.names import entity_id
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
+from factlines.core.store.rows import fact_dict
 from factlines.core.store.wiring import Part, writes
 
 REVIEWED = "reviewed_up_to"
@@ -96,12 +97,7 @@ class GraphReview(Part):
         def within(at: str | None) -> bool:
             return at is not None and since < at and (last is None or at <= last)
 
-        added: dict[str, dict] = {}
-        rows = self._store.facts.recorded_between(_stamp(since), _stamp(last) if last else None)
-        for fact in rows:
-            at = recorded_instant(fact["extracted_at"])
-            if within(at):
-                added[fact["id"]] = _item("added", fact, at, fact["adapter_name"] or None)
+        added = self._added(since, last)
         ended = self._ended_by_factlines(since, within, added)
         ended += self._seen_in_write_log(_write_log(self._log, write_log), within, added)
         found = [*added.values(), *ended]
@@ -112,6 +108,18 @@ class GraphReview(Part):
         found.sort(key=lambda item: f"{item['recorded_at']}\0{item['kind']}\0{item['fact']['id']}")
         found.reverse()
         return found
+
+    def _added(self, since: str, last: str | None) -> dict[str, dict]:
+        """The ``added`` items by fact id: the facts whose ``extracted_at`` is in the span.
+        One pass over the span's rows, a dict made only for a row kept (a week of a 1M graph
+        is 20,000-40,000 rows: a microsecond a row is a tenth of the 0.2 s it may take)."""
+        added = {}
+        rows = self._store.facts.recorded_between(_stamp(since), _stamp(last) if last else None)
+        for row in rows:
+            at = recorded_instant(row[-1])
+            if at is not None and since < at and (last is None or at <= last):
+                added[row[0]] = _item("added", fact_dict(row), at, row[-2] or None)
+        return added
 
     def _ended_by_factlines(self, since: str, within, added: dict[str, dict]) -> list[dict]:
         """The ends Factlines' edit log shows in the span; who added the facts it added."""

@@ -38,6 +38,7 @@ INDEX_WORDS = {
     "fl_triples_to": "facts by end",
     "fl_triples_predicate_cover": "facts by predicate",
     "fl_triples_recorded": "facts by when recorded",
+    "fl_entities_id_name": "entity names by id",
 }
 
 
