@@ -188,6 +188,29 @@ def test_the_write_log_is_read_as_it_grows_and_pairs_outcomes(tmp_path):
     assert WriteLog(tmp_path / "absent.jsonl").entries() == []
 
 
+def _adds(*objects: str) -> str:
+    return "".join(
+        _line("2026-03-01T10:00:01", "kg_add", {"subject": "Kai", "predicate": "p", "object": o})
+        for o in objects
+    )
+
+
+def test_a_write_log_written_anew_or_replaced_is_read_again_from_its_start(tmp_path):
+    path = tmp_path / "write_log.jsonl"
+    path.write_text(_adds("Nova", "Vega"), encoding="utf-8")
+    log = WriteLog(path)
+    assert [e.params["object"] for e in log.entries()] == ["Nova", "Vega"]
+    path.write_text(_adds("Orion", "Atlas", "Mira"), encoding="utf-8")  # in place, longer
+    assert [e.params["object"] for e in log.entries()] == ["Orion", "Atlas", "Mira"]
+    path.write_text(_adds("Lyra", "Atlas", "Mira"), encoding="utf-8")  # in place, as long
+    assert [e.params["object"] for e in log.entries()] == ["Lyra", "Atlas", "Mira"]
+    other = tmp_path / "rotated.jsonl"
+    other.write_text(_adds("Orion", "Atlas", "Mira", "Kay"), encoding="utf-8")
+    other.replace(path)  # another file under the name
+    assert [e.params["object"] for e in log.entries()] == ["Orion", "Atlas", "Mira", "Kay"]
+    assert log.lines() == 4
+
+
 @pytest.mark.interop
 def test_a_facts_story_joins_mempalaces_writes_and_factlines_edits(kg_path, tmp_path, monkeypatch):
     wal_file = tmp_path / "cfg" / "wal" / "write_log.jsonl"

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 
-from factlines import KnowledgeGraph, Refused
+from factlines import KnowledgeGraph, Refused, open_graph
+from factlines.core import mempalace_log
 from factlines.core.errors import ReadOnlyGraph
 from factlines.core.names import entity_id
 from store_helpers import mempalace_tools, raw_sql
@@ -320,6 +322,39 @@ def test_mempalace_s_tools_and_factlines_edits_are_told_apart(kg_path, monkeypat
     }
     assert {i["fact"]["id"] for i in got} >= {mine, logged, added["triple_id"]}
     assert [i["recorded_at"] for i in got] == sorted((i["recorded_at"] for i in got), reverse=True)
+
+
+def test_a_store_of_its_own_reads_only_what_mempalace_logged_since_the_last_read(
+    kg_path, tmp_path, monkeypatch
+):
+    """The window reads the inbox on a store of its own after every write: MemPalace's write
+    log, read once in the process, is read again only from where the last read stopped."""
+    monkeypatch.setenv("MEMPALACE_CONFIG_DIR", str(tmp_path / "cfg"))
+    wal = tmp_path / "cfg" / "wal" / "write_log.jsonl"
+    wal.parent.mkdir(parents=True)
+    tools = mempalace_tools(kg_path, wal, monkeypatch)
+    parsed = []
+    monkeypatch.setattr(
+        mempalace_log,
+        "json",
+        SimpleNamespace(loads=lambda raw: parsed.append(raw) or json.loads(raw)),
+    )
+
+    def inbox() -> set:
+        with open_graph(kg_path, read_only=True) as kg:
+            got = kg.waiting_for_review()
+        return {(i["kind"], i["fact"]["object_name"], i["by"]) for i in got}
+
+    try:
+        for place in ("Lisbon", "Porto", "Faro"):
+            tools["tool_kg_add"]("Rosa", "visits", place)
+        assert inbox() == {("added", p, "MemPalace") for p in ("Lisbon", "Porto", "Faro")}
+        assert len(parsed) == 6  # each add's intent and outcome
+        tools["tool_kg_add"]("Rosa", "visits", "Braga")
+        assert ("added", "Braga", "MemPalace") in inbox()
+        assert len(parsed) == 8  # the new add's two lines only
+    finally:
+        tools["close"]()
 
 
 # ── How far the person reviewed ───────────────────────────────────────────

@@ -250,4 +250,4 @@ def _subject_id(entry) -> str | None:
 def _write_log(log: EditHistory, write_log) -> WriteLog:
     if isinstance(write_log, WriteLog):
         return write_log
-    return WriteLog(write_log) if write_log is not None else log.mempalace_write_log()
+    return WriteLog.shared(write_log) if write_log is not None else log.mempalace_write_log()
