@@ -4,7 +4,9 @@ MemPalace's write log joined to the facts its agents wrote, into one story per f
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -193,6 +195,31 @@ def _adds(*objects: str) -> str:
         _line("2026-03-01T10:00:01", "kg_add", {"subject": "Kai", "predicate": "p", "object": o})
         for o in objects
     )
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_the_writes_logged_between_two_instants_are_every_one_there(tmp_path, in_order):
+    rng = random.Random(7)
+    moments = [datetime(2026, 3, 1) + timedelta(minutes=rng.randrange(0, 600)) for _ in range(60)]
+    if in_order:
+        moments.sort()
+    path = tmp_path / "write_log.jsonl"
+    params = {"subject": "Kai", "predicate": "p", "object": "Nova"}
+    path.write_text(
+        "".join(_line(m.isoformat(), "kg_add", params) for m in moments)
+        + _line("not a time", "kg_add", params),
+        encoding="utf-8",
+    )
+    log = WriteLog(path)
+    for _ in range(30):
+        after = log.entries()[rng.randrange(60)].at
+        until = rng.choice([None, log.entries()[rng.randrange(60)].at])
+        expected = [
+            e.line
+            for e in log.entries()
+            if e.at is not None and after < e.at and (until is None or e.at <= until)
+        ]
+        assert [e.line for e in log.between(after, until)] == expected
 
 
 def test_a_write_log_written_anew_or_replaced_is_read_again_from_its_start(tmp_path):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from bisect import bisect_right
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -119,6 +120,11 @@ class WriteLog:
         self._file: tuple[int, int] | None = None  # the device and inode read
         self._tail = b""  # the last bytes read: a log rewritten in place differs there
         self._entries: list[WriteLogEntry] = []
+        # The entries whose time reads, and their times: in order while no line went back in
+        # time (a clock set back, or local time's hour repeated in autumn).
+        self._timed: list[WriteLogEntry] = []
+        self._times: list[str] = []
+        self._in_order = True
         self._pending: dict[str, list[WriteLogEntry]] = {}
         self._by_subject: dict[str, list[WriteLogEntry]] = {}
 
@@ -127,6 +133,17 @@ class WriteLog:
         with self._lock:
             self._refresh()
             return list(self._entries)
+
+    def between(self, after: str, until: str | None = None) -> list[WriteLogEntry]:
+        """The writes logged after the UTC instant ``after`` and, when given, not after
+        ``until``, in the log's order (found by halving while the log's times are in order: a
+        week's share of a long log without a look at the rest)."""
+        with self._lock:
+            self._refresh()
+            if not self._in_order:
+                return [e for e in self._timed if after < e.at and (until is None or e.at <= until)]
+            end = len(self._times) if until is None else bisect_right(self._times, until)
+            return self._timed[bisect_right(self._times, after) : end]
 
     def lines(self) -> int:
         """How many lines the log holds now (read up to its end)."""
@@ -179,6 +196,10 @@ class WriteLog:
         if isinstance(params, dict):
             entry = WriteLogEntry(self._lines, item.get("timestamp"), operation, params)
             self._entries.append(entry)
+            if entry.at is not None:
+                self._in_order = self._in_order and (not self._times or self._times[-1] <= entry.at)
+                self._timed.append(entry)
+                self._times.append(entry.at)
             self._pending.setdefault(operation, []).append(entry)
             subject = params.get("subject")
             if isinstance(subject, str):

@@ -99,7 +99,8 @@ class GraphReview(Part):
 
         added = self._added(since, last)
         ended = self._ended_by_factlines(since, within, added)
-        ended += self._seen_in_write_log(_write_log(self._log, write_log), within, added)
+        logged = _write_log(self._log, write_log).between(since, last)
+        ended += self._seen_in_write_log(logged, added)
         found = [*added.values(), *ended]
         # Ids as text: a file may hold a NULL or a BLOB id. One string per row, not a tuple:
         # the sort holds the interpreter's lock throughout, and comparing 90,000 tuples (a
@@ -152,12 +153,12 @@ class GraphReview(Part):
                 yield entry
             offset += len(page)
 
-    def _seen_in_write_log(self, log: WriteLog, within, added: dict[str, dict]) -> list[dict]:
-        """The ends MemPalace's write log shows in the span; the facts it shows it adding."""
+    def _seen_in_write_log(self, logged: list, added: dict[str, dict]) -> list[dict]:
+        """The ends MemPalace's write log shows in the span (``logged``: its entries there);
+        the facts it shows it adding."""
         by_subject: dict[str, list] = {}
-        for entry in log.entries():
-            if within(entry.at):
-                by_subject.setdefault(_subject_id(entry), []).append(entry)
+        for entry in logged:
+            by_subject.setdefault(_subject_id(entry), []).append(entry)
         by_subject.pop(None, None)
         ended = []
         for subject, entries in by_subject.items():
