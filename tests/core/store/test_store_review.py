@@ -357,6 +357,30 @@ def test_a_store_of_its_own_reads_only_what_mempalace_logged_since_the_last_read
         tools["close"]()
 
 
+@pytest.mark.sqlite_only  # counts SQLite's statements
+def test_the_adds_mempalace_logged_are_held_against_the_span_s_facts_alone(kg, tmp_path):
+    """A week of MemPalace's adds is as many logged writes as facts recorded: each is told
+    apart among the facts recorded in the span, not by reading every fact of its subject."""
+    log_path = tmp_path / "write_log.jsonl"
+    since = _instant(datetime.now(timezone.utc) - timedelta(minutes=1))
+    lines = []
+    for n in range(40):
+        tid = kg.add_triple(f"Person {n}", "knows", "Rosa")
+        stamp = datetime.now().isoformat()
+        params = {"subject": f"Person {n}", "predicate": "knows", "object": "Rosa"}
+        lines.append({"timestamp": stamp, "operation": "kg_add", "params": params, "result": None})
+        lines.append({"timestamp": stamp, "operation": "kg_add", "result": {"triple_id": tid}})
+    log_path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    conn, statements = kg._conn(), []
+    conn.set_trace_callback(statements.append)
+    try:
+        got = kg.recorded_since(since, write_log=log_path)
+    finally:
+        conn.set_trace_callback(None)
+    assert [i["by"] for i in got] == ["MemPalace"] * 40
+    assert len([sql for sql in statements if "triples" in sql]) < 5, statements
+
+
 # ── How far the person reviewed ───────────────────────────────────────────
 
 

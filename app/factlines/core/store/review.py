@@ -17,7 +17,7 @@ from functools import lru_cache
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.mempalace_log import WriteLog, events_for_fact
-from factlines.core.names import entity_id
+from factlines.core.names import entity_id, predicate_id
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
@@ -155,10 +155,12 @@ class GraphReview(Part):
 
     def _seen_in_write_log(self, logged: list, added: dict[str, dict]) -> list[dict]:
         """The ends MemPalace's write log shows in the span (``logged``: its entries there);
-        the facts it shows it adding."""
+        the facts added in the span that it shows it adding."""
+        _told_added(logged, added)
         by_subject: dict[str, list] = {}
         for entry in logged:
-            by_subject.setdefault(_subject_id(entry), []).append(entry)
+            if entry.operation != "kg_add":  # an add ends nothing: a week of adds is 20,000
+                by_subject.setdefault(_subject_id(entry), []).append(entry)
         by_subject.pop(None, None)
         ended = []
         for subject, entries in by_subject.items():
@@ -169,12 +171,11 @@ class GraphReview(Part):
                     fact.pop(key, None)
                 recorded = recorded_instant(fact["extracted_at"])
                 for event in events_for_fact(fact, entries):
-                    if event["did"] == "ended" and recorded is not None and event["at"] < recorded:
+                    if event["did"] != "ended":
+                        continue
+                    if recorded is not None and event["at"] < recorded:
                         continue  # logged before the fact was recorded: another fact's end
-                    if event["did"] == "ended":
-                        ended.append(_item("ended", fact, event["at"], "MemPalace"))
-                    elif event["did"] == "added" and fact["id"] in added:
-                        added[fact["id"]]["by"] = "MemPalace"
+                    ended.append(_item("ended", fact, event["at"], "MemPalace"))
         return ended
 
     # ── How far the person has reviewed ───────────────────────────────────
@@ -241,6 +242,31 @@ def _stamp(instant: str) -> str:
 
 def _item(kind: str, fact: dict, at: str, by: str | None) -> dict:
     return {"kind": kind, "fact": fact, "recorded_at": at, "by": by}
+
+
+def _told_added(logged: list, added: dict[str, dict]) -> None:
+    """``by`` is MemPalace for each fact added in the span that a logged write in the span
+    shows it adding (a ``kg_add`` of it, or a ``kg_supersede`` whose new object it is): each
+    write held against the facts of its subject, predicate and object only."""
+    by_key: dict[tuple, list[dict]] = {}
+    for item in added.values():
+        fact = item["fact"]
+        by_key.setdefault((fact["subject"], fact["predicate"], fact["object"]), []).append(fact)
+    for entry in logged:
+        params = entry.params
+        made = params.get("new_object" if entry.operation == "kg_supersede" else "object")
+        subject, predicate = params.get("subject"), params.get("predicate")
+        if entry.operation == "kg_invalidate" or not all(
+            isinstance(v, str) for v in (subject, predicate, made)
+        ):
+            continue
+        key = (entity_id(subject), predicate_id(predicate), entity_id(made))
+        for fact in by_key.get(key, ()):
+            item = added[fact["id"]]
+            if item["by"] != "MemPalace" and any(
+                event["did"] == "added" for event in events_for_fact(fact, [entry])
+            ):
+                item["by"] = "MemPalace"
 
 
 def _subject_id(entry) -> str | None:
