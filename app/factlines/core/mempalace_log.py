@@ -43,12 +43,23 @@ OPERATIONS = ("kg_add", "kg_invalidate", "kg_supersede")
 TOLERANCE = 5
 _MARK = b'"kg_'
 _TAIL = 64  # bytes of the log read again at each look, to see that it is the same log
+_NAMED = ("subject", "object", "old_object", "new_object")  # the params that name entities
 
 
 class WriteLogEntry:
     """One knowledge-graph write of MemPalace's log: its intent line, and its outcome."""
 
-    __slots__ = ("at", "line", "logged_at", "operation", "params", "result")
+    __slots__ = (
+        "at",
+        "ids",
+        "line",
+        "logged_at",
+        "operation",
+        "params",
+        "predicate_id",
+        "result",
+        "seconds",
+    )
 
     def __init__(self, line: int, logged_at: str, operation: str, params: dict):
         self.line = line
@@ -57,6 +68,15 @@ class WriteLogEntry:
         self.operation = operation
         self.params = params
         self.result: dict | None = None
+        # Worked out once (a log is read once per process, and matched at every read): the
+        # write's time in POSIX seconds, its predicate's id and the ids of the entities it
+        # names (those named by text).
+        self.seconds = _seconds(self.at)
+        predicate = params.get("predicate")
+        self.predicate_id = predicate_id(predicate) if isinstance(predicate, str) else None
+        self.ids = {
+            name: entity_id(value) for name in _NAMED if isinstance(value := params.get(name), str)
+        }
 
     def __repr__(self) -> str:
         return f"WriteLogEntry(line {self.line}, {self.operation}, {self.params})"
@@ -218,11 +238,12 @@ def _same(value: object, stored: str | None) -> bool:
     return (value or None) == (stored or None)
 
 
-def _ids(params: dict, *names: str) -> tuple | None:
-    values = [params.get(name) for name in names]
-    if not all(isinstance(v, str) for v in values):
+def _ids(entry: WriteLogEntry, *names: str) -> tuple | None:
+    """The ids of the entities the write names as ``names`` (None unless each is text)."""
+    ids = entry.ids
+    if not all(name in ids for name in names):
         return None
-    return tuple(entity_id(v) for v in values)
+    return tuple(ids[name] for name in names)
 
 
 def _extracted(fact: dict) -> str | None:
@@ -245,17 +266,16 @@ def asserted_since(
     first, hits = None, set()
     for subject, wanted in by_subject.items():
         for entry in log.about(subject):
-            params = entry.params
-            if entry.operation != "kg_add" or not isinstance(params.get("predicate"), str):
+            if entry.operation != "kg_add" or entry.predicate_id is None:
                 continue
-            ids = _ids(params, "object")
-            key = (predicate_id(params["predicate"]), ids[0] if ids else None)
+            ids = _ids(entry, "object")
+            key = (entry.predicate_id, ids[0] if ids else None)
             result = entry.result or {}
             if key not in wanted or result.get("success") is False:
                 continue
             if result.get("triple_id") not in (None, wanted[key]):
                 continue
-            logged = _seconds(entry.at)
+            logged = entry.seconds
             if earliest is not None and logged is not None and logged < earliest - slack:
                 continue
             hits.add(wanted[key])
@@ -275,27 +295,21 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     """
     events = []
     for entry in entries:
-        params = entry.params
-        if not isinstance(params.get("predicate"), str):
+        if not _about(entry, fact):
             continue
-        ids = _ids(params, "subject")
-        if ids is None or ids[0] != fact["subject"]:
-            continue
-        if predicate_id(params["predicate"]) != fact["predicate"]:
-            continue
-        did, what = _match(entry, fact)
+        did = _did(entry, fact)
         if did is not None:
             events.append(
                 {
                     "at": entry.at,
                     "tool": "MemPalace",
                     "did": did,
-                    "what": what,
+                    "what": _what(entry, did),
                     "reason": None,
                     "source": "MemPalace's write log",
                     "details": {
                         "operation": entry.operation,
-                        "params": params,
+                        "params": entry.params,
                         "result": entry.result,
                         "line": entry.line,
                     },
@@ -304,39 +318,53 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     return events
 
 
-def _match(entry: WriteLogEntry, fact: dict) -> tuple[str | None, str]:
+def made(entry: WriteLogEntry, fact: dict) -> bool:
+    """Whether the logged write made ``fact`` (an ``added`` of :func:`events_for_fact`)."""
+    return _about(entry, fact) and _did(entry, fact) == "added"
+
+
+def _about(entry: WriteLogEntry, fact: dict) -> bool:
+    """The write names the fact's subject and predicate."""
+    subject = entry.ids.get("subject")
+    return (
+        subject is not None
+        and subject == fact["subject"]
+        and (entry.predicate_id is not None and entry.predicate_id == fact["predicate"])
+    )
+
+
+def _did(entry: WriteLogEntry, fact: dict) -> str | None:
+    """What the write did to the fact it is about (:func:`_about`): added, confirmed, ended
+    or None (nothing)."""
     params, op = entry.params, entry.operation
-    words = f"{params.get('subject')} {params.get('predicate')}"
     if op == "kg_add":
-        ids = _ids(params, "object")
+        ids = _ids(entry, "object")
         if ids is None or ids[0] != fact["object"]:
-            return None, ""
+            return None
         result = entry.result or {}
         if result.get("success") is False:
-            return None, ""
+            return None
         if result.get("triple_id") is not None:
             if result["triple_id"] != fact["id"]:
-                return None, ""
+                return None
         elif not (
             _same(params.get("valid_from"), fact["valid_from"])
             and _same(params.get("valid_to"), fact["valid_to"])
             and _near(entry.at, _extracted(fact))
         ):
-            return None, ""
-        recorded, logged = _seconds(_extracted(fact)), _seconds(entry.at)
+            return None
+        recorded, logged = _seconds(_extracted(fact)), entry.seconds
         older = recorded is not None and logged is not None and recorded < logged - TOLERANCE
-        return ("confirmed" if older else "added"), f"{words} {params['object']} (kg_add)"
+        return "confirmed" if older else "added"
     if op == "kg_invalidate":
-        ids = _ids(params, "object")
+        ids = _ids(entry, "object")
         if ids is None or ids[0] != fact["object"] or not fact["valid_to"]:
-            return None, ""
-        if not _same(params.get("ended"), fact["valid_to"]):
-            return None, ""
-        return "ended", f"{words} {params['object']} ended {params.get('ended')} (kg_invalidate)"
+            return None
+        return "ended" if _same(params.get("ended"), fact["valid_to"]) else None
     if op == "kg_supersede":
-        ids = _ids(params, "old_object", "new_object")
+        ids = _ids(entry, "old_object", "new_object")
         if ids is None:
-            return None, ""
+            return None
         at = params.get("at")
         boundary = temporal.start_key(at) if isinstance(at, str) and at else None
 
@@ -345,9 +373,22 @@ def _match(entry: WriteLogEntry, fact: dict) -> tuple[str | None, str]:
                 return value == boundary
             return value is not None and len(value) == 20 and _near(value, entry.at)
 
-        old, new = params["old_object"], params["new_object"]
         if ids[0] == fact["object"] and at_boundary(fact["valid_to"]):
-            return "ended", f"{words} {old} replaced by {new} (kg_supersede)"
+            return "ended"
         if ids[1] == fact["object"] and at_boundary(fact["valid_from"]):
-            return "added", f"{words} {new} replacing {old} (kg_supersede)"
-    return None, ""
+            return "added"
+    return None
+
+
+def _what(entry: WriteLogEntry, did: str) -> str:
+    """The write in words (it did ``did`` to a fact)."""
+    params, op = entry.params, entry.operation
+    words = f"{params.get('subject')} {params.get('predicate')}"
+    if op == "kg_add":
+        return f"{words} {params['object']} (kg_add)"
+    if op == "kg_invalidate":
+        return f"{words} {params['object']} ended {params.get('ended')} (kg_invalidate)"
+    old, new = params["old_object"], params["new_object"]
+    if did == "ended":
+        return f"{words} {old} replaced by {new} (kg_supersede)"
+    return f"{words} {new} replacing {old} (kg_supersede)"

@@ -16,8 +16,7 @@ from functools import lru_cache
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
-from factlines.core.mempalace_log import WriteLog, events_for_fact
-from factlines.core.names import entity_id, predicate_id
+from factlines.core.mempalace_log import WriteLog, events_for_fact, made
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
@@ -253,25 +252,19 @@ def _told_added(logged: list, added: dict[str, dict]) -> None:
         fact = item["fact"]
         by_key.setdefault((fact["subject"], fact["predicate"], fact["object"]), []).append(fact)
     for entry in logged:
-        params = entry.params
-        made = params.get("new_object" if entry.operation == "kg_supersede" else "object")
-        subject, predicate = params.get("subject"), params.get("predicate")
-        if entry.operation == "kg_invalidate" or not all(
-            isinstance(v, str) for v in (subject, predicate, made)
-        ):
+        ids = entry.ids
+        made_id = ids.get("new_object" if entry.operation == "kg_supersede" else "object")
+        if entry.operation == "kg_invalidate" or made_id is None or "subject" not in ids:
             continue
-        key = (entity_id(subject), predicate_id(predicate), entity_id(made))
+        key = (ids["subject"], entry.predicate_id, made_id)
         for fact in by_key.get(key, ()):
             item = added[fact["id"]]
-            if item["by"] != "MemPalace" and any(
-                event["did"] == "added" for event in events_for_fact(fact, [entry])
-            ):
+            if item["by"] != "MemPalace" and made(entry, fact):
                 item["by"] = "MemPalace"
 
 
 def _subject_id(entry) -> str | None:
-    subject = entry.params.get("subject")
-    return entity_id(subject) if isinstance(subject, str) else None
+    return entry.ids.get("subject")
 
 
 def _write_log(log: EditHistory, write_log) -> WriteLog:
