@@ -167,12 +167,28 @@ def main() -> None:
 
 def _write_log_reads(path: Path, log: Path, since: str) -> None:
     """The inbox read again after each of MemPalace's writes (a store of its own each time, as
-    the window's worker), beside a write log of LOG_LINES lines: the first read, the next."""
-    moment = datetime.now() - timedelta(days=30)
+    the window's worker), beside MemPalace's write log as its MCP tools write it: a kg_add for
+    each fact recorded in the week, after older ones, LOG_LINES lines in all. The first read
+    (the whole log parsed), then the next ones (one more add logged before each)."""
+    conn = sqlite3.connect(path)
+    try:
+        week = conn.execute(
+            "SELECT t.id, s.name, t.predicate, o.name, t.extracted_at FROM triples t "
+            "JOIN entities s ON s.id = t.subject JOIN entities o ON o.id = t.object "
+            "WHERE t.extracted_at > ? ORDER BY t.extracted_at",
+            (since[:10] + " " + since[11:19],),
+        ).fetchall()
+    finally:
+        conn.close()
+    began = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ") - timedelta(days=30)
     with open(log, "w", encoding="utf-8") as handle:
-        for n in range(LOG_LINES // 2):
-            handle.write(_logged_add(moment + timedelta(seconds=20 * n), n))
-    words = f"recorded_since, {LOG_LINES:,}-line write log"
+        for n in range(max(0, LOG_LINES // 2 - len(week))):  # the older writes, a month before
+            moment = began + timedelta(seconds=10 * n)
+            handle.write(_logged_add(moment, f"t_older_{n:08d}", f"Kai {n:05d}x", "knows", "Ada"))
+        for tid, subject, predicate, obj, stamp in week:
+            moment = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+            handle.write(_logged_add(moment, tid, subject, predicate, obj))
+    words = f"  with MemPalace's {LOG_LINES // 1000}k-line write log"
 
     def read(kg, _progress):
         return kg.recorded_since(since, write_log=log)
@@ -181,21 +197,21 @@ def _write_log_reads(path: Path, log: Path, since: str) -> None:
     for n in range(6):
         runs.append(on_worker(path, read))
         with open(log, "a", encoding="utf-8") as handle:  # MemPalace writes one more fact
-            handle.write(_logged_add(datetime.now(), LOG_LINES + n))
-    _report(f"{words}: first", None, runs[:1])
-    _report(f"{words}: next", None, runs[1:])
+            now = datetime.now(timezone.utc)
+            handle.write(_logged_add(now, f"t_new_{n}", "Kai", "knows", f"Ada {n}"))
+    told = sum(item["by"] == "MemPalace" for item in runs[0][1])
+    _report(f"{words}, first", None, runs[:1])
+    _report(f"{words}, next", None, runs[1:])
+    print(f"{'':<30} {told:,} found told added by MemPalace")
 
 
-def _logged_add(moment: datetime, n: int) -> str:
-    """A kg_add as MemPalace's MCP tool logs it: its intent, then its outcome."""
-    stamp = moment.isoformat()
-    params = {"subject": f"Kai {n % 997:05d}x", "predicate": "knows", "object": f"Ada {n:05d}x"}
+def _logged_add(moment: datetime, tid: str, subject: str, predicate: str, obj: str) -> str:
+    """A kg_add as MemPalace's MCP tool logs it (local time, no zone): intent, then outcome."""
+    stamp = moment.astimezone().replace(tzinfo=None).isoformat()
+    params = {"subject": subject, "predicate": predicate, "object": obj}
     intent = {"timestamp": stamp, "operation": "kg_add", "params": params, "result": None}
-    outcome = {
-        "timestamp": stamp,
-        "operation": "kg_add",
-        "result": {"success": True, "triple_id": f"t_logged_{n:08d}", "fact": "Kai knows Ada"},
-    }
+    result = {"success": True, "triple_id": tid, "fact": f"{subject} → {predicate} → {obj}"}
+    outcome = {"timestamp": stamp, "operation": "kg_add", "result": result}
     return json.dumps(intent) + "\n" + json.dumps(outcome) + "\n"
 
 
