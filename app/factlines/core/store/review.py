@@ -247,14 +247,17 @@ def _told_added(logged: list, added: dict[str, dict]) -> None:
     """``by`` is MemPalace for each fact added in the span that a logged write in the span
     shows it adding (a ``kg_add`` of it, or a ``kg_supersede`` whose new object it is): each
     write held against the facts of its subject, predicate and object only."""
+    making = [entry for entry in logged if entry.operation != "kg_invalidate"]
+    if not making:
+        return  # the facts need no index (a week of a big graph: 20,000 of them)
     by_key: dict[tuple, list[dict]] = {}
     for item in added.values():
         fact = item["fact"]
         by_key.setdefault((fact["subject"], fact["predicate"], fact["object"]), []).append(fact)
-    for entry in logged:
+    for entry in making:
         ids = entry.ids
         made_id = ids.get("new_object" if entry.operation == "kg_supersede" else "object")
-        if entry.operation == "kg_invalidate" or made_id is None or "subject" not in ids:
+        if made_id is None or "subject" not in ids:
             continue
         key = (ids["subject"], entry.predicate_id, made_id)
         for fact in by_key.get(key, ()):
