@@ -3,6 +3,7 @@
     python tests/bench/bench_review.py            # 100,000 entities, 300,000 facts
     python tests/bench/bench_review.py --quick    # 10,000 entities: does it run
     python tests/bench/bench_review.py --big      # 333,334 entities, 1,000,002 facts
+    python tests/bench/bench_review.py --graph G  # a copy of graph G: the week before its newest
 
 Builds a MemPalace-shaped file (written with SQL, as MemPalace's schema makes it): people,
 projects and places whose names repeat the way extraction repeats them ("Kai Moreno", "kai
@@ -12,18 +13,22 @@ worker thread with a store of its own (as the window's background reads), a prog
 listening:
 
 - ``duplicate_entities()`` over every entity (target: 2 s at 100,000 entities; not at --big);
-- ``recorded_since(a week ago)``, first as the file is, then with the speed index of when facts
-  were recorded (``fl_triples_recorded``; target: 0.2 s at 1M facts, with it).
+- ``recorded_since(a week ago)``, first as the file is, then with the speed indexes it reads
+  (when facts were recorded, ``fl_triples_recorded``, and entity names by id,
+  ``fl_entities_id_name``; target: 0.2 s at 1M facts, with them).
 
 The rows are written in the order they were recorded, as MemPalace writes them (its
 ``extracted_at`` is the time of the insert); ``--shuffled`` writes them in no order, as a graph
 put together from others may hold them: the week's rows are then spread over the whole file.
+``--graph G`` measures a copy of a graph made elsewhere (the week before its newest record).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -40,7 +45,8 @@ from factlines import KnowledgeGraph, open_graph  # noqa: E402
 from factlines.core.names import entity_id  # noqa: E402
 from factlines.core.store.sqlite import indexes  # noqa: E402
 
-RECORDED_INDEX = "fl_triples_recorded"
+REVIEW_INDEXES = ["fl_triples_recorded", "fl_entities_id_name"]
+LOG_LINES = 200_000  # MemPalace's write log after a year of a busy assistant's kg_add calls
 
 FIRST = ["Kai", "Ada", "Rosa", "Mira", "Theo", "Lena", "Jonas", "Priya", "Sam", "Li", "Noor"]
 VARIANTS = (lambda n: n, str.lower, lambda n: n.replace(" ", "-"), lambda n: n.split()[0])
@@ -111,6 +117,7 @@ def main() -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true")
     size.add_argument("--big", action="store_true")
+    size.add_argument("--graph", help="measure a copy of this graph")
     parser.add_argument("--shuffled", action="store_true")
     parser.add_argument("--dir")
     args = parser.parse_args()
@@ -118,21 +125,26 @@ def main() -> None:
     folder = Path(args.dir or tempfile.mkdtemp(prefix="bench-review-")) / "graph"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "knowledge_graph.sqlite3"
-    if not path.exists():  # kept by --dir between runs
+    newest = datetime.now(timezone.utc)
+    if args.graph:
+        shutil.copyfile(args.graph, path)
+        newest = _newest_record(path)
+        print(f"a copy of {args.graph}: the week before {newest:%Y-%m-%d %H:%M:%S}")
+    elif not path.exists():  # kept by --dir between runs
         began = time.perf_counter()
         build(path, entities, args.shuffled)
         seconds = time.perf_counter() - began
         print(f"built {entities:,} entities, {3 * entities:,} facts in {seconds:.1f} s")
-    week_ago = (datetime.now(timezone.utc) - timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    week_ago = (newest - timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
     none = folder / "no_write_log.jsonl"
 
     def recorded(kg, _progress):
         return kg.recorded_since(week_ago, write_log=none)
 
-    indexes.drop(str(path), [RECORDED_INDEX])  # a kept file: as MemPalace made it
+    indexes.drop(str(path), REVIEW_INDEXES)  # a kept file: as MemPalace made it
     measures = (
         []
-        if args.big
+        if args.big or args.graph
         else [
             ("duplicate_entities()", 2.0, lambda kg, p: kg.duplicate_entities(progress=p)),
         ]
@@ -141,12 +153,83 @@ def main() -> None:
     for words, target, read in measures:
         _report(words, target, [on_worker(path, read) for _ in range(3)])
     began = time.perf_counter()
-    indexes.build(str(path), [RECORDED_INDEX])
-    print(f"built the index of when facts were recorded in {time.perf_counter() - began:.1f} s")
-    target = 0.2 if args.big else None
-    _report("  with that index", target, [on_worker(path, recorded) for _ in range(5)])
+    indexes.build(str(path), REVIEW_INDEXES)
+    seconds = time.perf_counter() - began
+    print(f"built the indexes of when facts were recorded and of names by id in {seconds:.1f} s")
+    big = args.big or _facts(path) >= 1_000_000
+    _report(
+        "  with those indexes", 0.2 if big else None, [on_worker(path, recorded) for _ in range(5)]
+    )
+    _write_log_reads(path, folder / "write_log.jsonl", week_ago)
     if not args.dir:
         path.unlink()
+
+
+def _write_log_reads(path: Path, log: Path, since: str) -> None:
+    """The inbox read again after each of MemPalace's writes (a store of its own each time, as
+    the window's worker), beside MemPalace's write log as its MCP tools write it: a kg_add for
+    each fact recorded in the week, after older ones, LOG_LINES lines in all. The first read
+    (the whole log parsed), then the next ones (one more add logged before each)."""
+    conn = sqlite3.connect(path)
+    try:
+        week = conn.execute(
+            "SELECT t.id, s.name, t.predicate, o.name, t.extracted_at FROM triples t "
+            "JOIN entities s ON s.id = t.subject JOIN entities o ON o.id = t.object "
+            "WHERE t.extracted_at > ? ORDER BY t.extracted_at",
+            (since[:10] + " " + since[11:19],),
+        ).fetchall()
+    finally:
+        conn.close()
+    began = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ") - timedelta(days=30)
+    with open(log, "w", encoding="utf-8") as handle:
+        for n in range(max(0, LOG_LINES // 2 - len(week))):  # the older writes, a month before
+            moment = began + timedelta(seconds=10 * n)
+            handle.write(_logged_add(moment, f"t_older_{n:08d}", f"Kai {n:05d}x", "knows", "Ada"))
+        for tid, subject, predicate, obj, stamp in week:
+            moment = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+            handle.write(_logged_add(moment, tid, subject, predicate, obj))
+    words = f"  with MemPalace's {LOG_LINES // 1000}k-line write log"
+
+    def read(kg, _progress):
+        return kg.recorded_since(since, write_log=log)
+
+    runs = []
+    for n in range(6):
+        runs.append(on_worker(path, read))
+        with open(log, "a", encoding="utf-8") as handle:  # MemPalace writes one more fact
+            now = datetime.now(timezone.utc)
+            handle.write(_logged_add(now, f"t_new_{n}", "Kai", "knows", f"Ada {n}"))
+    told = sum(item["by"] == "MemPalace" for item in runs[0][1])
+    _report(f"{words}, first", None, runs[:1])
+    _report(f"{words}, next", None, runs[1:])
+    print(f"{'':<30} {told:,} found told added by MemPalace")
+
+
+def _logged_add(moment: datetime, tid: str, subject: str, predicate: str, obj: str) -> str:
+    """A kg_add as MemPalace's MCP tool logs it (local time, no zone): intent, then outcome."""
+    stamp = moment.astimezone().replace(tzinfo=None).isoformat()
+    params = {"subject": subject, "predicate": predicate, "object": obj}
+    intent = {"timestamp": stamp, "operation": "kg_add", "params": params, "result": None}
+    result = {"success": True, "triple_id": tid, "fact": f"{subject} → {predicate} → {obj}"}
+    outcome = {"timestamp": stamp, "operation": "kg_add", "result": result}
+    return json.dumps(intent) + "\n" + json.dumps(outcome) + "\n"
+
+
+def _newest_record(path: Path) -> datetime:
+    conn = sqlite3.connect(path)
+    try:
+        stamp = conn.execute("SELECT MAX(extracted_at) FROM triples").fetchone()[0]
+    finally:
+        conn.close()
+    return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+
+
+def _facts(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT MAX(rowid) FROM triples").fetchone()[0] or 0
+    finally:
+        conn.close()
 
 
 def _report(words: str, target: float | None, runs: list) -> None:

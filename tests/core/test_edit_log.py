@@ -4,7 +4,9 @@ MemPalace's write log joined to the facts its agents wrote, into one story per f
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -186,6 +188,54 @@ def test_the_write_log_is_read_as_it_grows_and_pairs_outcomes(tmp_path):
     assert [e.operation for e in log.entries()] == ["kg_add", "kg_invalidate"]
     assert log.entries()[1].line == 4 and [e.line for e in log.about("kai")] == [2, 4]
     assert WriteLog(tmp_path / "absent.jsonl").entries() == []
+
+
+def _adds(*objects: str) -> str:
+    return "".join(
+        _line("2026-03-01T10:00:01", "kg_add", {"subject": "Kai", "predicate": "p", "object": o})
+        for o in objects
+    )
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_the_writes_logged_between_two_instants_are_every_one_there(tmp_path, in_order):
+    rng = random.Random(7)
+    moments = [datetime(2026, 3, 1) + timedelta(minutes=rng.randrange(0, 600)) for _ in range(60)]
+    if in_order:
+        moments.sort()
+    path = tmp_path / "write_log.jsonl"
+    params = {"subject": "Kai", "predicate": "p", "object": "Nova"}
+    path.write_text(
+        "".join(_line(m.isoformat(), "kg_add", params) for m in moments)
+        + _line("not a time", "kg_add", params),
+        encoding="utf-8",
+    )
+    log = WriteLog(path)
+    for _ in range(30):
+        after = log.entries()[rng.randrange(60)].at
+        until = rng.choice([None, log.entries()[rng.randrange(60)].at])
+        expected = [
+            e.line
+            for e in log.entries()
+            if e.at is not None and after < e.at and (until is None or e.at <= until)
+        ]
+        assert [e.line for e in log.between(after, until)] == expected
+
+
+def test_a_write_log_written_anew_or_replaced_is_read_again_from_its_start(tmp_path):
+    path = tmp_path / "write_log.jsonl"
+    path.write_text(_adds("Nova", "Vega"), encoding="utf-8")
+    log = WriteLog(path)
+    assert [e.params["object"] for e in log.entries()] == ["Nova", "Vega"]
+    path.write_text(_adds("Orion", "Atlas", "Mira"), encoding="utf-8")  # in place, longer
+    assert [e.params["object"] for e in log.entries()] == ["Orion", "Atlas", "Mira"]
+    path.write_text(_adds("Lyra", "Atlas", "Mira"), encoding="utf-8")  # in place, as long
+    assert [e.params["object"] for e in log.entries()] == ["Lyra", "Atlas", "Mira"]
+    other = tmp_path / "rotated.jsonl"
+    other.write_text(_adds("Orion", "Atlas", "Mira", "Kay"), encoding="utf-8")
+    other.replace(path)  # another file under the name
+    assert [e.params["object"] for e in log.entries()] == ["Orion", "Atlas", "Mira", "Kay"]
+    assert log.lines() == 4
 
 
 @pytest.mark.interop

@@ -128,7 +128,7 @@ def test_speed_indexes_say_their_cost_first_then_build_and_remove(window, demo, 
     assert window.indexing.busy and not window.action_speed_indexes.isEnabled()
     qtbot.waitUntil(lambda: not window.indexing.busy, timeout=20000)
     built = demo.speed_indexes()
-    assert len(built) == 5
+    assert len(built) == 6
     assert any(s.startswith("Building speed index: facts by subject… 1/") for s in shown)
     assert said[-1].startswith("Speed indexes built (")
     assert window.action_remove_speed_indexes.isEnabled()

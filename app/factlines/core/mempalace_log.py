@@ -19,13 +19,18 @@ The knowledge-graph operations and their params (after MemPalace's own checks):
 - ``kg_supersede``: subject, predicate, old_object, new_object, at (None: now, in UTC).
 
 Only those lines are kept (every drawer write is logged too). The log is read once and then
-only what was appended since; it may be large, it is never loaded whole.
+only what was appended since; it may be large, it is never loaded whole. The process shares
+one reader per file (:meth:`WriteLog.shared`): a store opened for each read of the window's
+workers would otherwise parse the whole log again after every write (2.3 s of CPU for
+200,000 lines).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
+from bisect import bisect_right
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -37,12 +42,24 @@ OPERATIONS = ("kg_add", "kg_invalidate", "kg_supersede")
 # logged just before the write; clocks are read to the second).
 TOLERANCE = 5
 _MARK = b'"kg_'
+_TAIL = 64  # bytes of the log read again at each look, to see that it is the same log
+_NAMED = ("subject", "object", "old_object", "new_object")  # the params that name entities
 
 
 class WriteLogEntry:
     """One knowledge-graph write of MemPalace's log: its intent line, and its outcome."""
 
-    __slots__ = ("at", "line", "logged_at", "operation", "params", "result")
+    __slots__ = (
+        "at",
+        "ids",
+        "line",
+        "logged_at",
+        "operation",
+        "params",
+        "predicate_id",
+        "result",
+        "seconds",
+    )
 
     def __init__(self, line: int, logged_at: str, operation: str, params: dict):
         self.line = line
@@ -51,9 +68,22 @@ class WriteLogEntry:
         self.operation = operation
         self.params = params
         self.result: dict | None = None
+        # Worked out once (a log is read once per process, and matched at every read): the
+        # write's time in POSIX seconds, its predicate's id and the ids of the entities it
+        # names (those named by text).
+        self.seconds = _seconds(self.at)
+        predicate = params.get("predicate")
+        self.predicate_id = predicate_id(predicate) if isinstance(predicate, str) else None
+        self.ids = {
+            name: entity_id(value) for name in _NAMED if isinstance(value := params.get(name), str)
+        }
 
     def __repr__(self) -> str:
         return f"WriteLogEntry(line {self.line}, {self.operation}, {self.params})"
+
+
+_SHARED: dict[Path, WriteLog] = {}  # WriteLog.shared's readers, by the log's absolute path
+_SHARED_LOCK = threading.Lock()
 
 
 def _utc(stamp: object) -> str | None:
@@ -86,55 +116,93 @@ def _near(a: str | None, b: str | None) -> bool:
 
 
 class WriteLog:
-    """MemPalace's write log at ``path`` (which may not exist), read incrementally."""
+    """MemPalace's write log at ``path`` (which may not exist), read incrementally; safe to
+    share between threads."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+        self._lock = threading.Lock()
         self._reset()
+
+    @classmethod
+    def shared(cls, path: str | os.PathLike) -> WriteLog:
+        """The process's reader of the log at ``path``: what it read stays read."""
+        key = Path(os.path.abspath(path))
+        with _SHARED_LOCK:
+            log = _SHARED.get(key)
+            if log is None:
+                log = _SHARED[key] = cls(key)
+            return log
 
     def _reset(self) -> None:
         self._offset = 0
         self._lines = 0
+        self._file: tuple[int, int] | None = None  # the device and inode read
+        self._tail = b""  # the last bytes read: a log rewritten in place differs there
         self._entries: list[WriteLogEntry] = []
+        # The entries whose time reads, and their times: in order while no line went back in
+        # time (a clock set back, or local time's hour repeated in autumn).
+        self._timed: list[WriteLogEntry] = []
+        self._times: list[str] = []
+        self._in_order = True
         self._pending: dict[str, list[WriteLogEntry]] = {}
         self._by_subject: dict[str, list[WriteLogEntry]] = {}
 
     def entries(self) -> list[WriteLogEntry]:
         """Every knowledge-graph write logged so far, in the log's order."""
-        self._refresh()
-        return list(self._entries)
+        with self._lock:
+            self._refresh()
+            return list(self._entries)
+
+    def between(self, after: str, until: str | None = None) -> list[WriteLogEntry]:
+        """The writes logged after the UTC instant ``after`` and, when given, not after
+        ``until``, in the log's order (found by halving while the log's times are in order: a
+        week's share of a long log without a look at the rest)."""
+        with self._lock:
+            self._refresh()
+            if not self._in_order:
+                return [e for e in self._timed if after < e.at and (until is None or e.at <= until)]
+            end = len(self._times) if until is None else bisect_right(self._times, until)
+            return self._timed[bisect_right(self._times, after) : end]
 
     def lines(self) -> int:
         """How many lines the log holds now (read up to its end)."""
-        self._refresh()
-        return self._lines
+        with self._lock:
+            self._refresh()
+            return self._lines
 
     def about(self, subject_id: str) -> list[WriteLogEntry]:
         """The logged writes whose subject is ``subject_id`` (by MemPalace's id rule)."""
-        self._refresh()
-        return list(self._by_subject.get(subject_id, ()))
+        with self._lock:
+            self._refresh()
+            return list(self._by_subject.get(subject_id, ()))
 
     def _refresh(self) -> None:
         try:
-            size = self.path.stat().st_size
-        except OSError:
-            return
-        if size < self._offset:  # rotated or truncated: read it again from the start
-            self._reset()
-        if size == self._offset:
-            return
-        try:
             with open(self.path, "rb") as handle:
-                handle.seek(self._offset)
-                data = handle.read(size - self._offset)
+                found = os.fstat(handle.fileno())
+                if (found.st_dev, found.st_ino) != self._file or found.st_size < self._offset:
+                    self._reset()  # another file (rotated), or truncated: read from the start
+                    self._file = (found.st_dev, found.st_ino)
+                if found.st_size == self._offset and not self._tail:
+                    return
+                handle.seek(self._offset - len(self._tail))
+                data = handle.read(found.st_size - self._offset + len(self._tail))
         except OSError:
             return
+        if not data.startswith(self._tail):  # written anew in place: read it again
+            self._reset()
+            self._refresh()
+            return
+        data = data[len(self._tail) :]
         end = data.rfind(b"\n") + 1  # a line still being written waits for the next read
         for raw in data[:end].split(b"\n")[:-1]:
             self._lines += 1
             if _MARK in raw:
                 self._take(raw)
         self._offset += end
+        if end:
+            self._tail = data[max(0, end - _TAIL) : end]
 
     def _take(self, raw: bytes) -> None:
         try:
@@ -148,6 +216,10 @@ class WriteLog:
         if isinstance(params, dict):
             entry = WriteLogEntry(self._lines, item.get("timestamp"), operation, params)
             self._entries.append(entry)
+            if entry.at is not None:
+                self._in_order = self._in_order and (not self._times or self._times[-1] <= entry.at)
+                self._timed.append(entry)
+                self._times.append(entry.at)
             self._pending.setdefault(operation, []).append(entry)
             subject = params.get("subject")
             if isinstance(subject, str):
@@ -166,11 +238,12 @@ def _same(value: object, stored: str | None) -> bool:
     return (value or None) == (stored or None)
 
 
-def _ids(params: dict, *names: str) -> tuple | None:
-    values = [params.get(name) for name in names]
-    if not all(isinstance(v, str) for v in values):
+def _ids(entry: WriteLogEntry, *names: str) -> tuple | None:
+    """The ids of the entities the write names as ``names`` (None unless each is text)."""
+    ids = entry.ids
+    if not all(name in ids for name in names):
         return None
-    return tuple(entity_id(v) for v in values)
+    return tuple(ids[name] for name in names)
 
 
 def _extracted(fact: dict) -> str | None:
@@ -193,17 +266,16 @@ def asserted_since(
     first, hits = None, set()
     for subject, wanted in by_subject.items():
         for entry in log.about(subject):
-            params = entry.params
-            if entry.operation != "kg_add" or not isinstance(params.get("predicate"), str):
+            if entry.operation != "kg_add" or entry.predicate_id is None:
                 continue
-            ids = _ids(params, "object")
-            key = (predicate_id(params["predicate"]), ids[0] if ids else None)
+            ids = _ids(entry, "object")
+            key = (entry.predicate_id, ids[0] if ids else None)
             result = entry.result or {}
             if key not in wanted or result.get("success") is False:
                 continue
             if result.get("triple_id") not in (None, wanted[key]):
                 continue
-            logged = _seconds(entry.at)
+            logged = entry.seconds
             if earliest is not None and logged is not None and logged < earliest - slack:
                 continue
             hits.add(wanted[key])
@@ -223,27 +295,21 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     """
     events = []
     for entry in entries:
-        params = entry.params
-        if not isinstance(params.get("predicate"), str):
+        if not _about(entry, fact):
             continue
-        ids = _ids(params, "subject")
-        if ids is None or ids[0] != fact["subject"]:
-            continue
-        if predicate_id(params["predicate"]) != fact["predicate"]:
-            continue
-        did, what = _match(entry, fact)
+        did = _did(entry, fact)
         if did is not None:
             events.append(
                 {
                     "at": entry.at,
                     "tool": "MemPalace",
                     "did": did,
-                    "what": what,
+                    "what": _what(entry, did),
                     "reason": None,
                     "source": "MemPalace's write log",
                     "details": {
                         "operation": entry.operation,
-                        "params": params,
+                        "params": entry.params,
                         "result": entry.result,
                         "line": entry.line,
                     },
@@ -252,39 +318,53 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     return events
 
 
-def _match(entry: WriteLogEntry, fact: dict) -> tuple[str | None, str]:
+def made(entry: WriteLogEntry, fact: dict) -> bool:
+    """Whether the logged write made ``fact`` (an ``added`` of :func:`events_for_fact`)."""
+    return _about(entry, fact) and _did(entry, fact) == "added"
+
+
+def _about(entry: WriteLogEntry, fact: dict) -> bool:
+    """The write names the fact's subject and predicate."""
+    subject = entry.ids.get("subject")
+    return (
+        subject is not None
+        and subject == fact["subject"]
+        and (entry.predicate_id is not None and entry.predicate_id == fact["predicate"])
+    )
+
+
+def _did(entry: WriteLogEntry, fact: dict) -> str | None:
+    """What the write did to the fact it is about (:func:`_about`): added, confirmed, ended
+    or None (nothing)."""
     params, op = entry.params, entry.operation
-    words = f"{params.get('subject')} {params.get('predicate')}"
     if op == "kg_add":
-        ids = _ids(params, "object")
+        ids = _ids(entry, "object")
         if ids is None or ids[0] != fact["object"]:
-            return None, ""
+            return None
         result = entry.result or {}
         if result.get("success") is False:
-            return None, ""
+            return None
         if result.get("triple_id") is not None:
             if result["triple_id"] != fact["id"]:
-                return None, ""
+                return None
         elif not (
             _same(params.get("valid_from"), fact["valid_from"])
             and _same(params.get("valid_to"), fact["valid_to"])
             and _near(entry.at, _extracted(fact))
         ):
-            return None, ""
-        recorded, logged = _seconds(_extracted(fact)), _seconds(entry.at)
+            return None
+        recorded, logged = _seconds(_extracted(fact)), entry.seconds
         older = recorded is not None and logged is not None and recorded < logged - TOLERANCE
-        return ("confirmed" if older else "added"), f"{words} {params['object']} (kg_add)"
+        return "confirmed" if older else "added"
     if op == "kg_invalidate":
-        ids = _ids(params, "object")
+        ids = _ids(entry, "object")
         if ids is None or ids[0] != fact["object"] or not fact["valid_to"]:
-            return None, ""
-        if not _same(params.get("ended"), fact["valid_to"]):
-            return None, ""
-        return "ended", f"{words} {params['object']} ended {params.get('ended')} (kg_invalidate)"
+            return None
+        return "ended" if _same(params.get("ended"), fact["valid_to"]) else None
     if op == "kg_supersede":
-        ids = _ids(params, "old_object", "new_object")
+        ids = _ids(entry, "old_object", "new_object")
         if ids is None:
-            return None, ""
+            return None
         at = params.get("at")
         boundary = temporal.start_key(at) if isinstance(at, str) and at else None
 
@@ -293,9 +373,22 @@ def _match(entry: WriteLogEntry, fact: dict) -> tuple[str | None, str]:
                 return value == boundary
             return value is not None and len(value) == 20 and _near(value, entry.at)
 
-        old, new = params["old_object"], params["new_object"]
         if ids[0] == fact["object"] and at_boundary(fact["valid_to"]):
-            return "ended", f"{words} {old} replaced by {new} (kg_supersede)"
+            return "ended"
         if ids[1] == fact["object"] and at_boundary(fact["valid_from"]):
-            return "added", f"{words} {new} replacing {old} (kg_supersede)"
-    return None, ""
+            return "added"
+    return None
+
+
+def _what(entry: WriteLogEntry, did: str) -> str:
+    """The write in words (it did ``did`` to a fact)."""
+    params, op = entry.params, entry.operation
+    words = f"{params.get('subject')} {params.get('predicate')}"
+    if op == "kg_add":
+        return f"{words} {params['object']} (kg_add)"
+    if op == "kg_invalidate":
+        return f"{words} {params['object']} ended {params.get('ended')} (kg_invalidate)"
+    old, new = params["old_object"], params["new_object"]
+    if did == "ended":
+        return f"{words} {old} replaced by {new} (kg_supersede)"
+    return f"{words} {new} replacing {old} (kg_supersede)"

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 
-from factlines import KnowledgeGraph, Refused
+from factlines import KnowledgeGraph, Refused, open_graph
+from factlines.core import mempalace_log
 from factlines.core.errors import ReadOnlyGraph
 from factlines.core.names import entity_id
 from store_helpers import mempalace_tools, raw_sql
@@ -226,6 +228,11 @@ def test_recorded_since_is_what_the_rows_and_both_logs_say(kg, graph_url, tmp_pa
             (item["kind"], item["fact"]["id"], item["recorded_at"], item["by"]) for item in got
         ] == oracle(graph_url, kg, log_path, since, until)
         assert all(item["fact"]["id"] and "predicate" in item["fact"] for item in got)
+        # The fact as it is now (one the log saw ended, then deleted: its last image).
+        now = {item["fact"]["id"]: kg.get_fact(item["fact"]["id"]) for item in got}
+        assert all(
+            item["fact"] == now[item["fact"]["id"]] for item in got if now[item["fact"]["id"]]
+        )
 
 
 @pytest.mark.sqlite_only  # the speed indexes and query plans are SQLite's
@@ -258,8 +265,19 @@ def test_with_the_speed_indexes_only_the_span_s_rows_are_read(kg, graph_url, tmp
         for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
     ]
     assert plans and not [d for d in plans if d.startswith("SCAN")], plans
+    # The span's two names a row off the index of names by id alone (not MemPalace's index of
+    # ids, then the entity's row).
+    span = [sql for sql in statements if "WHERE t.extracted_at" in sql]
+    names = [
+        detail
+        for sql in span
+        for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql)
+        if detail.split()[1] in ("s", "o")
+    ]
+    assert names and all("COVERING INDEX fl_entities_id_name" in d for d in names), plans
     expected = oracle(graph_url, kg, log_path, since, None)
     assert [(i["kind"], i["fact"]["id"], i["recorded_at"], i["by"]) for i in got] == expected
+    assert all(i["fact"] == kg.get_fact(i["fact"]["id"]) for i in got)
     assert ("Atlas", "audits", "Nova") in {
         (i["fact"]["subject_name"], i["fact"]["predicate"], i["fact"]["object_name"]) for i in got
     }
@@ -304,6 +322,63 @@ def test_mempalace_s_tools_and_factlines_edits_are_told_apart(kg_path, monkeypat
     }
     assert {i["fact"]["id"] for i in got} >= {mine, logged, added["triple_id"]}
     assert [i["recorded_at"] for i in got] == sorted((i["recorded_at"] for i in got), reverse=True)
+
+
+def test_a_store_of_its_own_reads_only_what_mempalace_logged_since_the_last_read(
+    kg_path, tmp_path, monkeypatch
+):
+    """The window reads the inbox on a store of its own after every write: MemPalace's write
+    log, read once in the process, is read again only from where the last read stopped."""
+    monkeypatch.setenv("MEMPALACE_CONFIG_DIR", str(tmp_path / "cfg"))
+    wal = tmp_path / "cfg" / "wal" / "write_log.jsonl"
+    wal.parent.mkdir(parents=True)
+    tools = mempalace_tools(kg_path, wal, monkeypatch)
+    parsed = []
+    monkeypatch.setattr(
+        mempalace_log,
+        "json",
+        SimpleNamespace(loads=lambda raw: parsed.append(raw) or json.loads(raw)),
+    )
+
+    def inbox() -> set:
+        with open_graph(kg_path, read_only=True) as kg:
+            got = kg.waiting_for_review()
+        return {(i["kind"], i["fact"]["object_name"], i["by"]) for i in got}
+
+    try:
+        for place in ("Lisbon", "Porto", "Faro"):
+            tools["tool_kg_add"]("Rosa", "visits", place)
+        assert inbox() == {("added", p, "MemPalace") for p in ("Lisbon", "Porto", "Faro")}
+        assert len(parsed) == 6  # each add's intent and outcome
+        tools["tool_kg_add"]("Rosa", "visits", "Braga")
+        assert ("added", "Braga", "MemPalace") in inbox()
+        assert len(parsed) == 8  # the new add's two lines only
+    finally:
+        tools["close"]()
+
+
+@pytest.mark.sqlite_only  # counts SQLite's statements
+def test_the_adds_mempalace_logged_are_held_against_the_span_s_facts_alone(kg, tmp_path):
+    """A week of MemPalace's adds is as many logged writes as facts recorded: each is told
+    apart among the facts recorded in the span, not by reading every fact of its subject."""
+    log_path = tmp_path / "write_log.jsonl"
+    since = _instant(datetime.now(timezone.utc) - timedelta(minutes=1))
+    lines = []
+    for n in range(40):
+        tid = kg.add_triple(f"Person {n}", "knows", "Rosa")
+        stamp = datetime.now().isoformat()
+        params = {"subject": f"Person {n}", "predicate": "knows", "object": "Rosa"}
+        lines.append({"timestamp": stamp, "operation": "kg_add", "params": params, "result": None})
+        lines.append({"timestamp": stamp, "operation": "kg_add", "result": {"triple_id": tid}})
+    log_path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    conn, statements = kg._conn(), []
+    conn.set_trace_callback(statements.append)
+    try:
+        got = kg.recorded_since(since, write_log=log_path)
+    finally:
+        conn.set_trace_callback(None)
+    assert [i["by"] for i in got] == ["MemPalace"] * 40
+    assert len([sql for sql in statements if "triples" in sql]) < 5, statements
 
 
 # ── How far the person reviewed ───────────────────────────────────────────

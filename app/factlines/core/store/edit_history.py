@@ -176,7 +176,7 @@ class EditHistory(Part):
     def mempalace_write_log(self) -> WriteLog:
         """MemPalace's write log where MemPalace itself would write it (it may not exist)."""
         if self._write_log is None:
-            self._write_log = WriteLog(mempalace_write_log())
+            self._write_log = WriteLog.shared(mempalace_write_log())
         return self._write_log
 
     def replay_step(self, change: Change, to_before: bool, force: bool, log: str | None) -> None:
@@ -253,9 +253,12 @@ class EditHistory(Part):
         if known is not None:
             if fact is not None:
                 events.insert(0, _recorded(fact))
-            log = write_log if isinstance(write_log, WriteLog) else None
-            if log is None:
-                log = WriteLog(write_log) if write_log is not None else self.mempalace_write_log()
+            if isinstance(write_log, WriteLog):
+                log = write_log
+            elif write_log is not None:
+                log = WriteLog.shared(write_log)
+            else:
+                log = self.mempalace_write_log()
             events += events_for_fact(_with_defaults(known), log.about(known["subject"]))
         events.sort(key=lambda event: (event["at"] or "", _LIFE[event["did"]]))
         return events

@@ -292,8 +292,9 @@ class FactRows:
         with self._db.read() as conn:
             return conn.execute("SELECT subject, object FROM triples").fetchall()
 
-    def recorded_between(self, after: str, until: str | None) -> list[dict]:
-        """Fact rows (``fact_dict``) whose ``extracted_at`` sorts after ``after`` and, when
+    def recorded_between(self, after: str, until: str | None) -> list[tuple]:
+        """Fact rows (tuples of ``rows.FACT_FIELDS``, for ``fact_dict``: the caller makes dicts
+        of the rows it keeps only) whose ``extracted_at`` sorts after ``after`` and, when
         given, not after ``until`` (both in MemPalace's ``YYYY-MM-DD HH:MM:SS`` form, compared
         as bytes, so a stamp of another form may be among them: the caller reads each)."""
         mark, order = self._db.MARK, self.BYTE_ORDER
@@ -301,9 +302,13 @@ class FactRows:
         if until is not None:
             where += f" AND t.extracted_at {order} <= {mark}"
             params.append(until)
-        with self._db.read() as conn:
-            rows = conn.execute(f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}", params)
-            return [fact_dict(row) for row in rows.fetchall()]
+        with self._db.snapshot() as conn:  # the join chosen holds for the read
+            sql = f"SELECT {FACT_COLUMNS} {self._names_join(conn)} WHERE {where}"
+            return conn.execute(sql, params).fetchall()
+
+    def _names_join(self, conn) -> str:
+        """The join that reads a span of facts' names (the engine's planner picks the index)."""
+        return FACT_LEFT_JOIN
 
     def count(self, eid: str | None = None) -> int:
         mark = self._db.MARK

@@ -38,6 +38,7 @@ INDEX_WORDS = {
     "fl_triples_to": "facts by end",
     "fl_triples_predicate_cover": "facts by predicate",
     "fl_triples_recorded": "facts by when recorded",
+    "fl_entities_id_name": "entity names by id",
 }
 
 
@@ -125,8 +126,8 @@ class IndexActions(QObject):
         name = Path(self._document.path).name
         size = _file_megabytes(self._document.path)
         question = (
-            "Speed indexes make each entity's facts, the timeline and the time span quicker "
-            "to read on huge graphs (hundreds of thousands of facts).\n\n"
+            "Speed indexes make each entity's facts, the timeline, the time span and the "
+            "review inbox quicker to read on huge graphs (hundreds of thousands of facts).\n\n"
             f"They would add {megabytes(cost)} to {name}"
             + (f" ({megabytes(size).removeprefix('about ')} now)" if size is not None else "")
             + ". While each one is built, the file's write lock is held (up to a few seconds "
