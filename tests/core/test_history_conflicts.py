@@ -385,17 +385,3 @@ def test_suggestions_list_the_pairs_only_of_what_they_suggest(kg, monkeypatch):
     )
     pairs = figures["p"]["pairs"]
     assert figures["p"]["overlapping"] == len({p[0] for p in pairs if p[3] == 0}) == 3
-
-
-def test_a_read_lets_its_rows_go_a_slice_at_a_time():
-    from factlines.core.collector import LET_GO_AT_ONCE, let_go
-
-    class Watched(list):
-        def __delitem__(self, index):
-            sizes.append(len(self[index]))
-            super().__delitem__(index)
-
-    sizes: list[int] = []
-    rows = Watched(range(LET_GO_AT_ONCE * 2 + 5))
-    let_go(rows)
-    assert rows == [] and sizes == [LET_GO_AT_ONCE, LET_GO_AT_ONCE, 5]

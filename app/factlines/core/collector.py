@@ -10,10 +10,6 @@ The window asks these reads on a worker thread, and the pause matters most there
 collection holds the interpreter's lock while it walks the worker's objects, and the UI
 thread waits that long (on 90,000 facts, 300-370 ms after an edit, Undo or Redo without the
 pause; 40-70 ms with it).
-
-Freeing such a read's rows at once is one step of the interpreter too, which holds the lock
-throughout (1,000,000 rows: about half a second): :func:`let_go` frees them a slice at a time,
-before the pause ends, so the collector does not walk them either.
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-LET_GO_AT_ONCE = 1_000  # rows freed in one step of the interpreter (~2 ms)
 _lock = threading.Lock()
 # Pauses under way (reads on several threads may overlap), and whether the collector was
 # running before the first: only that decides whether the last one starts it again.
@@ -51,9 +46,3 @@ def collector_paused() -> Iterator[None]:
             _pauses -= 1
             if _pauses == 0 and _was_enabled:
                 gc.enable()
-
-
-def let_go(rows: list) -> None:
-    """Empty ``rows`` a slice at a time: the UI thread can take a turn between slices."""
-    while rows:
-        del rows[-LET_GO_AT_ONCE:]

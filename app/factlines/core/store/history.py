@@ -17,7 +17,7 @@ from factlines.core.analysis import (
     single_fact_rows,
     suggest_single_valued,
 )
-from factlines.core.collector import collector_paused, let_go
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.entity_edits import EntityEdits
@@ -26,6 +26,7 @@ from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import fact_dict
 from factlines.core.store.wiring import Part
+from factlines.core.turns import let_go
 
 MAX_BINS = 10_000
 _PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))

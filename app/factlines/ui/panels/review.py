@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
-from factlines.core.collector import let_go
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
+from factlines.core.turns import let_go
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 from factlines.ui.look import style
 from factlines.ui.look.wording import in_words

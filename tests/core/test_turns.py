@@ -1,0 +1,46 @@
+"""Big sorts and frees on a worker cut into short steps, with the same results."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from factlines.core import turns
+
+
+def test_a_read_lets_its_rows_go_a_slice_at_a_time():
+    class Watched(list):
+        def __delitem__(self, index):
+            sizes.append(len(self[index]))
+            super().__delitem__(index)
+
+    sizes: list[int] = []
+    rows = Watched(range(turns.LET_GO_AT_ONCE * 2 + 5))
+    turns.let_go(rows)
+    assert rows == [] and sizes == [turns.LET_GO_AT_ONCE, turns.LET_GO_AT_ONCE, 5]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers()), max_size=60), st.integers(1, 7))
+def test_a_sort_in_turns_is_the_stable_sort(rows, at_once):
+    expected = sorted(rows, key=lambda row: row[0])
+    was, turns.SORT_AT_ONCE = turns.SORT_AT_ONCE, at_once
+    try:
+        sorted_in_turns = list(rows)
+        turns.sort_in_turns(sorted_in_turns, key=lambda row: row[0])
+    finally:
+        turns.SORT_AT_ONCE = was
+    assert sorted_in_turns == expected
+
+
+def test_a_sort_past_one_run_is_cut_into_runs(monkeypatch):
+    sorted_runs = []
+    real_sorted = sorted
+    monkeypatch.setattr(turns, "SORT_AT_ONCE", 10)
+    monkeypatch.setitem(
+        turns.__dict__,
+        "sorted",
+        lambda rows, key: sorted_runs.append(len(rows)) or real_sorted(rows, key=key),
+    )
+    rows = list(range(35, 0, -1))
+    turns.sort_in_turns(rows, key=lambda n: n)
+    assert rows == list(range(1, 36)) and sorted_runs == [10, 10, 10, 5]
