@@ -276,3 +276,14 @@ def test_a_big_undo_while_the_file_is_locked_is_kept_to_try_again(window, demo, 
     window.action_undo.trigger()
     _finish(qtbot, window.replays.job)
     assert dump(demo.db_path) == before
+
+
+def test_closing_the_window_during_a_big_undo_cancels_it(window, demo, qtbot, imported, gate):
+    _before, after = imported
+    job = _undo_held(window, qtbot)
+
+    gate.set()
+    window.close()  # waits for the worker: what it wrote is put back
+    QApplication.processEvents()
+
+    assert not job.running and dump(demo.db_path) == after

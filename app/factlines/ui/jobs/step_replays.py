@@ -81,7 +81,7 @@ class StepReplays(QObject):
         self, job: Job, command: StoreCommand, verb: str, kg: KnowledgeGraph, adopted: bool
     ) -> None:
         self._state.long_write = None
-        if self._document.kg is not kg:  # another graph was opened: the step went with its stack
+        if self._document.kg is not kg or kg.closed:  # the step went with its graph
             self._document.own_write_ended()
             return
         change = command.change
