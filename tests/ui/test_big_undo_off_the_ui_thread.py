@@ -287,3 +287,23 @@ def test_closing_the_window_during_a_big_undo_cancels_it(window, demo, qtbot, im
     QApplication.processEvents()
 
     assert not job.running and dump(demo.db_path) == after
+
+
+def test_the_views_reload_once_the_big_undo_has_ended(
+    window, demo, qtbot, imported, gate, monkeypatch
+):
+    """Not while it runs: they would show it half done, and slow it and the window."""
+    _before, _after = imported
+    reloads: list[bool] = []
+    monkeypatch.setattr(window.state, "reload_soon", lambda: reloads.append(True))
+    monkeypatch.setattr(window, "ask", lambda _title, _q: True)  # "Undo anyway?"
+    job = _undo_held(window, qtbot)
+    _mempalace_asserts(demo.db_path, ("Zoe Quint", "knows", "Kai Moreno"))
+
+    assert not window.document.check_external_changes() and reloads == []
+    gate.set()
+    _finish(qtbot, job)
+    _finish(qtbot, window.replays.job)  # undone anyway, once asked
+
+    assert reloads and file_query(demo.db_path, "SELECT 1 FROM triples WHERE predicate = 'knows'")
+    assert window.undo_stack.index() == 0
