@@ -10,8 +10,9 @@ window's), then undone through the real window's Edit → Undo (offscreen), whil
 MemPalace process adds a fact every 20 ms to the same file with its own 10 s busy timeout.
 MemPalace writes, so the undo asks first ("Undo anyway?"): the person says yes. A 5 ms timer
 beats on the UI thread meanwhile. Prints how long the undo took, the UI thread's longest stall
-(the longest gap between two beats, from just before Undo until it has ended), MemPalace's
-longest wait for one write and its failed writes. Targets: the person's clock, no stall over
+(the longest gap between two beats, from just before Undo until it has ended; and apart, in
+the 3 s after, while the views reload), MemPalace's longest wait for one write and its failed
+writes. Targets: the person's clock, no stall over
 100 ms; MemPalace's, no write waits over 1 s, none fails.
 """
 
@@ -84,8 +85,9 @@ def window_with_the_step(graph: Path, change):
     return window
 
 
-def undo_in(window) -> tuple[float, float]:
-    """Edit → Undo until it has ended; (seconds, the UI thread's longest stall in ms)."""
+def undo_in(window) -> tuple[float, float, float]:
+    """Edit → Undo until it has ended; (seconds, the UI thread's longest stall in ms while it
+    ran, and in the 3 s after, until the window is quiet: the views reloading)."""
 
     def running() -> bool:  # the code before ran it here: no job
         job = getattr(getattr(window, "replays", None), "job", None)
@@ -97,14 +99,19 @@ def undo_in(window) -> tuple[float, float]:
     window.action_undo.trigger()
     while True:
         while running():
-            run_loop(0.05)
-        run_loop(0.3)  # a refusal asked, and its undo started again
+            run_loop(0.01)
+        run_loop(0.01)  # a refusal asked, and its undo started again
         if not running():
             break
     took = time.perf_counter() - started
-    stall = heartbeat.longest_gap(since)
+    during = heartbeat.longest_gap(since)
+    since = heartbeat.mark()
+    run_loop(3.0)
+    while window.panels.busy:
+        run_loop(0.1)
+    after = heartbeat.longest_gap(since)
     heartbeat.timer.stop()
-    return took, stall
+    return took, during, after
 
 
 def main() -> int:
@@ -131,7 +138,7 @@ def main() -> int:
     )
     assert writer.stdout.readline().strip() == "ready"
     run_loop(0.3)
-    took, stall = undo_in(window)
+    took, stall, after = undo_in(window)
     run_loop(0.3)
     out, _ = writer.communicate("")
     seen = json.loads(out.strip().splitlines()[-1])
@@ -142,7 +149,10 @@ def main() -> int:
     print(f"Edit → Undo of {triples:,} imported rows: {took:.2f} s (load {os.getloadavg()[0]:.1f})")
     assert left < triples, "the undo was not done"
     verdict = "PASS" if stall <= TARGET_STALL_MS else "MISS"
-    print(f"the UI thread's longest stall: {stall:,.0f} ms (target {TARGET_STALL_MS}): {verdict}")
+    print(
+        f"the UI thread's longest stall while it ran: {stall:,.0f} ms (target {TARGET_STALL_MS}): "
+        f"{verdict}; in the 3 s after (the views reloading): {after:,.0f} ms"
+    )
     verdict = "PASS" if longest <= TARGET_WAIT and not failed else "MISS"
     print(
         f"MemPalace beside it: {seen['writes']} writes, longest wait {longest:.2f} s "

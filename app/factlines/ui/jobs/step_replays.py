@@ -91,11 +91,12 @@ class StepReplays(QObject):
             kg.adopt(change)  # the window's store replays it next
         except Unavailable:
             pass  # its mark stays the worker's, which the window's store takes as written since
-        self._document.own_write_ended()
         if job.error is None:
             self._state.message.emit(f"{command.log_words(verb)}: done")
         else:
-            command.failed(verb, job.error)
+            command.failed(verb, job.error)  # may start it again: the person said "anyway"
+        # The views reload now, or once that has ended too.
+        self._document.own_write_ended()
 
     def shutdown(self) -> None:
         """Before the window closes: cancel a running undo or redo (what it wrote is put back)

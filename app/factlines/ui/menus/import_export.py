@@ -130,9 +130,14 @@ class TransferActions(QObject):
         job.failed.connect(lambda words: self._report(f"{title} not done", words))
         if writing is not None:
             self._state.long_write = writing
-            job.ended.connect(lambda: setattr(self._state, "long_write", None))
+            self._document.own_write_started()
+            job.ended.connect(self._write_ended)
         job.start()
         return job
+
+    def _write_ended(self) -> None:
+        self._state.long_write = None
+        self._document.own_write_ended()  # the views reload, with what it wrote
 
     # ── Export ────────────────────────────────────────────────────────────
 
@@ -233,8 +238,6 @@ class TransferActions(QObject):
             return import_recorded(graph, source, text, good_rows=good_rows, progress=progress)
 
         job = Job(work, self)
-        self._document.own_write_started()
-        job.ended.connect(self._document.own_write_ended)
         job.finished.connect(lambda result: self._imported(source, text, *result))
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
@@ -282,8 +285,6 @@ class TransferActions(QObject):
             return result, change
 
         job = Job(run, self)
-        self._document.own_write_started()
-        job.ended.connect(self._document.own_write_ended)
         job.finished.connect(lambda found: self._long_edit_done(text, *found, done))
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")

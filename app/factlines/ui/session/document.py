@@ -233,10 +233,10 @@ class Document(QObject):
         kg = self._kg
         if kg is None or kg.closed:
             return False
-        if self.state.long_write is not None and not quiet:
+        if self.state.long_write is not None:
             # The window's long write on a worker: the views would show it half done, and
             # their reloads slowed it and the window (150k rows: undone in 80 s, not 40);
-            # they reload once when it ends (own_write_ended), with anything seen meanwhile.
+            # they reload once it has ended (own_write_ended), with anything seen meanwhile.
             return False
         try:
             changed = kg.external_changes()
