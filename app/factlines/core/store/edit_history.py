@@ -17,6 +17,7 @@ from itertools import islice
 from typing import TypeVar
 
 from factlines.core import temporal
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused, WrittenSince
 from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fact
 from factlines.core.mempalace_paths import mempalace_write_log
@@ -194,6 +195,21 @@ class EditHistory(Part):
         Refused first when MemPalace's write log shows an add of a fact it would take away:
         read before the write, and again inside each part when MemPalace logged more
         meanwhile (its intent is logged before it waits for the lock)."""
+        # A big step's images, the facts it takes away, and the recording for the edit log:
+        # hundreds of thousands of objects, none in a cycle. The collector's full passes over
+        # them held the interpreter's lock 0.5-0.8 s at a time at 150k rows, inside a part's
+        # write (MemPalace waited) and, in the window, keeping the UI thread from running.
+        with collector_paused():
+            self._replay_step(change, to_before, force, log, progress)
+
+    def _replay_step(
+        self,
+        change: Change,
+        to_before: bool,
+        force: bool,
+        log: str | None,
+        progress: Progress | None,
+    ) -> None:
         entry = _entry(log, None) if log is not None else None
         if self._logging:
             entry = None  # part of the surrounding entry
