@@ -135,9 +135,9 @@ WRITERS: list[subprocess.Popen] = []
 
 def busy(window) -> bool:
     """Whether a job the window started (a whole-graph read, an import, an export, an index
-    build) is still running, a whole-graph question waits for writes to stop, or another
-    program is still writing."""
-    jobs = (window.transfer.job, window.indexing.job)
+    build, the undo of a big step) is still running, a whole-graph question waits for writes
+    to stop, or another program is still writing."""
+    jobs = (window.transfer.job, window.indexing.job, window.replays.job)
     return (
         window.panels.busy
         or getattr(window, "figures", window.panels).busy  # (the code before had none)

@@ -14,6 +14,7 @@ import pytest
 
 from factlines import KnowledgeGraph
 from factlines.core.errors import ConflictError, WrittenSince
+from factlines.core.progress import Cancelled
 from factlines.core.store import giving_way, replay
 from store_helpers import dump, mempalace_class, raw_sql
 
@@ -172,3 +173,38 @@ def test_putting_back_leaves_a_row_another_writer_changed_before_the_undo(
 
     assert not kg.has_fact(first)  # not brought back: the undo never wrote it
     assert len(dump(graph_url)["triples"]) == len(before["triples"])
+
+
+def test_a_big_undo_tells_its_progress_and_cancelled_puts_back_what_it_wrote(
+    kg, graph_url, small_parts
+):
+    change = _imported(kg)
+    before = dump(graph_url)
+    heard: list[tuple[int, int]] = []
+
+    def progress(done, total):
+        heard.append((done, total))
+        return done < 4  # cancel once two parts (4 rows) are written
+
+    with pytest.raises(Cancelled):
+        kg.revert(change, log="Undo notes", progress=progress)
+
+    assert (0, 0) in heard  # while it was checked
+    total = len(change.rows)
+    assert (4, total) in heard and heard[-1][1] == total
+    assert dump(graph_url) == before and kg.edit_log() == []
+    kg.revert(change)  # the step can be undone again
+    assert kg.stats()["triples"] == 0
+
+
+def test_a_step_handed_to_another_store_keeps_another_writer_s_write_before_it(
+    kg, graph_url, small_parts
+):
+    change = _imported(kg)
+    _other_writer_adds(graph_url, "Cy")
+    kg.hand_over(change)
+    with KnowledgeGraph(graph_url) as worker:
+        worker.adopt(change)  # its view now: the write above is before it
+
+        with pytest.raises(WrittenSince, match="wrote the graph since this step"):
+            worker.revert(change)

@@ -17,9 +17,11 @@ from itertools import islice
 from typing import TypeVar
 
 from factlines.core import temporal
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused, WrittenSince
 from factlines.core.mempalace_log import WriteLog, asserted_since, events_for_fact
 from factlines.core.mempalace_paths import mempalace_write_log
+from factlines.core.progress import Progress
 from factlines.core.store.changes import Change
 from factlines.core.store.giving_way import HOLD_S, GiveWay
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
@@ -179,12 +181,35 @@ class EditHistory(Part):
             self._write_log = WriteLog.shared(mempalace_write_log())
         return self._write_log
 
-    def replay_step(self, change: Change, to_before: bool, force: bool, log: str | None) -> None:
+    def replay_step(
+        self,
+        change: Change,
+        to_before: bool,
+        force: bool,
+        log: str | None,
+        progress: Progress | None = None,
+    ) -> None:
         """Undo (``to_before``) or redo ``change`` (a big one in short writes, see
-        :mod:`~factlines.core.store.replay`), logged as ``log`` in the write that finishes it.
+        :mod:`~factlines.core.store.replay`, which says what ``progress`` hears), logged as
+        ``log`` in the write that finishes it.
         Refused first when MemPalace's write log shows an add of a fact it would take away:
         read before the write, and again inside each part when MemPalace logged more
         meanwhile (its intent is logged before it waits for the lock)."""
+        # A big step's images, the facts it takes away, and the recording for the edit log:
+        # hundreds of thousands of objects, none in a cycle. The collector's full passes over
+        # them held the interpreter's lock 0.5-0.8 s at a time at 150k rows, inside a part's
+        # write (MemPalace waited) and, in the window, keeping the UI thread from running.
+        with collector_paused():
+            self._replay_step(change, to_before, force, log, progress)
+
+    def _replay_step(
+        self,
+        change: Change,
+        to_before: bool,
+        force: bool,
+        log: str | None,
+        progress: Progress | None,
+    ) -> None:
         entry = _entry(log, None) if log is not None else None
         if self._logging:
             entry = None  # part of the surrounding entry
@@ -204,7 +229,7 @@ class EditHistory(Part):
 
         replay = self._store.revert if to_before else self._store.reapply
         with self._store.recording() if entry is not None else nullcontext() as recorded:
-            replay(change, force=force, within=within)
+            replay(change, force=force, within=within, progress=progress)
 
     def refuse_when_asserted_since(self, change: Change, to_before: bool) -> None:
         """Refuse (:class:`WrittenSince`) to undo (``to_before``) or redo ``change`` when

@@ -143,11 +143,14 @@ class EngineStore:
     def adopt(self, change: Change) -> None:
         self._db.adopt(change)
 
-    def revert(self, change: Change, force: bool = False, within=None) -> None:
-        self._db.replay(change, True, ConflictError, force, within)
+    def hand_over(self, change: Change) -> None:
+        self._db.hand_over(change)
 
-    def reapply(self, change: Change, force: bool = False, within=None) -> None:
-        self._db.replay(change, False, ConflictError, force, within)
+    def revert(self, change: Change, force: bool = False, within=None, progress=None) -> None:
+        self._db.replay(change, True, ConflictError, force, within, progress)
+
+    def reapply(self, change: Change, force: bool = False, within=None, progress=None) -> None:
+        self._db.replay(change, False, ConflictError, force, within, progress)
 
     def take_back(self, change: Change) -> None:
         self._db.take_back(change, TAKE_BACK_ROWS)

@@ -315,19 +315,43 @@ class KnowledgeGraph:
         but this one counts as another writer's (§5.2)."""
         self._store.adopt(change)
 
+    def hand_over(self, change: Change) -> None:
+        """Before another ``KnowledgeGraph`` of this graph (a worker thread's own) adopts
+        ``change`` to undo or redo it, and in that one once it is done: keep in the change
+        whether anyone but this one wrote the graph since its mark, which the next
+        :meth:`adopt` moves to the adopting one's view (§5.2)."""
+        self._store.hand_over(change)
+
     @writes
-    def revert(self, change: Change, force: bool = False, log: str | None = None) -> None:
+    def revert(
+        self,
+        change: Change,
+        force: bool = False,
+        log: str | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         """Put back the rows a recorded change wrote (undo). Refused if they changed since;
         and, unless ``force`` (the person knows), where it would delete or end a fact another
         writer may rely on: anyone else wrote the graph since the step, or MemPalace's write
         log shows it asserting one of those facts (:class:`~factlines.core.errors.WrittenSince`).
-        ``log``: the words of its entry in Factlines' edit log (as :meth:`logged` writes it)."""
-        self._log.replay_step(change, True, force, log)
+        ``log``: the words of its entry in Factlines' edit log (as :meth:`logged` writes it).
+        ``progress(done, total)``, for a big step (over 500 rows) written in parts: ``(0, 0)``
+        while it is checked, then the rows written; returning False cancels
+        (:class:`~factlines.core.progress.Cancelled`) with the parts written put back, so the
+        graph is as before the undo and the step may be undone again."""
+        self._log.replay_step(change, True, force, log, progress)
 
     @writes
-    def reapply(self, change: Change, force: bool = False, log: str | None = None) -> None:
-        """Write again the rows a reverted change had written (redo); refused as :meth:`revert`."""
-        self._log.replay_step(change, False, force, log)
+    def reapply(
+        self,
+        change: Change,
+        force: bool = False,
+        log: str | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        """Write again the rows a reverted change had written (redo); refused and cancelled
+        as :meth:`revert`."""
+        self._log.replay_step(change, False, force, log, progress)
 
     def add_listener(self, listener: Callable[[Touched], None]) -> None:
         """Call ``listener(touched)`` with the ids of the rows after every write committed here."""

@@ -253,11 +253,21 @@ class GraphStore(Protocol):
     def recording(self) -> AbstractContextManager[Change]: ...
     def note_assertion(self) -> None: ...
     def adopt(self, change: Change) -> None: ...
+    # Note in the change whether anyone but this store wrote the graph since its mark.
+    def hand_over(self, change: Change) -> None: ...
     def revert(
-        self, change: Change, force: bool = False, within: Callable[[bool], None] | None = None
+        self,
+        change: Change,
+        force: bool = False,
+        within: Callable[[bool], None] | None = None,
+        progress: Progress | None = None,
     ) -> None: ...
     def reapply(
-        self, change: Change, force: bool = False, within: Callable[[bool], None] | None = None
+        self,
+        change: Change,
+        force: bool = False,
+        within: Callable[[bool], None] | None = None,
+        progress: Progress | None = None,
     ) -> None: ...
     # A write of several transactions that failed part-way: its rows put back as they were,
     # in short transactions, each only while it is still exactly as the change left it.

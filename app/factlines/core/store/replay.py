@@ -10,6 +10,7 @@ from collections.abc import Callable
 from itertools import islice
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
+from factlines.core.progress import Progress, report
 from factlines.core.store.changes import TRIPLES, Change, RowImage
 from factlines.core.store.giving_way import HOLD_S, GiveWay
 
@@ -62,6 +63,12 @@ class StepReplay:
     ``change``'s rows are never modified, so the same step can be replayed later; its mark
     moves to the replay once it commits. ``within(last)`` runs inside each part's write, after
     its rows (the caller's own checks; ``last`` for the part that finishes the step).
+
+    ``progress(done, total)`` hears how far a big step is: ``(0, 0)`` while it is being
+    checked, then the rows written of all of them, after each part; returning False cancels
+    (``Cancelled``) before the next part, and the parts written are put back as for a failure
+    (``progress`` then hears the rows left to put back, counting down; it cannot be cancelled).
+    A cancel never comes after the last part: a step replayed whole stays replayed.
     """
 
     def __init__(
@@ -72,9 +79,11 @@ class StepReplay:
         conflict: type[Refused],
         force: bool,
         within: Callable[[bool], None] | None,
+        progress: Progress | None = None,
     ):
         self.db, self.change, self.to_before = db, change, to_before
         self.conflict, self.force, self.within = conflict, force, within
+        self.progress = progress
         ordered = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
         # (table, id, the row as the step left it, the row wanted)
         self.rows = [
@@ -99,6 +108,7 @@ class StepReplay:
         give_way = GiveWay()
         try:
             mark, start = None, 0
+            report(self.progress, 0, len(rows))
             while start < len(rows):
                 self._written = []
                 began = time.monotonic()
@@ -111,6 +121,7 @@ class StepReplay:
                 done.append(self._written)
                 start = end
                 if start < len(rows):  # the lock is free: a waiting writer gets in
+                    report(self.progress, start, len(rows))
                     give_way.after(began, db.settle)
         except BaseException as exc:
             change.mark, change.at, change.interleaved = saved
@@ -124,6 +135,7 @@ class StepReplay:
         """The refusals a big step meets, said before any of it is written: read part by part
         (the connection is free in between), without the write lock."""
         for part in parts:
+            report(self.progress, 0, 0)
             with self.db.snapshot() as conn:
                 for table, row_id, expected, wanted in part:
                     self._needs_writing(conn, table, row_id, expected, wanted)
@@ -222,8 +234,12 @@ class StepReplay:
         still as they wrote it (a fact another writer has opened again meanwhile stays
         theirs)."""
         db = self.db
+        left = sum(map(len, done))
         try:
             for part in reversed(done):
+                if self.progress is not None:
+                    self.progress(left, len(self.rows))
+                left -= len(part)
                 with db.transaction() as conn:
                     for n in reversed(part):
                         table, row_id, expected, wanted = self.rows[n]

@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
+from factlines.core.progress import Progress
 from factlines.core.store.changes import TRIPLES, Change, RowImage, RowPrint, Touched
 from factlines.core.store.replay import StepReplay, take_back
 
@@ -208,6 +209,15 @@ class RowWrites:
         with self.snapshot() as conn:
             change.mark = self._write_mark(conn)
 
+    def hand_over(self, change: Change) -> None:
+        """Keep in ``change`` whether anyone but this connection wrote the graph since its mark
+        (as :meth:`adopt` by another connection would forget it)."""
+        if change.mark is None:
+            return
+        with self.snapshot() as conn:
+            if self._written_since(conn, change.mark):
+                change.interleaved = True
+
     def replay(
         self,
         change: Change,
@@ -215,10 +225,11 @@ class RowWrites:
         conflict: type[Refused],
         force: bool = False,
         within: Callable[[bool], None] | None = None,
+        progress: Progress | None = None,
     ) -> None:
         """Put back the rows' images from before (undo) or after (redo) the change: see
         :class:`~factlines.core.store.replay.StepReplay` for the rules."""
-        StepReplay(self, change, to_before, conflict, force, within).run()
+        StepReplay(self, change, to_before, conflict, force, within, progress).run()
 
     def take_back(self, change: Change, rows_per_write: int) -> None:
         """Remove again what ``change`` wrote, for a write of several transactions that failed

@@ -1,6 +1,7 @@
 """Long work off the UI thread, with progress and Cancel: the window's one way of working there.
 
-Export, import, copying a graph, building indexes and every question about the whole graph
+Export, import, copying a graph, building indexes, the undo or redo of a big step
+(:mod:`factlines.ui.jobs.step_replays`) and every question about the whole graph
 (:mod:`factlines.ui.jobs.whole_graph`) run as a :class:`Job`.
 
 A :class:`Job` runs ``work(progress)`` on a worker thread while the window goes on answering.

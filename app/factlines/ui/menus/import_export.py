@@ -116,14 +116,28 @@ class TransferActions(QObject):
         if self.job is not None and self.job.running:
             self._state.message.emit("An export or import is running: wait for it, or cancel it")
             return True
+        if self._state.long_write is not None:  # an undo on its worker
+            busy = self._state.long_write
+            self._state.message.emit(f"{busy[0].upper()}{busy[1:]} is under way: wait for it")
+            return True
         return False
 
-    def _run(self, job: Job, title: str, label: str) -> Job:
+    def _run(self, job: Job, title: str, label: str, writing: str | None = None) -> Job:
+        """Run ``job`` with its progress dialog; ``writing``: it writes the graph, which
+        ``state.long_write`` says in those words until it ends (other edits wait)."""
         self.job = job
         self.progress = ProgressDialog(job, title, label, self._window)
         job.failed.connect(lambda words: self._report(f"{title} not done", words))
+        if writing is not None:
+            self._state.long_write = writing
+            self._document.own_write_started()
+            job.ended.connect(self._write_ended)
         job.start()
         return job
+
+    def _write_ended(self) -> None:
+        self._state.long_write = None
+        self._document.own_write_ended()  # the views reload, with what it wrote
 
     # ── Export ────────────────────────────────────────────────────────────
 
@@ -224,13 +238,11 @@ class TransferActions(QObject):
             return import_recorded(graph, source, text, good_rows=good_rows, progress=progress)
 
         job = Job(work, self)
-        self._document.own_write_started()
-        job.ended.connect(self._document.own_write_ended)
         job.finished.connect(lambda result: self._imported(source, text, *result))
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
         )
-        self._run(job, "Import", f"Importing {source}…")
+        self._run(job, "Import", f"Importing {source}…", f"the import of {source.name}")
         # Once the progress dialog has closed (it follows ``ended`` too, connected before):
         # the report alone on screen, its buttons the only ones that answer.
         job.ended.connect(lambda: self._report_rows(source, job.result))
@@ -273,13 +285,11 @@ class TransferActions(QObject):
             return result, change
 
         job = Job(run, self)
-        self._document.own_write_started()
-        job.ended.connect(self._document.own_write_ended)
         job.finished.connect(lambda found: self._long_edit_done(text, *found, done))
         job.cancelled.connect(
             lambda: self._state.message.emit(f"{text} cancelled: nothing was written")
         )
-        return self._run(job, text, f"{text}…")
+        return self._run(job, text, f"{text}…", f"“{text}”")
 
     def _long_edit_done(self, text: str, result, change, done: Callable[[object], None]) -> None:
         if change:

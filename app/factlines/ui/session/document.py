@@ -228,9 +228,15 @@ class Document(QObject):
     def check_external_changes(self, quiet: bool = False) -> bool:
         """Reload the views when another program wrote the file (polled every second), or
         another client the database (its change feed); ``quiet``, or while a write of ours is
-        under way, without saying so. Selection and as_of stay as they are."""
+        under way, without saying so; not while the window's long write runs (an import, the
+        undo of a big step: ``state.long_write``). Selection and as_of stay as they are."""
         kg = self._kg
         if kg is None or kg.closed:
+            return False
+        if self.state.long_write is not None:
+            # The window's long write on a worker: the views would show it half done, and
+            # their reloads slowed it and the window (150k rows: undone in 80 s, not 40);
+            # they reload once it has ended (own_write_ended), with anything seen meanwhile.
             return False
         try:
             changed = kg.external_changes()

@@ -46,6 +46,12 @@ class AppState(QObject):
         self.reloads = Turns(self)  # ``reloads.done``: every view waiting has reloaded
         # A yes-or-no question to the person (title, question) -> yes; the window answers it.
         self.ask: Callable[[str, str], bool] = lambda _title, _question: False
+        # The window's long write on a worker thread now, in words ("the undo of “Import
+        # rows.csv”"), or None: until it ends, every other edit, undo and redo is refused.
+        self.long_write: str | None = None
+        # ``long_replay(command, verb, force)``: the undo or redo of a big step on a worker
+        # thread (the window's); None: every step is replayed here.
+        self.long_replay: Callable[[object, str, bool], object] | None = None
         self._written.connect(self.notify_data_changed)
         if kg is not None:
             kg.add_listener(self._store_wrote)

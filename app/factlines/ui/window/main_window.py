@@ -31,6 +31,7 @@ from factlines.ui.chart import GanttChart
 from factlines.ui.graph import GraphView
 from factlines.ui.jobs.backups import Backups
 from factlines.ui.jobs.indexing import IndexActions
+from factlines.ui.jobs.step_replays import StepReplays
 from factlines.ui.menus.back_forward import SelectionHistory
 from factlines.ui.menus.edit_menu import EditActions
 from factlines.ui.menus.edits import FactActions
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
             self.document, self.fact_actions, self.report_error, self, self.backups.before_write
         )
         self.fact_actions.long_edit = self.transfer.run_long_edit  # a big merge, on its job
+        self.replays = StepReplays(self.document, self)  # the undo of a big step, on its job
         self._make_chart_area()
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
@@ -408,6 +410,7 @@ class MainWindow(QMainWindow):
         self.time_control.pause()
         self.panels.shutdown()
         self.transfer.shutdown()
+        self.replays.shutdown()
         self.window_layout.save()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()

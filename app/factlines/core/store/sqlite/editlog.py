@@ -176,23 +176,30 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
 def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
     """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
     giving each as it is after the change; None when they are as they were."""
-    changed = []
+    # Only what is kept is gathered: the last write of a big undo makes this entry while it
+    # holds the write lock (a list of 165,000 rows took 0.7 s there, mostly the collector's).
+    total, kept = 0, []
+    ids: dict[str, list[str]] = {"triples": [], "entities": [], "fl_meta": []}
     for (table, row_id), (before, after) in change.rows.items():
         if table not in _LOGGED_TABLES:
             continue
         # A row an earlier transaction of the change wrote is as that one left it.
         if (table, row_id) in change.pending:
             after = row_image(table, row_id)
-        if before != after:
-            changed.append((table, row_id, before, after))
-    if not changed:
+        if before == after:
+            continue
+        total += 1
+        if len(kept) < MAX_IMAGES:
+            kept.append((table, row_id, before, after))
+        if len(ids[table]) < MAX_IDS:
+            ids[table].append(row_id)
+    if not total:
         return None
-    kept = changed[:MAX_IMAGES]
     return {
         **entry,
-        "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
-        "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][:MAX_IDS],
-        "rows_total": len(changed),
+        "facts": ids["triples"],
+        "entities": ids["entities"],
+        "rows_total": total,
         "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
         "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
     }
