@@ -20,6 +20,7 @@ ORDER = [
     "navigation",
     "interaction",
     "export",
+    "toolbar",
     "widget",
 ]
 

@@ -11,6 +11,7 @@ Modules, each importing only modules above it in this list (no import circle):
 - ``navigation``: which time range and rows are in view (zoom, pan, fit, scroll);
 - ``interaction``: hover, click, end dragging, the as_of cursor, context menus, keys;
 - ``export``: the chart as a PNG or SVG file;
+- ``toolbar``: the entity's name and the chart's buttons (Fit, zoom, Export…);
 - ``widget``: :class:`GanttChart` (object name ``ganttPlot``), which assembles them.
 
 ``from factlines.ui.chart import GanttChart`` imports Qt and pyqtgraph only when the name is used.

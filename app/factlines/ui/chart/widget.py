@@ -18,16 +18,13 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QMenu,
     QScrollBar,
-    QSizePolicy,
     QStackedWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -45,22 +42,11 @@ from factlines.ui.chart.line_labels import LineLabel
 from factlines.ui.chart.navigation import Navigator
 from factlines.ui.chart.painting import BarsItem, LaneAxis, legend_html, title_html
 from factlines.ui.chart.time_axis import TimeAxis
+from factlines.ui.chart.toolbar import ChartToolbar
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.session.state import AppState
-
-
-class CompactToolBar(QToolBar):
-    """A toolbar no taller than its buttons: on a 1024×700 screen every row of pixels is a
-    lane's. (A style sheet would do it, but would keep the buttons' text dark in the dark
-    theme; the style puts its margins back on every change of style.)"""
-
-    def event(self, event: QEvent) -> bool:
-        handled = super().event(event)
-        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.Polish):
-            self.layout().setContentsMargins(0, 0, 0, 0)
-        return handled
 
 
 class GanttChart(QWidget):
@@ -158,17 +144,8 @@ class GanttChart(QWidget):
         self.bars.events = self.pointer
         self.keys = ChartKeys(self.navigator, self.pointer, state, actions)
 
-        self.toolbar = CompactToolBar("Chart")
-        self.toolbar.setObjectName("ganttToolbar")
-        self.title_label = QLabel()
-        self.title_label.setObjectName("ganttTitle")
-        self.title_label.setTextFormat(Qt.TextFormat.RichText)
-        self.title_label.setContentsMargins(look.MARGINS[0], 0, 8, 0)
-        # Takes the row's room, the buttons at its right; a long name gives way to them.
-        self.title_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.title_label.setMinimumWidth(40)
-        self.toolbar.addWidget(self.title_label)
-        self._make_actions()
+        self.toolbar = ChartToolbar(self.fit, self.zoom_as_of_year, self.zoom, self.export_dialog)
+        self.title_label = self.toolbar.title
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
@@ -202,37 +179,7 @@ class GanttChart(QWidget):
         """Where view point ``(x, y)`` (POSIX seconds, row) is on the canvas's viewport."""
         return self._glw.mapFromScene(self.view.mapViewToScene(QPointF(x, y)))
 
-    # ── Toolbar and keys ─────────────────────────────────────────────────
-    def _make_actions(self) -> None:
-        def add(name, text, tip, slot, shortcut=None):
-            action = QAction(text, self)
-            action.setObjectName(name)
-            action.setToolTip(tip)
-            action.triggered.connect(slot)
-            if shortcut:
-                action.setToolTip(f"{tip} ({shortcut})")
-            self.toolbar.addAction(action)
-            return action
-
-        self.action_fit = add("ganttFit", "Fit", "Show every fact", self.fit, "F")
-        self.action_year = add(
-            "ganttAsOfYear",
-            "as_of ± 1 year",
-            "Zoom to a year either side of as_of (or today)",
-            self.zoom_as_of_year,
-            "Y",
-        )
-        self.action_zoom_in = add(
-            "ganttZoomIn", "Zoom in", "Zoom in on time", lambda: self.zoom(0.5), "+"
-        )
-        self.action_zoom_out = add(
-            "ganttZoomOut", "Zoom out", "Zoom out on time", lambda: self.zoom(2.0), "-"
-        )
-        self.toolbar.addSeparator()
-        self.action_export = add(
-            "ganttExport", "Export…", "Save the chart as PNG or SVG", self.export_dialog
-        )
-
+    # ── Keys ─────────────────────────────────────────────────────────────
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is self._glw and event.type() == QEvent.Type.KeyPress:
             return self.handle_key(event.key(), event.modifiers())
