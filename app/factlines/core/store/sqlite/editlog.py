@@ -94,7 +94,7 @@ class EditLogWrites:
         """The entry :meth:`write` would log for ``change`` once all its writes are committed
         (each row as its write left it), in ``read``'s form, for :meth:`append`: made without
         the write lock (a long write's log holds many rows). None when nothing changed."""
-        return logged_entry(entry, change, lambda table, row_id: change.rows[(table, row_id)][1])
+        return logged_entry(entry, change, None)
 
     def append(self, entries: list[dict]) -> None:
         """Add another log's entries (``read``'s form, oldest first) after this one's, as they
@@ -175,24 +175,30 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
 
 def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
     """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
-    giving each as it is after the change; None when they are as they were."""
-    changed = []
-    for (table, row_id), (before, after) in change.rows.items():
+    giving each row the open write is writing as it is now (None: the change is committed);
+    None when they are as they were. Only what is kept is held: a long write's rows are
+    read from its file once."""
+    kept, ids, total = [], {"triples": [], "entities": []}, 0
+    for (table, row_id), (before, after) in change.items():
         if table not in _LOGGED_TABLES:
             continue
         # A row an earlier transaction of the change wrote is as that one left it.
-        if (table, row_id) in change.pending:
+        if row_image is not None and (table, row_id) in change.pending:
             after = row_image(table, row_id)
-        if before != after:
-            changed.append((table, row_id, before, after))
-    if not changed:
+        if before == after:
+            continue
+        total += 1
+        if len(kept) < MAX_IMAGES:
+            kept.append((table, row_id, before, after))
+        if table in ids and len(ids[table]) < MAX_IDS:
+            ids[table].append(row_id)
+    if not total:
         return None
-    kept = changed[:MAX_IMAGES]
     return {
         **entry,
-        "facts": [row_id for table, row_id, _, _ in changed if table == "triples"][:MAX_IDS],
-        "entities": [row_id for table, row_id, _, _ in changed if table == "entities"][:MAX_IDS],
-        "rows_total": len(changed),
+        "facts": ids["triples"],
+        "entities": ids["entities"],
+        "rows_total": total,
         "before": [logged_image(table, row_id, image) for table, row_id, image, _ in kept],
         "after": [logged_image(table, row_id, image) for table, row_id, _, image in kept],
     }
