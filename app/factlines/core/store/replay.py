@@ -6,7 +6,7 @@ keep another writer's work safe, and in short writes so that MemPalace never wai
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
@@ -146,19 +146,21 @@ class StepReplay:
 
     def _written_since_refusal(self, conn) -> Refused | None:
         change = self.change
-        taken = taken_facts(change, self.to_before)
-        if not taken:
-            return None
         if (
             change.mark is not None
             and not change.interleaved
             and not self.db._written_since(conn, change.mark)
         ):
             return None
-        more = f" and {len(taken) - 1:,} more" if len(taken) > 1 else ""
+        taken = taken_facts(change, self.to_before)
+        first = next(taken, None)
+        if first is None:
+            return None
+        others = sum(1 for _ in taken)
+        more = f" and {others:,} more" if others else ""
         return WrittenSince(
             f"{self.db.OTHERS} wrote the graph since this step and may have asserted "
-            f"“{self._in_words(conn, taken[0].values)}”{more}, which {self.verb} it would delete "
+            f"“{self._in_words(conn, first.values)}”{more}, which {self.verb} it would delete "
             "or end (asserting a fact that is already there leaves no trace in the graph); "
             "nothing was changed"
         )
@@ -331,15 +333,14 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
         give_way.after(began, db.settle)
 
 
-def taken_facts(change: Change, to_before: bool) -> list[RowImage]:
+def taken_facts(change: Change, to_before: bool) -> Iterator[RowImage]:
     """The open facts, as the step (or its last replay) left them, that undoing
-    (``to_before``) or redoing it would delete, end or turn into another fact."""
-    taken = []
+    (``to_before``) or redoing it would delete, end or turn into another fact (read as they
+    are asked for: a long step's are many)."""
     for (table, _row_id), (before, after) in change.items():
         current, wanted = (after, before) if to_before else (before, after)
         if table == TRIPLES and _opens(wanted, current):
-            taken.append(current)
-    return taken
+            yield current
 
 
 def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:
