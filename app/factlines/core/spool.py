@@ -21,10 +21,6 @@ class Spool:
         self._file = None
         self._blocks: list[tuple[int, int]] = []  # (offset, length) of each batch
 
-    def __len__(self) -> int:
-        """How many batches it holds."""
-        return len(self._blocks)
-
     def append(self, batch: object) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix=self._prefix)  # noqa: SIM115 (closed in close)

@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from factlines.core.spool import Spool
+
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
 
 
@@ -105,8 +107,10 @@ class Change:
         # commits (until then it is None, and means nothing).
         self.pending: set[tuple[str, str]] = set()
         # Kept only to be taken back (a long write's own record, never undone): each row as
-        # the change left it is a RowPrint, and its rows go to the file at every commit.
+        # the change left it is a RowPrint, and each committed transaction's rows go to a
+        # spool as they are (read back newest first by :meth:`to_take_back`).
         self.compact = False
+        self._spool: Spool | None = None
         self._file: RecordFile | None = None
         # Where the graph stood when the step (or its last undo or redo) committed: the
         # engine's opaque mark of other writers' writes, and the UTC instant; ``interleaved``
@@ -118,7 +122,7 @@ class Change:
     @property
     def recorded(self) -> bool:
         """Whether any row was recorded (changed or not)."""
-        return bool(self.rows) or self._file is not None
+        return bool(self.rows) or self._file is not None or self._spool is not None
 
     @property
     def in_file(self) -> bool:
@@ -127,15 +131,31 @@ class Change:
 
     def committed(self) -> None:
         """A transaction of the recording has committed: its rows go to the change's file
-        when the change is big (or compact), so that memory holds one transaction's rows."""
-        if not self.rows or not (
-            self.compact or self._file is not None or len(self.rows) > SPILL_ROWS
-        ):
+        when the change is big (a compact change's to its spool), so that memory holds one
+        transaction's rows."""
+        if not self.rows:
             return
-        if self._file is None:
-            self._file = RecordFile()
-        self._file.put(self.rows)
+        if self.compact:
+            if self._spool is None:
+                self._spool = Spool("factlines-take-back-")
+            self._spool.append(list(self.rows.items()))
+        elif self._file is not None or len(self.rows) > SPILL_ROWS:
+            if self._file is None:
+                self._file = RecordFile()
+            self._file.put(self.rows)
+        else:
+            return
         self.rows = {}
+
+    def to_take_back(self, rank: dict[str, int]) -> Iterator[tuple[tuple[str, str], list]]:
+        """The rows in the order a take-back puts them back: a compact change's newest first,
+        so that a row written in two of its transactions goes back to where it began; any
+        other's as :meth:`in_order` gives them."""
+        if self._spool is None:
+            yield from self.in_order(rank)
+            return
+        for rows in self._spool.newest_first():
+            yield from reversed(rows)
 
     def items(self) -> Iterator[tuple[tuple[str, str], list]]:
         """Every recorded row, ``((table, id), [before, after])``, in the order first written
@@ -193,8 +213,8 @@ class RecordFile:
         # on a worker's connection, then undone and redone elsewhere).
         self._db = sqlite3.connect("", check_same_thread=False)
         self._db.execute(
-            "CREATE TABLE rows (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, "
-            "key BLOB NOT NULL UNIQUE, before BLOB, after BLOB)"
+            "CREATE TABLE rows (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, id, "
+            "before BLOB, after BLOB, UNIQUE (tbl, id))"
         )
         self._db.execute("CREATE INDEX rows_of_table ON rows (tbl, seq)")
         self._count = 0
@@ -205,23 +225,23 @@ class RecordFile:
     def put(self, rows: dict) -> None:
         with self._db:
             self._db.executemany(
-                "INSERT INTO rows (tbl, key, before, after) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET after = excluded.after",
+                "INSERT INTO rows (tbl, id, before, after) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (tbl, id) DO UPDATE SET after = excluded.after",
                 (
-                    (key[0], _pickled(key), _pickled(before), _pickled(after))
-                    for key, (before, after) in rows.items()
+                    (table, row_id, _stored(before), _stored(after))
+                    for (table, row_id), (before, after) in rows.items()
                 ),
             )
             self._count = self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
 
     def holds(self, key: tuple) -> bool:
-        found = self._db.execute("SELECT 1 FROM rows WHERE key = ?", (_pickled(key),))
+        found = self._db.execute("SELECT 1 FROM rows WHERE tbl = ? AND id = ?", key)
         return found.fetchone() is not None
 
     def rows(self) -> Iterator[tuple[tuple[str, str], list]]:
-        cursor = self._db.execute("SELECT key, before, after FROM rows ORDER BY seq")
+        cursor = self._db.execute("SELECT tbl, id, before, after FROM rows ORDER BY seq")
         while block := cursor.fetchmany(_BLOCK):
-            yield from (_unpickled(row) for row in block)
+            yield from (_read(row) for row in block)
 
     def in_order(self, rank: dict[str, int]) -> Sequence:
         counts = dict(self._db.execute("SELECT tbl, COUNT(*) FROM rows GROUP BY tbl"))
@@ -258,17 +278,24 @@ class _OrderedRows(Sequence):
         if block is None or block[0] != table or not 0 <= index - block[1] < len(block[2]):
             first = index - index % _BLOCK
             rows = self._db.execute(
-                "SELECT key, before, after FROM rows WHERE tbl = ? ORDER BY seq LIMIT ? OFFSET ?",
+                "SELECT tbl, id, before, after FROM rows WHERE tbl = ? ORDER BY seq "
+                "LIMIT ? OFFSET ?",
                 (table, _BLOCK, first),
             ).fetchall()
-            block = self._block = (table, first, [_unpickled(row) for row in rows])
+            block = self._block = (table, first, [_read(row) for row in rows])
         return block[2][index - block[1]]
 
 
-def _pickled(value: object) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+def _stored(image: RowImage | None) -> bytes | None:
+    if image is None:
+        return None
+    return pickle.dumps((image.values, image.position), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _unpickled(row: tuple) -> tuple[tuple[str, str], list]:
-    key, before, after = row
-    return pickle.loads(key), [pickle.loads(before), pickle.loads(after)]
+def _image(data: bytes | None) -> RowImage | None:
+    return None if data is None else RowImage(*pickle.loads(data))
+
+
+def _read(row: tuple) -> tuple[tuple[str, str], list]:
+    table, row_id, before, after = row
+    return (table, row_id), [_image(before), _image(after)]

@@ -317,7 +317,7 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
     :mod:`.giving_way` says), but only while it is still exactly as the change left it: a row
     another program changed since is theirs now and stays, and so does an entity the step made
     that a fact outside it now refers to."""
-    rows = iter(change.in_order(_REPLAY_ORDER))
+    rows = change.to_take_back(_REPLAY_ORDER)
     give_way = GiveWay()
     while part := list(islice(rows, rows_per_write)):
         began = time.monotonic()
