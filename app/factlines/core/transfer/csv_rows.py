@@ -255,7 +255,8 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     # a write (MemPalace never deletes an entity); forgotten once many, to stay small.
     there: set[str] = set()
 
-    def write_part(part: list) -> None:
+    def write_part(given: tuple[list, list]) -> None:
+        part, made = given
         entities: dict[str, dict] = {}
         for _, _, subject, obj in part:
             for entity in (subject, obj):
@@ -269,8 +270,9 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             there.clear()
         there.update(entities)
         facts = [fact for _, fact, _, _ in part]
-        still_new(kg, "triples", [fact for fact in facts if fact["id"] is not None], None)
-        _give_ids(kg, facts, data.repeats)  # the others: ids unused, inside this write
+        made_ids = {id(fact) for fact in made}
+        still_new(kg, "triples", [fact for fact in facts if id(fact) not in made_ids], None)
+        _unused_in_graph(kg, made, data.repeats)  # the new ids, inside this write
         kg.insert_rows("triples", facts)
         rep.facts_added += len(facts)
 
@@ -284,8 +286,9 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             if row[0] not in plan.left_out
         )
         parts = iter(lambda: list(islice(rows, CHUNK)), [])
+        with_ids = ((part, _give_ids(part, data.repeats)) for part in parts)
         try:
-            kg.write_in_parts(parts, write_part, lambda part: steps.add(len(part)))
+            kg.write_in_parts(with_ids, write_part, lambda given: steps.add(len(given[0])))
         finally:
             checked_rows.close()
 
@@ -366,24 +369,34 @@ def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
         )
 
 
-def _give_ids(kg, facts: list[dict], repeats: RepeatedIds) -> None:
-    """A new id (contract §3.4) for each fact without one, unused in the graph (where the
-    import's earlier parts are) and in the file (as far as its filter of ids can tell: a new
-    id it may hold is made again)."""
+def _give_ids(part: list, repeats: RepeatedIds) -> list[dict]:
+    """A new id (contract §3.4) for each fact of ``part`` without one, unused in the part and
+    in the file (as far as its filter of ids can tell: a new id it may hold is made again);
+    made before the write, which checks them against the graph (:func:`_unused_in_graph`).
+    Returns the facts given one."""
+    facts = [fact for _, fact, _, _ in part]
     taken = {fact["id"] for fact in facts if fact["id"] is not None}
-    pending = [fact for fact in facts if fact["id"] is None]
+    made = [fact for fact in facts if fact["id"] is None]
+    for fact in made:
+        _new_id(fact, taken, repeats)
+    return made
+
+
+def _new_id(fact: dict, taken: set, repeats: RepeatedIds) -> None:
+    while True:
+        fact["id"] = new_triple_id(fact["subject"], fact["predicate"], fact["object"])
+        if fact["id"] not in taken and not repeats.may_hold("triples", fact["id"]):
+            taken.add(fact["id"])
+            return
+
+
+def _unused_in_graph(kg, made: list[dict], repeats: RepeatedIds) -> None:
+    """Inside the write: a new id the graph holds already (where the import's earlier parts
+    are) is made again."""
+    taken = {fact["id"] for fact in made}
+    pending = made
     while pending:
-        for fact in pending:
-            fact["id"] = new_triple_id(fact["subject"], fact["predicate"], fact["object"])
         clash = set(kg.rows_with_ids("triples", [fact["id"] for fact in pending]))
-        again = []
+        pending = [fact for fact in pending if fact["id"] in clash]
         for fact in pending:
-            if (
-                fact["id"] in clash
-                or fact["id"] in taken
-                or repeats.may_hold("triples", fact["id"])
-            ):
-                again.append(fact)
-            else:
-                taken.add(fact["id"])
-        pending = again
+            _new_id(fact, taken, repeats)
