@@ -194,6 +194,8 @@ def asserted_since(
     Only the facts of subjects the log names are kept while it is read (a long step's facts
     are many)."""
     logged = log.subjects()
+    if not logged:
+        return None
     by_subject: dict[str, dict[tuple, str]] = {}
     for fact in facts:
         if fact["subject"] not in logged:
