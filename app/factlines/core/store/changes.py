@@ -254,9 +254,12 @@ class _OrderedRows(Sequence):
     at a time (the last block read is kept: replay reads in order)."""
 
     def __init__(self, db: sqlite3.Connection, tables: list[tuple[str, int]]):
-        self._db, self._tables = db, tables
-        self._length = sum(count for _, count in tables)
-        self._block: tuple[str, int, list] | None = None  # (table, first index in it, rows)
+        self._db, self._tables = db, []
+        self._length = 0
+        for table, count in tables:  # (table, its first index, how many)
+            self._tables.append((table, self._length, count))
+            self._length += count
+        self._first, self._block = 0, []  # the block read last, and the index of its first
 
     def __len__(self) -> int:
         return self._length
@@ -264,26 +267,20 @@ class _OrderedRows(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._length))]
+        at = index - self._first
+        if 0 <= at < len(self._block):
+            return self._block[at]
         if not -self._length <= index < self._length:
             raise IndexError(index)
         index %= self._length
-        for table, count in self._tables:
-            if index < count:
-                return self._in_table(table, index)
-            index -= count
-        raise IndexError(index)
-
-    def _in_table(self, table: str, index: int):
-        block = self._block
-        if block is None or block[0] != table or not 0 <= index - block[1] < len(block[2]):
-            first = index - index % _BLOCK
-            rows = self._db.execute(
-                "SELECT tbl, id, before, after FROM rows WHERE tbl = ? ORDER BY seq "
-                "LIMIT ? OFFSET ?",
-                (table, _BLOCK, first),
-            ).fetchall()
-            block = self._block = (table, first, [_read(row) for row in rows])
-        return block[2][index - block[1]]
+        table, start, _ = next(t for t in reversed(self._tables) if t[1] <= index)
+        first = (index - start) - (index - start) % _BLOCK
+        rows = self._db.execute(
+            "SELECT tbl, id, before, after FROM rows WHERE tbl = ? ORDER BY seq LIMIT ? OFFSET ?",
+            (table, _BLOCK, first),
+        ).fetchall()
+        self._first, self._block = start + first, [_read(row) for row in rows]
+        return self._block[index - self._first]
 
 
 def _stored(image: RowImage | None) -> bytes | None:
