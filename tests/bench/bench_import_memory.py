@@ -1,4 +1,5 @@
-"""Benchmark: the memory ``factlines import`` takes for a JSON copy, against the file's size.
+"""Benchmark: the memory ``factlines import`` takes for a JSON copy, against the file's size; and
+an import as File → Import… runs it (one undo step), then its undo.
 
     python tests/bench/bench_import_memory.py           # 25k and 250k facts (~9 and ~90 MB)
     python tests/bench/bench_import_memory.py --quick   # 5k and 50k facts
@@ -9,7 +10,10 @@ Two graphs of bench_io's shape, ten times apart in size, are exported to JSON; e
 imported into a new file by the whole command in a fresh process, and the process's peak
 resident memory (its rusage) is printed beside the file's size. Target: the import reads the
 file a batch at a time, so its peak grows by at most 60 MB from the small file to the big one
-(before: 82 MB of JSON peaked at 828 MB). Prints PASS/MISS; exits 0 unless a command failed.
+(before: 82 MB of JSON peaked at 828 MB). The window's import (``import_recorded``: every row
+recorded for its undo, one edit-log entry) and then its undo (``kg.revert``) run in a fresh
+process too, with the same target: its undo record is kept in a file past a batch.
+Prints PASS/MISS; exits 0 unless a command failed.
 """
 
 from __future__ import annotations
@@ -28,11 +32,22 @@ from bench_io import APP, build
 GROWTH_MB = 60
 
 
-def peak_mb(*args, app: Path = APP) -> float:
-    """Run ``python -m factlines ARGS`` (of ``app``) and return its peak resident memory in MB."""
+# What File → Import… runs on its worker, then Edit → Undo: ARGS are the graph and the file.
+WINDOW_IMPORT = (
+    "import sys; from factlines import open_graph; "
+    "from factlines.core.transfer import import_recorded; "
+    "report, change = import_recorded(sys.argv[1], sys.argv[2], 'Import'); "
+    "kg = open_graph(sys.argv[1]); kg.adopt(change); kg.revert(change); kg.close()"
+)
+
+
+def peak_mb(*args, app: Path = APP, code: str | None = None) -> float:
+    """Run ``python -m factlines ARGS`` (or ``python -c CODE ARGS``) of ``app`` and return its
+    peak resident memory in MB."""
     env = {**os.environ, "PYTHONPATH": str(app)}
+    how = ["-m", "factlines"] if code is None else ["-c", code]
     child = subprocess.Popen(
-        [sys.executable, "-m", "factlines", *map(str, args)],
+        [sys.executable, *how, *map(str, args)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -40,7 +55,7 @@ def peak_mb(*args, app: Path = APP) -> float:
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
-        raise SystemExit(f"factlines {' '.join(map(str, args))} failed:\n{child.stderr.read()}")
+        raise SystemExit(f"{' '.join(how + list(map(str, args)))} failed:\n{child.stderr.read()}")
     return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
@@ -49,11 +64,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="5k and 50k facts")
     parser.add_argument("--dir", type=Path, help="keep the files here")
     parser.add_argument("--app", type=Path, default=APP, help="the app folder whose import runs")
-    args = parser.parse_args()
-    sizes = (5_000, 50_000) if args.quick else (25_000, 250_000)
-    folder = args.dir or Path(tempfile.mkdtemp(prefix="bench_import_memory_"))
+    parsed = parser.parse_args()
+    sizes = (5_000, 50_000) if parsed.quick else (25_000, 250_000)
+    folder = parsed.dir or Path(tempfile.mkdtemp(prefix="bench_import_memory_"))
     folder.mkdir(parents=True, exist_ok=True)
-    peaks = []
+    peaks: dict[str, list[float]] = {"command": [], "window": []}
     for facts in sizes:
         graph = folder / f"graph_{facts}.sqlite3"
         if not graph.exists():
@@ -61,18 +76,23 @@ def main() -> int:
         exported = folder / f"copy_{facts}.json"
         if not exported.exists():
             peak_mb("export", graph, exported)
-        target = folder / f"imported_{facts}.sqlite3"
-        target.unlink(missing_ok=True)
-        peak = peak_mb("import", target, exported, app=args.app)
-        peaks.append(peak)
         size = exported.stat().st_size / 1e6
-        print(f"import {facts:>7,} facts, JSON {size:6.1f} MB: peak memory {peak:6.0f} MB")
-    growth = peaks[1] - peaks[0]
-    verdict = "PASS" if growth <= GROWTH_MB else "MISS"
-    print(
-        f"growth from the small file to the big one: {growth:.0f} MB (target <= {GROWTH_MB}) "
-        f"{verdict}"
-    )
+        for how, code in (("command", None), ("window", WINDOW_IMPORT)):
+            target = folder / f"imported_{how}_{facts}.sqlite3"
+            for side in ("", "-wal", "-shm"):
+                Path(f"{target}{side}").unlink(missing_ok=True)
+            args = (target, exported) if code else ("import", target, exported)
+            peak = peak_mb(*args, app=parsed.app, code=code)
+            peaks[how].append(peak)
+            what = "factlines import" if code is None else "the window's import + its undo"
+            print(f"{what:<30} {facts:>7,} facts, JSON {size:6.1f} MB: peak memory {peak:6.0f} MB")
+    for how, what in (("command", "factlines import"), ("window", "the window's")):
+        growth = peaks[how][1] - peaks[how][0]
+        verdict = "PASS" if growth <= GROWTH_MB else "MISS"
+        print(
+            f"{what}: growth from the small file to the big one: {growth:.0f} MB "
+            f"(target <= {GROWTH_MB}) {verdict}"
+        )
     return 0
 
 

@@ -307,3 +307,23 @@ def test_the_views_reload_once_the_big_undo_has_ended(
 
     assert reloads and file_query(demo.db_path, "SELECT 1 FROM triples WHERE predicate = 'knows'")
     assert window.undo_stack.index() == 0
+
+
+def test_a_step_whose_record_went_to_its_file_is_big_too(
+    window, demo, qtbot, tmp_path, big_steps, monkeypatch
+):
+    """A long write's record leaves memory for a file of its own as it commits: its size is
+    still the whole step's, so its undo runs on the worker."""
+    from factlines.core.store import changes
+
+    monkeypatch.setattr(changes, "SPILL_ROWS", 3)
+    before = dump(demo.db_path)
+    source = tmp_path / "facts.csv"
+    lines = ["subject,predicate,object"] + [",".join(fact) for fact in FACTS]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _finish(qtbot, window.transfer.import_from(source))
+    window.action_undo.trigger()
+    job = window.replays.job
+    assert job is not None  # not undone on the UI thread
+    _finish(qtbot, job)
+    assert dump(demo.db_path) == before

@@ -362,3 +362,24 @@ def test_export_starts_in_the_last_folder_used_never_in_mempalaces_own(
     assert proposed[1].parent == out
     window.close()
     kg.close()
+
+
+def test_a_big_import_s_undo_step_keeps_its_rows_in_a_file_and_undoes_exactly(
+    window, demo, answers, qtbot, tmp_path
+):
+    rows = tmp_path / "facts.csv"
+    with rows.open("w", encoding="utf-8") as out:
+        out.write("subject,predicate,object,valid_from\n")
+        for n in range(3_000):
+            out.write(f"Person {n % 400},knows,Person {n * 7 % 401},2025-01-01\n")
+    before = dump(demo.db_path)
+    _finish(qtbot, window.transfer.import_from(rows))
+    after = dump(demo.db_path)
+    assert len(after["triples"]) == len(before["triples"]) + 3_000
+    change = window.undo_stack.command(0)._change
+    # Every row's images stayed in memory for as long as the step was on the stack.
+    assert len(change.rows) == 0, f"{len(change.rows):,} rows' images held in memory"
+    window.action_undo.trigger()
+    qtbot.waitUntil(lambda: dump(demo.db_path) == before, timeout=30_000)
+    window.action_redo.trigger()
+    qtbot.waitUntil(lambda: dump(demo.db_path) == after, timeout=30_000)

@@ -31,6 +31,7 @@ import json
 import os
 import threading
 from bisect import bisect_right
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -177,6 +178,12 @@ class WriteLog:
             self._refresh()
             return list(self._by_subject.get(subject_id, ()))
 
+    def subjects(self) -> set[str]:
+        """The subjects (by MemPalace's id rule) of the logged writes."""
+        with self._lock:
+            self._refresh()
+            return set(self._by_subject)
+
     def _refresh(self) -> None:
         try:
             with open(self.path, "rb") as handle:
@@ -252,14 +259,21 @@ def _extracted(fact: dict) -> str | None:
 
 
 def asserted_since(
-    log: WriteLog, facts: list[dict], since: str | None, slack: float
+    log: WriteLog, facts: Iterable[dict], since: str | None, slack: float
 ) -> tuple[WriteLogEntry, int] | None:
     """The first ``kg_add`` in ``log`` that asserted one of ``facts`` (rows: id, subject,
     predicate, object) at or after ``since`` (a UTC instant; None: any time) less ``slack``
     seconds, and how many more of the facts were asserted too; None when none was. An add
-    whose outcome names another row is not this fact's; one whose time cannot be read counts."""
+    whose outcome names another row is not this fact's; one whose time cannot be read counts.
+    Only the facts of subjects the log names are kept while it is read (a long step's facts
+    are many)."""
+    logged = log.subjects()
+    if not logged:
+        return None
     by_subject: dict[str, dict[tuple, str]] = {}
     for fact in facts:
+        if fact["subject"] not in logged:
+            continue
         key = (fact["predicate"], fact["object"])
         by_subject.setdefault(fact["subject"], {})[key] = fact["id"]
     earliest = _seconds(since)

@@ -237,9 +237,7 @@ class EditHistory(Part):
         the step (or its last undo or redo) committed: MemPalace found it open and relies on
         it, though its write left no trace in the graph. An add logged up to MemPalace's wait
         before counts: its intent is logged before it waits for the lock."""
-        taken = [image.values for image in taken_facts(change, to_before)]
-        if not taken:
-            return
+        taken = (image.values for image in taken_facts(change, to_before))
         found = asserted_since(self.mempalace_write_log(), taken, change.at, MEMPALACE_WAIT)
         if found is not None:
             entry, more = found

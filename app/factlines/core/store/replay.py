@@ -6,7 +6,7 @@ keep another writer's work safe, and in short writes so that MemPalace never wai
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
@@ -84,13 +84,9 @@ class StepReplay:
         self.db, self.change, self.to_before = db, change, to_before
         self.conflict, self.force, self.within = conflict, force, within
         self.progress = progress
-        ordered = sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]])
-        # (table, id, the row as the step left it, the row wanted)
-        self.rows = [
-            (table, row_id, *((after, before) if to_before else (before, after)))
-            for (table, row_id), (before, after) in ordered
-        ]
-        self.ours = {row_id for (table, row_id) in change.rows if table == TRIPLES}
+        # (table, id, the row as the step left it, the row wanted), a long step's read from
+        # its file as they are needed
+        self.rows = _Wanted(change.in_order(_REPLAY_ORDER), to_before)
         self.verb = "undoing" if to_before else "redoing"
         # The rows the open part has written (indexes into ``rows``), to put back on failure.
         self._written: list[int] = []
@@ -101,7 +97,7 @@ class StepReplay:
             with db.transaction() as conn:
                 self._write(conn, 0, len(rows), deadline=None)
             return
-        self._check([rows[i : i + PART] for i in range(0, len(rows), PART)])
+        self._check(rows[i : i + PART] for i in range(0, len(rows), PART))
         change = self.change
         saved = change.mark, change.at, change.interleaved
         done: list[list[int]] = []
@@ -114,7 +110,8 @@ class StepReplay:
                 began = time.monotonic()
                 with db.transaction() as conn:
                     if mark is not None and not self.force and db._written_since(conn, mark):
-                        self._refuse_between_parts(conn, rows[start:])
+                        left = (rows[n] for n in range(start, len(rows)))
+                        self._refuse_between_parts(conn, left)
                     deadline = began + HOLD_S
                     end = self._write(conn, start, min(start + PART, len(rows)), deadline)
                     mark = db._write_mark(conn)
@@ -131,7 +128,7 @@ class StepReplay:
 
     # ── Checking ──────────────────────────────────────────────────────────
 
-    def _check(self, parts: list[list]) -> None:
+    def _check(self, parts: Iterable[list]) -> None:
         """The refusals a big step meets, said before any of it is written: read part by part
         (the connection is free in between), without the write lock."""
         for part in parts:
@@ -139,6 +136,7 @@ class StepReplay:
             with self.db.snapshot() as conn:
                 for table, row_id, expected, wanted in part:
                     self._needs_writing(conn, table, row_id, expected, wanted)
+            self.db.settle()  # its pages given back: the check holds one part's, not the cache
         if not self.force:
             with self.db.snapshot() as conn:
                 refusal = self._written_since_refusal(conn)
@@ -161,32 +159,34 @@ class StepReplay:
 
     def _written_since_refusal(self, conn) -> Refused | None:
         change = self.change
-        taken = taken_facts(change, self.to_before)
-        if not taken:
-            return None
         if (
             change.mark is not None
             and not change.interleaved
             and not self.db._written_since(conn, change.mark)
         ):
             return None
-        more = f" and {len(taken) - 1:,} more" if len(taken) > 1 else ""
+        taken = taken_facts(change, self.to_before)
+        first = next(taken, None)
+        if first is None:
+            return None
+        others = sum(1 for _ in taken)
+        more = f" and {others:,} more" if others else ""
         return WrittenSince(
             f"{self.db.OTHERS} wrote the graph since this step and may have asserted "
-            f"“{self._in_words(conn, taken[0].values)}”{more}, which {self.verb} it would delete "
+            f"“{self._in_words(conn, first.values)}”{more}, which {self.verb} it would delete "
             "or end (asserting a fact that is already there leaves no trace in the graph); "
             "nothing was changed"
         )
 
-    def _refuse_between_parts(self, conn, left: list) -> None:
+    def _refuse_between_parts(self, conn, left: Iterable[tuple]) -> None:
         """Another writer wrote between two parts: refused when what is left takes a fact away
         (the parts written are then put back)."""
-        taken = [e for t, _, e, w in left if t == TRIPLES and _opens(w, e)]
-        if taken:
+        taken = next((e for t, _, e, w in left if t == TRIPLES and _opens(w, e)), None)
+        if taken is not None:
             raise WrittenSince(
                 f"{self.db.OTHERS} wrote the graph while this step was being "
                 f"{'undone' if self.to_before else 'redone'} and may have asserted "
-                f"“{self._in_words(conn, taken[0].values)}”, which {self.verb} it would delete "
+                f"“{self._in_words(conn, taken.values)}”, which {self.verb} it would delete "
                 "or end; what was done was put back, so nothing was changed"
             )
 
@@ -262,7 +262,7 @@ class StepReplay:
     def _open_twin(self, conn, row_id: str, values: dict) -> bool:
         """Whether a fact outside the step is open with the same subject, predicate, object."""
         twins = self.db.open_ids(conn, values["subject"], values["predicate"], values["object"])
-        return any(twin != row_id and twin not in self.ours for twin, _ in twins)
+        return any(twin != row_id and not self.change.holds(TRIPLES, twin) for twin, _ in twins)
 
     def _changed_since(self, conn, table: str, row_id: str, image: RowImage | None) -> str:
         if table == TRIPLES and image is not None:
@@ -287,6 +287,25 @@ class StepReplay:
 
         subject, obj = name(values.get("subject")), name(values.get("object"))
         return f"{subject} {values.get('predicate')} {obj}"
+
+
+class _Wanted(Sequence):
+    """A step's rows as a replay writes them: (table, id, the row as the step left it, the
+    row wanted), from the change's rows in replay order (read as they are needed)."""
+
+    def __init__(self, rows: Sequence, to_before: bool):
+        self._rows, self._to_before = rows, to_before
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        (table, row_id), (before, after) = self._rows[index]
+        if self._to_before:
+            return table, row_id, after, before
+        return table, row_id, before, after
 
 
 def _keeps_entity(db, conn, table: str, row_id: str, current, expected, wanted) -> bool:
@@ -315,10 +334,7 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
     :mod:`.giving_way` says), but only while it is still exactly as the change left it: a row
     another program changed since is theirs now and stays, and so does an entity the step made
     that a fact outside it now refers to."""
-    if change.compact:  # its committed transactions' rows, in a file
-        rows = change.spilled.newest_first()
-    else:
-        rows = iter(sorted(change.rows.items(), key=lambda item: _REPLAY_ORDER[item[0][0]]))
+    rows = change.to_take_back(_REPLAY_ORDER)
     give_way = GiveWay()
     while part := list(islice(rows, rows_per_write)):
         began = time.monotonic()
@@ -334,15 +350,14 @@ def take_back(db, change: Change, rows_per_write: int) -> None:
         give_way.after(began, db.settle)
 
 
-def taken_facts(change: Change, to_before: bool) -> list[RowImage]:
+def taken_facts(change: Change, to_before: bool) -> Iterator[RowImage]:
     """The open facts, as the step (or its last replay) left them, that undoing
-    (``to_before``) or redoing it would delete, end or turn into another fact."""
-    taken = []
-    for (table, _row_id), (before, after) in change.rows.items():
+    (``to_before``) or redoing it would delete, end or turn into another fact (read as they
+    are asked for: a long step's are many)."""
+    for (table, _row_id), (before, after) in change.items():
         current, wanted = (after, before) if to_before else (before, after)
         if table == TRIPLES and _opens(wanted, current):
-            taken.append(current)
-    return taken
+            yield current
 
 
 def _opens(current: RowImage | None, wanted: RowImage | None) -> bool:

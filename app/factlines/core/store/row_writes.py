@@ -173,7 +173,7 @@ class RowWrites:
                 after = now[table].get(row_id)
                 change.rows[(table, row_id)][1] = RowPrint.of(after) if change.compact else after
         self._recorded_now = []
-        steps = [change for change in self._recorders if change.rows]
+        steps = [change for change in self._recorders if change.recorded]
         if not steps and not self._replayed:
             return
         mark = self._write_mark(conn)
@@ -192,9 +192,7 @@ class RowWrites:
         for change, mark, interleaved in self._marks:
             change.mark, change.at, change.interleaved = mark, at, interleaved
         for change in self._recorders:
-            if change.compact and change.rows:
-                change.spilled.add(change.rows)
-                change.rows = {}
+            change.committed()
         self._marks = []
         touched, self._touched = self._touched, Touched.noting_ends()
         return touched

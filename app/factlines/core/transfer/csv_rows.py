@@ -16,12 +16,13 @@ distinct one of a new fact is checked once.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
+from factlines.core.spool import Spool
 from factlines.core.store.mempalace import confidence_value
 from factlines.core.transfer.export import CSV_HEADER, ENTITY_CSV_COLUMNS
 from factlines.core.transfer.plan import (
@@ -32,8 +33,8 @@ from factlines.core.transfer.plan import (
     describe,
     still_new,
 )
-from factlines.core.transfer.readers import ImportFile, Problem
 from factlines.core.transfer.repeats import RepeatedIds
+from factlines.core.transfer.rows_file import ImportFile, Problem
 
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
 _CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
@@ -82,7 +83,7 @@ class _Rows:
 
     def repeatable(self, fields: list[str]) -> tuple[str | None, str | None]:
         """What may repeat in a row, as :meth:`fact` makes it of a row it accepts, without
-        checking the row (the first pass, quick): a stored fact's id, and an open fact's
+        checking the row (the file's first reading, quick): a stored fact's id, and an open fact's
         (subject, predicate, object) joined in one text."""
         at = self.at
         row_id = fields[at["id"]]
@@ -94,24 +95,15 @@ class _Rows:
         )
         sid, oid = fields[at["subject_id"]], fields[at["object_id"]]
         if stored:
-            valid_to = fields[at["valid_to"]] or None
+            ended = bool(fields[at["valid_to"]])
         else:
+            # Any end but spaces is one, or a reason to reject the row: open only when blank.
             row_id, predicate = None, predicate_id(predicate)
             sid, oid = sid.strip(), oid.strip()
-            try:
-                valid_to = self._end(fields[at["valid_to"]])
-            except Refused:
-                return row_id, None
-        if valid_to is not None:
+            ended = bool(fields[at["valid_to"]].strip())
+        if ended:
             return row_id, None
         return row_id, "\x1f".join((sid or entity_id(subject), predicate, oid or entity_id(obj)))
-
-    def _end(self, text: str) -> str | None:
-        """A new fact's valid_to, checked (each distinct one once)."""
-        valid_to = self.ends.get(text)
-        if valid_to is None and text and text not in self.ends:
-            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
-        return valid_to
 
     def fact(self, fields: list[str]) -> tuple[dict, dict, dict]:
         """(fact, subject entity, object entity) of a row, as dicts of columns; refused when
@@ -166,7 +158,10 @@ class _Rows:
         valid_from = self.starts.get(text)
         if valid_from is None and text and text not in self.starts:
             valid_from = self.starts[text] = temporal.parse(text, "valid_from")
-        valid_to = self._end(fields[at["valid_to"]])
+        text = fields[at["valid_to"]]
+        valid_to = self.ends.get(text)
+        if valid_to is None and text and text not in self.ends:
+            valid_to = self.ends[text] = temporal.parse(text, "valid_to")
         if valid_from is not None and valid_to is not None:
             temporal.check_interval(valid_from, valid_to)
         text = fields[at["confidence"]].strip()
@@ -205,48 +200,79 @@ class _Rows:
         return entity
 
 
-def _checked(reading: _Rows, batch: list, rep: ImportReport | None = None) -> Iterator[tuple]:
+def _checked(reading: _Rows, batch: list, rep: ImportReport) -> Iterator[tuple]:
     """(line, fact, subject entity, object entity) of each row of ``batch`` that can be
-    imported; the others are rejected (reported in ``rep``, when given). One tight loop: it
-    runs for every row of the file, once for each pass."""
+    imported; the others are rejected (reported in ``rep``). One tight loop: it runs for
+    every row of the file."""
     reading.forget_when_full()
     for line, fields in batch:
         fields.append("")
         try:
             yield (line, *reading.fact(fields))
         except Refused as exc:
-            if rep is not None:
-                rep.rejected.append(Problem(line, str(exc)))
+            rep.rejected.append(Problem(line, str(exc)))
+
+
+def noting_repeats(
+    columns: dict[str, int], extras: dict, repeats: RepeatedIds
+) -> Callable[[list[str]], None]:
+    """``note(fields)`` for each row as the file is first read: what in it may repeat (a
+    stored fact's id, an open fact's subject, predicate and object) goes into ``repeats``,
+    quickly, without checking the row (:meth:`_Rows.repeatable`)."""
+    reading = _Rows(columns, extras)
+    rows = 0
+
+    def note(fields: list[str]) -> None:
+        nonlocal rows
+        rows += 1
+        if not rows % PLAN_BATCH:
+            reading.forget_when_full()
+        fields.append("")
+        row_id, key = reading.repeatable(fields)
+        if row_id is not None:
+            repeats.add("triples", row_id)
+        if key is not None:
+            repeats.add("open", key)
+
+    return note
 
 
 def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
-    """Three passes over the file's rows, a batch at a time: which ids and open facts it may
-    give twice (:mod:`.repeats`); each row checked, against the file and the graph, keeping
-    only the lines not to be written; then ``write``: each part's entities, then its facts."""
+    """Two more passes over the file's rows (the first, reading it, noted what may repeat:
+    :func:`noting_repeats`), a batch at a time: each row checked, against the file and the
+    graph, keeping only the lines not to be written; then ``write``: each part's entities,
+    then its facts."""
     reading = _Rows(data.columns or {}, data.extras)
     plan = _Plan(data.repeats, rep)
-    for batch in data.batches("facts", PLAN_BATCH):
-        reading.forget_when_full()
-        for _, fields in batch:
-            fields.append("")
-            plan.note(*reading.repeatable(fields))
+    checked_rows = Spool("factlines-import-")  # read back by ``write``: not checked twice
     for batch in data.batches("facts", PLAN_BATCH):
         checked = list(_checked(reading, batch, rep))
         plan.check(kg, checked)
+        checked_rows.append(checked)
         steps.add(len(batch))
 
-    def write_part(part: list) -> None:
+    # Entity ids this import has found in the graph or inserted, not looked for again inside
+    # a write (MemPalace never deletes an entity); forgotten once many, to stay small.
+    there: set[str] = set()
+
+    def write_part(given: tuple[list, list]) -> None:
+        part, made = given
         entities: dict[str, dict] = {}
         for _, _, subject, obj in part:
-            entities.setdefault(subject["id"], subject)
-            entities.setdefault(obj["id"], obj)
-        fresh = still_new(kg, "entities", list(entities.values()), None)
+            for entity in (subject, obj):
+                if entity["id"] not in there:
+                    entities.setdefault(entity["id"], entity)
+        fresh = still_new(kg, "entities", list(entities.values()), None) if entities else []
         if fresh:
             kg.insert_rows("entities", fresh)
             rep.entities_added += len(fresh)
+        if len(there) > _CACHED:
+            there.clear()
+        there.update(entities)
         facts = [fact for _, fact, _, _ in part]
-        still_new(kg, "triples", [fact for fact in facts if fact["id"] is not None], None)
-        _give_ids(kg, facts, data.repeats)  # the others: ids unused, inside this write
+        made_ids = {id(fact) for fact in made}
+        still_new(kg, "triples", [fact for fact in facts if id(fact) not in made_ids], None)
+        _unused_in_graph(kg, made, data.repeats)  # the new ids, inside this write
         kg.insert_rows("triples", facts)
         rep.facts_added += len(facts)
 
@@ -255,12 +281,16 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             kg.add_columns(table, extras)
         rows = (
             row
-            for batch in data.batches("facts", CHUNK)
-            for row in _checked(reading, batch)
+            for batch in checked_rows.oldest_first()
+            for row in batch
             if row[0] not in plan.left_out
         )
         parts = iter(lambda: list(islice(rows, CHUNK)), [])
-        kg.write_in_parts(parts, write_part, lambda part: steps.add(len(part)))
+        with_ids = ((part, _give_ids(part, data.repeats)) for part in parts)
+        try:
+            kg.write_in_parts(with_ids, write_part, lambda given: steps.add(len(given[0])))
+        finally:
+            checked_rows.close()
 
     return write
 
@@ -275,13 +305,6 @@ class _Plan:
         self.given: dict[str, int] = {}
         self.opened: dict[tuple, int] = {}
         self.left_out: set[int] = set()
-
-    def note(self, row_id: str | None, key: str | None) -> None:
-        """The first pass: what may repeat in a row (:meth:`_Rows.repeatable`)."""
-        if row_id is not None:
-            self.repeats.add("triples", row_id)
-        if key is not None:
-            self.repeats.add("open", key)
 
     def check(self, kg, checked: list) -> None:
         """A batch of checked rows, against the earlier lines and the graph."""
@@ -346,24 +369,34 @@ def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
         )
 
 
-def _give_ids(kg, facts: list[dict], repeats: RepeatedIds) -> None:
-    """A new id (contract §3.4) for each fact without one, unused in the graph (where the
-    import's earlier parts are) and in the file (as far as its filter of ids can tell: a new
-    id it may hold is made again)."""
+def _give_ids(part: list, repeats: RepeatedIds) -> list[dict]:
+    """A new id (contract §3.4) for each fact of ``part`` without one, unused in the part and
+    in the file (as far as its filter of ids can tell: a new id it may hold is made again);
+    made before the write, which checks them against the graph (:func:`_unused_in_graph`).
+    Returns the facts given one."""
+    facts = [fact for _, fact, _, _ in part]
     taken = {fact["id"] for fact in facts if fact["id"] is not None}
-    pending = [fact for fact in facts if fact["id"] is None]
+    made = [fact for fact in facts if fact["id"] is None]
+    for fact in made:
+        _new_id(fact, taken, repeats)
+    return made
+
+
+def _new_id(fact: dict, taken: set, repeats: RepeatedIds) -> None:
+    while True:
+        fact["id"] = new_triple_id(fact["subject"], fact["predicate"], fact["object"])
+        if fact["id"] not in taken and not repeats.may_hold("triples", fact["id"]):
+            taken.add(fact["id"])
+            return
+
+
+def _unused_in_graph(kg, made: list[dict], repeats: RepeatedIds) -> None:
+    """Inside the write: a new id the graph holds already (where the import's earlier parts
+    are) is made again."""
+    taken = {fact["id"] for fact in made}
+    pending = made
     while pending:
-        for fact in pending:
-            fact["id"] = new_triple_id(fact["subject"], fact["predicate"], fact["object"])
         clash = set(kg.rows_with_ids("triples", [fact["id"] for fact in pending]))
-        again = []
+        pending = [fact for fact in pending if fact["id"] in clash]
         for fact in pending:
-            if (
-                fact["id"] in clash
-                or fact["id"] in taken
-                or repeats.may_hold("triples", fact["id"])
-            ):
-                again.append(fact)
-            else:
-                taken.add(fact["id"])
-        pending = again
+            _new_id(fact, taken, repeats)

@@ -8,7 +8,7 @@ from itertools import islice
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
-from factlines.core.transfer.readers import Problem
+from factlines.core.transfer.rows_file import Problem
 
 # Rows checked again and inserted at once (a few such chunks to each short write): small, so
 # that a write ends soon after its time is up (``write_in_parts``) even on a busy machine.

@@ -17,6 +17,7 @@ from pathlib import Path
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
+from factlines.core.transfer.csv_rows import noting_repeats
 from factlines.core.transfer.export import CSV_HEADER
 from factlines.core.transfer.json_reader import read_json
 from factlines.core.transfer.repeats import RepeatedIds
@@ -41,15 +42,18 @@ def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
 
 def read_csv(path: Path, progress: Progress | None = None) -> ImportFile:
     """Check the CSV file at ``path``, a line at a time: its header, and each row readable with
-    as many fields; the rows are left in the file (``batches("facts", size)`` reads them again,
-    ``counts`` says how many)."""
+    as many fields, noting what in it may repeat (``repeats``); the rows are left in the file
+    (``batches("facts", size)`` reads them again, ``counts`` says how many)."""
     with _reader(path) as reader:
+        repeats = RepeatedIds(path.stat().st_size)
         names, columns, extras, problems = _header(reader)
+        note = noting_repeats(columns, extras, repeats)
         count = 0
         for _, fields in _records(reader, len(names)):
             if isinstance(fields, Problem):
                 problems.append(fields)
                 continue
+            note(fields)
             count += 1
             if count % 20_000 == 0:
                 report(progress, count, 0)
@@ -61,7 +65,7 @@ def read_csv(path: Path, progress: Progress | None = None) -> ImportFile:
         extras,
         batches=lambda _table, size: _csv_batches(path, size),
         counts={"facts": count},
-        repeats=RepeatedIds(path.stat().st_size),
+        repeats=repeats,
     )
 
 

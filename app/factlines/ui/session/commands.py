@@ -80,7 +80,7 @@ class StoreCommand(QUndoCommand):
             )
             return
         try:
-            if self._state.long_replay is not None and len(self._change.rows) > OFF_THE_UI_THREAD:
+            if self._state.long_replay is not None and self._change.row_count > OFF_THE_UI_THREAD:
                 self._state.long_replay(self, verb, force)
                 return
             kg = self._state.kg

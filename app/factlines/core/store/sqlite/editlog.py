@@ -94,7 +94,7 @@ class EditLogWrites:
         """The entry :meth:`write` would log for ``change`` once all its writes are committed
         (each row as its write left it), in ``read``'s form, for :meth:`append`: made without
         the write lock (a long write's log holds many rows). None when nothing changed."""
-        return logged_entry(entry, change, lambda table, row_id: change.rows[(table, row_id)][1])
+        return logged_entry(entry, change, None)
 
     def append(self, entries: list[dict]) -> None:
         """Add another log's entries (``read``'s form, oldest first) after this one's, as they
@@ -175,16 +175,17 @@ def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
 
 def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
     """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
-    giving each as it is after the change; None when they are as they were."""
-    # Only what is kept is gathered: the last write of a big undo makes this entry while it
-    # holds the write lock (a list of 165,000 rows took 0.7 s there, mostly the collector's).
+    giving each row the open write is writing as it is now (None: the change is committed);
+    None when they are as they were. Only what is kept is held: a long write's rows are
+    read from its file once, and the last write of a big undo makes this entry while it holds
+    the write lock (a list of 165,000 rows took 0.7 s there, mostly the collector's)."""
     total, kept = 0, []
     ids: dict[str, list[str]] = {"triples": [], "entities": [], "fl_meta": []}
-    for (table, row_id), (before, after) in change.rows.items():
+    for (table, row_id), (before, after) in change.items():
         if table not in _LOGGED_TABLES:
             continue
         # A row an earlier transaction of the change wrote is as that one left it.
-        if (table, row_id) in change.pending:
+        if row_image is not None and (table, row_id) in change.pending:
             after = row_image(table, row_id)
         if before == after:
             continue
