@@ -9,7 +9,6 @@ as ``style.theme().conflict``, and again on a palette change (:func:`palette_cha
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import zlib
@@ -341,9 +340,6 @@ def tip_text(value: object) -> str:
 _DIGITS = re.compile(r"([0-9]+)")
 
 
-# A selection's table and chart rank the same names (a hub: 10,000 other entities), and again
-# after each write: each name's key is made once.
-@functools.lru_cache(maxsize=1 << 17, typed=True)
 def order_key(value: object) -> tuple:
     """A sort key for any stored value, in SQLite's order of storage classes: numbers, then
     text (without case, its numbers by value: FastTool 3 before FastTool 29), then BLOBs; so a
