@@ -365,11 +365,13 @@ def test_suggestions_list_the_pairs_only_of_what_they_suggest(kg, monkeypatch):
     from factlines.core import analysis
 
     listed = []
-    pairs_of = analysis.overlapping_pairs
+    pairs_of = analysis._ordered_pairs
     monkeypatch.setattr(
         analysis,
-        "overlapping_pairs",
-        lambda rows: listed.append({r[1] for r in rows}) or pairs_of(rows),
+        "_ordered_pairs",
+        lambda groups: (
+            listed.append({f[0] for g in groups.values() for f in g}) or pairs_of(groups)
+        ),
     )
     for i in range(6):
         kg.add_triple(f"P{i}", "works_at", "Acme", valid_from="2020-01-01", valid_to="2021-01-01")

@@ -40,7 +40,11 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     second and lasts at least as long (MemPalace's ``invalidate(ended=D)`` then
     ``add_triple(valid_from=D)``).
     """
-    groups = _by_subject(rows)
+    return _ordered_pairs(_by_subject(rows))
+
+
+def _ordered_pairs(groups: dict[str, list[tuple]]) -> list[tuple]:
+    """:func:`overlapping_pairs` of facts already grouped by :func:`_by_subject`."""
     found: list[tuple] = []
     for subject in sorted([subject for subject, group in groups.items() if len(group) > 1]):
         pairs = list(_subject_pairs(subject, groups[subject]))
@@ -217,14 +221,15 @@ def predicate_figures(
         # subject overlapped needs only its first overlap: a hub holding thousands of objects
         # at once has millions of pairs, listed only when they would be shown.
         figure = figures[predicate] = _figures(facts, days)
+        groups = _by_subject(facts)
         figure["overlapping"] = sum(
             1
-            for subject, group in _by_subject(facts).items()
+            for subject, group in groups.items()
             if len(group) > 1
             and any(pair[3] == _OVERLAP for pair in _subject_pairs(subject, group))
         )
         if pairs_for(figure):
-            figure["pairs"] = [pair for pair in overlapping_pairs(facts) if pair[3] != _DUPLICATE]
+            figure["pairs"] = [pair for pair in _ordered_pairs(groups) if pair[3] != _DUPLICATE]
     return figures
 
 

@@ -222,10 +222,10 @@ class AppState(QObject):
             view = next(iter(self._waiting), None)
             if view is None:
                 continue
+            reload = self._waiting.pop(view)
             if self._kg is None or self._kg.closed:  # the window closed meanwhile
                 self._waiting.clear()
                 return
-            reload = self._waiting.pop(view)
             try:
                 reload()
             except BaseException:  # a bug, raised to the error handler: the others go on
