@@ -273,6 +273,13 @@ class KnowledgeGraph:
         """Why the graph is read-only, in words for a banner; None when it is not."""
         return self._store.read_only_reason
 
+    @property
+    def private_copy(self) -> bool:
+        """The graph is read through a private copy of its file (another user's, or in a
+        folder that may not be written), taken again when the file changes: each store
+        opened on it copies the file."""
+        return self._store.private_copy
+
     # ── What MemPalace's own code and tests reach for past its methods ────
 
     @property

@@ -78,6 +78,11 @@ class PostgresStore(EngineStore):
         return self._db.read_only_reason
 
     @property
+    def private_copy(self) -> bool:
+        """A database is read where it is, never through a copy."""
+        return False
+
+    @property
     def role(self) -> str:
         """The PostgreSQL role this client writes as (the edit log's ``who``)."""
         return self._db.role
