@@ -84,6 +84,33 @@ def app_errors(monkeypatch):
     return handler
 
 
+def write_hub(kg, facts: int, others: int = 1000) -> None:
+    """A hub ('Hub', id ``hub``) with ``facts`` facts to ``others`` entities (``E0000``…),
+    half of them from the hub, half to it, over three predicates, a quarter ended."""
+    with kg.transaction():
+        conn = kg._conn()
+        conn.execute("INSERT INTO entities (id, name, type) VALUES ('hub', 'Hub', 'org')")
+        conn.executemany(
+            "INSERT INTO entities (id, name) VALUES (?, ?)",
+            [(f"e{i:04d}", f"E{i:04d}") for i in range(others)],
+        )
+        conn.executemany(
+            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    f"t{n:05d}",
+                    "hub" if n % 2 else f"e{n % others:04d}",
+                    ("works_on", "knows", "uses")[n % 3],
+                    f"e{n % others:04d}" if n % 2 else "hub",
+                    f"{2000 + n % 20}-01-01",
+                    None if n % 4 else f"{2021 + n % 5}-06-30",
+                )
+                for n in range(facts)
+            ],
+        )
+
+
 def shown_window(qtbot, kg, settings, size=(1500, 950)):
     """The main window on ``kg``, shown and exposed."""
     from factlines.ui import MainWindow

@@ -10,7 +10,7 @@ from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
 from factlines.ui.models.fact_models import COLUMN, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import triple_rows
+from ui_fixtures import triple_rows, write_hub
 
 HUB_FACTS = 2_000
 
@@ -18,28 +18,7 @@ HUB_FACTS = 2_000
 @pytest.fixture
 def hub_window(qtbot, tmp_path):
     kg = KnowledgeGraph(tmp_path / "hub.sqlite3")
-    with kg.transaction():
-        conn = kg._conn()
-        conn.execute("INSERT INTO entities (id, name, type) VALUES ('hub', 'Hub', 'org')")
-        conn.executemany(
-            "INSERT INTO entities (id, name) VALUES (?, ?)",
-            [(f"e{i:04d}", f"E{i:04d}") for i in range(1000)],
-        )
-        conn.executemany(
-            "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    f"t{n:05d}",
-                    "hub" if n % 2 else f"e{n % 1000:04d}",
-                    ("works_on", "knows", "uses")[n % 3],
-                    f"e{n % 1000:04d}" if n % 2 else "hub",
-                    f"{2000 + n % 20}-01-01",
-                    None if n % 4 else f"{2021 + n % 5}-06-30",
-                )
-                for n in range(HUB_FACTS)
-            ],
-        )
+    write_hub(kg, HUB_FACTS)
     window = MainWindow(kg)
     qtbot.addWidget(window)
     window.show()

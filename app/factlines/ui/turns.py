@@ -3,7 +3,8 @@
 A step (a page of the entity list, one view's reload) is short; between two steps the event
 loop paints and answers the person. :meth:`Turns.run` takes a generator of steps: it runs up to
 the first ``yield`` at once, then one step per turn; a newer ``run`` (or :meth:`Turns.stop`)
-drops the one going on. ``done`` comes when the steps ran to their end.
+drops the one going on. ``done`` comes when the steps ran to their end. A step may
+:meth:`Turns.hold` the steps (waiting for something that comes later) until :meth:`Turns.go_on`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ class Turns(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._steps: Iterator[None] | None = None
+        self._held = False
         self._next = QTimer(self)
         self._next.setSingleShot(True)
         self._next.setInterval(0)
@@ -29,12 +31,24 @@ class Turns(QObject):
         return self._steps is not None
 
     def run(self, steps: Iterator[None]) -> None:
-        self._steps = steps
+        self._steps, self._held = steps, False
         self._step()
 
     def stop(self) -> None:
-        self._steps = None
+        self._steps, self._held = None, False
         self._next.stop()
+
+    def hold(self) -> None:
+        """No next step until :meth:`go_on` (the steps stay :attr:`running`)."""
+        self._held = True
+        self._next.stop()
+
+    def go_on(self) -> None:
+        """The next step, in a turn of its own, if the steps were held."""
+        if self._held:
+            self._held = False
+            if self._steps is not None:
+                self._next.start()
 
     def _step(self) -> None:
         steps = self._steps
@@ -51,5 +65,5 @@ class Turns(QObject):
             if self._steps is steps:
                 self._steps = None
             raise
-        if self._steps is steps:  # a step may have started other steps, or stopped these
-            self._next.start()
+        if self._steps is steps and not self._held:  # a step may have started other steps,
+            self._next.start()  # stopped or held these

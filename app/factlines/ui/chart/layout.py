@@ -16,6 +16,7 @@ open), so a date-only end covers its whole last day, as the store's validity rul
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from factlines.core import temporal
+from factlines.ui.chart.look import LABELS_MEASURED
 from factlines.ui.look.style import (
     elide,
     is_odd_time,
@@ -109,6 +111,8 @@ class Layout:
     row_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # -1 on headers
     # int8 per bar: ODD_START | ODD_END where a side's stored value is not one the rules accept
     odd: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
+    # The lanes with the longest labels, the widest among them: the lane axis measures these.
+    longest: list[Lane] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -250,6 +254,8 @@ def build_layout(
         row_lane=row_lane,
         odd=_odd_column([f.get("valid_from") for f in facts], ODD_START)
         | _odd_column([f.get("valid_to") for f in facts], ODD_END),
+        # A lane's label is its arrow, a space and the other entity's name.
+        longest=heapq.nlargest(LABELS_MEASURED, lanes, key=lambda lane: len(lane.other_name)),
     )
     _place_conflicts(layout, conflicts)
     return layout

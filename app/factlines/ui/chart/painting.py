@@ -10,7 +10,6 @@ is :mod:`factlines.ui.chart.interaction`'s.
 
 from __future__ import annotations
 
-import heapq
 import html
 import math
 from collections.abc import Callable
@@ -618,11 +617,9 @@ class LaneAxis(pg.AxisItem):
         bold_metrics = QFontMetrics(bold)
         # Shaping 2,000 labels costs ~15 ms a selection; the widest label is among the longest
         # ones, and the column only needs its width to within its padding (clamped anyway).
-        # (A lane's label is its arrow, a space and the other entity's name.)
-        longest = heapq.nlargest(
-            look.LABELS_MEASURED, layout.lanes, key=lambda lane: len(lane.other_name)
+        widest = max(
+            (metrics.horizontalAdvance(lane.short) + 40 for lane in layout.longest), default=120
         )
-        widest = max((metrics.horizontalAdvance(lane.short) + 40 for lane in longest), default=120)
         widest = max(
             [widest] + [bold_metrics.horizontalAdvance(h.label) + 30 for h in layout.headers]
         )

@@ -159,6 +159,13 @@ class GanttChart(QWidget):
         )
         state.graphChanged.connect(lambda: self.reload(refit=True))
         state.factsChanged.connect(self._facts_changed)
+        # A hub's layout is made where its facts are read, off the UI thread.
+        state.prepare_with(
+            self,
+            lambda _kg, facts: gl.build_layout(
+                facts.facts, facts.conflicts, (facts.starts, facts.ends)
+            ),
+        )
         # The first facts of an empty graph (an import, MemPalace): its message is no more true.
         state.dataChanged.connect(lambda _touched: self._graph_empty and self.reload())
         state.asOfChanged.connect(self._as_of_changed)
@@ -203,7 +210,9 @@ class GanttChart(QWidget):
             facts = state.entity_facts()
             conflicts = state.entity_conflicts()
         self._entity_name = name
-        layout = gl.build_layout(facts, conflicts, state.time_arrays() if facts else None)
+        layout = state.prepared(self) or gl.build_layout(
+            facts, conflicts, state.time_arrays() if facts else None
+        )
         # The same entity again (a write): the rows in view stay in view as lanes come above.
         anchor = None if refit else self.navigator.top_anchor()
         self.bars.set_layout(layout, layout.index_of(state.fact), self._valid(layout))

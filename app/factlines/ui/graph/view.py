@@ -23,13 +23,13 @@ from factlines.core.store import Touched
 from factlines.ui.graph import layout, legend
 from factlines.ui.graph.controls import (
     DEPTHS,
-    LEFT_OUT_NAMED,
     MAX_NEIGHBOURS,
     MORE_NEIGHBOURS,
     GraphControls,
     ShownCount,
 )
 from factlines.ui.graph.look import assign, look_of, type_name
+from factlines.ui.graph.reading import Picture, read_picture
 from factlines.ui.graph.scene import (
     ENTITY_ROLE,
     Diff,
@@ -88,7 +88,9 @@ class GraphView(QGraphicsView):
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(0)
         self._rebuild_timer.timeout.connect(self.rebuild)
+        self._picture: Picture | None = None
         state.entityChanged.connect(lambda _e: state.reload_view(self, self._selection_changed))
+        state.prepare_with(self, self._prepare)
         state.dataChanged.connect(self._data_changed)
         state.asOfChanged.connect(lambda _v: self.restyle())
         self.rebuild()
@@ -125,14 +127,24 @@ class GraphView(QGraphicsView):
     def _selection_changed(self) -> None:
         self._fitted = True
         self.cap = MAX_NEIGHBOURS
+        # Read and laid out where a hub's facts were read (None: read here).
+        self._picture = self._state.prepared(self)
         self.rebuild()
+
+    def _prepare(self, kg, facts) -> Picture | None:
+        """The picture of a hub's neighbourhood, made where its facts are read."""
+        if facts.record is None:
+            return None
+        drawn = self._drawn  # the same entity again (a write): as many neighbours as shown
+        same = drawn is not None and drawn.hood.centre == facts.entity
+        return read_picture(kg, facts.record, self.depth, self.cap if same else MAX_NEIGHBOURS)
 
     def rebuild(self) -> None:
         """Draw the selected entity's neighbourhood; deferred to showing while hidden (a closed
         or tabbed-away dock costs a selection nothing)."""
         self._rebuild_timer.stop()
         if not self.isVisible():
-            self._stale = True
+            self._stale, self._picture = True, None
             return
         self._stale = False
         self.kept, self._drawn = None, None
@@ -161,38 +173,29 @@ class GraphView(QGraphicsView):
         self.viewport().update()
 
     def _read_and_build(self, entity: dict) -> None:
-        kg = self._state.kg
-        hood = kg.neighbourhood(entity["id"], self.depth)
-        kept = layout.keep(hood, self.cap)
-        ring = {hood.centre: 0}
-        for k, ids in enumerate(kept.rings, start=1):
-            ring.update(dict.fromkeys(ids, k))
-        records = kg.rows_with_ids("entities", list(ring))
-        records[hood.centre] = entity
-        for eid in ring:  # a fact may name an entity that has no row (raw SQL)
-            records.setdefault(eid, {"id": eid, "name": eid, "type": None})
-        facts = kg.facts_among(list(ring))
-        name_keys = {eid: style.order_key(records[eid]["name"]) for eid in ring}
-        nodes = layout.place(kept, layout.sibling_order(facts, ring, name_keys))
-        edges = layout.edges(facts, nodes)
+        picture, self._picture = self._picture, None
+        if picture is None or not picture.fits(entity["id"], self.depth, self.cap):
+            picture = read_picture(self._state.kg, entity, self.depth, self.cap)
+        kept, records, nodes, edges = picture.kept, picture.records, picture.nodes, picture.edges
         counts: dict[str, int] = {}
-        for eid in ring:
-            counts[type_name(records[eid]["type"])] = (
-                counts.get(type_name(records[eid]["type"]), 0) + 1
-            )
+        for eid in nodes:
+            kind = type_name(records[eid]["type"])
+            counts[kind] = counts.get(kind, 0) + 1
         looks, self._types = assign(counts)
         font = QFont(self.font())
         self._scene.build(
-            nodes, records, {eid: look_of(looks, records[eid]["type"]) for eid in ring}, edges, font
+            nodes,
+            records,
+            {eid: look_of(looks, records[eid]["type"]) for eid in nodes},
+            edges,
+            font,
         )
         self.kept = kept
         facts_drawn = {fact["id"]: fact for edge in edges for fact in edge.facts}
-        self._drawn = Drawn(hood, set(ring), facts_drawn)
+        self._drawn = Drawn(picture.hood, set(nodes), facts_drawn)
         self._predicates = sorted({e.predicate for e in edges}, key=layout.text_key)
         self.legend.set(self._types, self._predicates, self.diff is not None)
-        named = kg.rows_with_ids("entities", kept.left_out[:LEFT_OUT_NAMED])
-        names = {eid: row["name"] for eid, row in named.items()}
-        self.shown_button.say(kept, self.depth, self.cap, names)
+        self.shown_button.say(kept, self.depth, self.cap, picture.left_out_names)
         bounds = QRectF()
         for node in nodes.values():
             bounds = bounds.united(QRectF(node.x - 1, node.y - 1, 2, 2))
@@ -205,6 +208,10 @@ class GraphView(QGraphicsView):
         """A write: restyle when it only moved the times of drawn facts (or touched nothing
         drawn or counted); lay out again when it added, removed or moved a link."""
         if self._state.waiting(self):
+            return
+        if touched.everything and self._drawn is not None and not self._stale:
+            # With the selected entity's facts: a hub's picture is made where they are read.
+            self._state.reload_view(self, self._read_again)
             return
         if self._drawn is None or self._stale:
             if self._stale or self.isVisible():
@@ -232,6 +239,15 @@ class GraphView(QGraphicsView):
 
     def _rebuild_soon(self) -> None:
         self._rebuild_timer.start()
+
+    def _read_again(self) -> None:
+        """Every row may have changed: drawn again, from the picture made where the entity's
+        facts were read if there is one, else read in a moment."""
+        self._picture = self._state.prepared(self)
+        if self._picture is None:
+            self._rebuild_soon()
+        else:
+            self.rebuild()
 
     # ── Styling ───────────────────────────────────────────────────────────
 

@@ -8,6 +8,8 @@ facts and only restyles them when ``as_of`` moves.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -85,6 +87,16 @@ _FACT_COUNT = len(FACT_COLUMNS)
 _RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROLE]
 
 
+class _Ordered(NamedTuple):
+    """The rows in a sort order: the order (``sort``), each row's position in the state's
+    facts (``source``), the rows, and each fact's row by id."""
+
+    sort: tuple
+    source: np.ndarray
+    rows: list[dict]
+    row_of: dict[str, int]
+
+
 class FactModel(QAbstractTableModel):
     """The selected entity's facts in both directions; edits go through ``edit`` (undoable).
 
@@ -98,6 +110,8 @@ class FactModel(QAbstractTableModel):
     def __init__(self, state: AppState, edit=None, parent=None):
         super().__init__(parent)
         self._state = state
+        # A hub's rows are put in order where its facts are read, off the UI thread.
+        state.prepare_with(self, lambda _kg, facts: self._ordered(facts.facts))
         self._edit = edit
         self._facts: list[dict] = []
         self._valid = np.zeros(0, dtype=bool)  # by row, read from the state's mask
@@ -124,11 +138,18 @@ class FactModel(QAbstractTableModel):
         # Read before the reset begins: a read that fails leaves the model as it was.
         facts = self._state.entity_facts()
         conflicts = self._state.conflicts_by_fact()
-        order = self._sorted_positions(facts)
+        ordered = self._state.prepared(self)
+        if ordered is None or ordered.sort != self._sort:  # not made where they were read
+            ordered = self._ordered(facts)
         self.beginResetModel()
-        self._facts, self._conflicts = [facts[i] for i in order.tolist()], conflicts
-        self._map_to_state(order)
+        self._facts, self._conflicts = ordered.rows, conflicts
+        self._map_to_state(ordered.source, ordered.row_of)
         self.endResetModel()
+
+    def _ordered(self, facts: list[dict]) -> _Ordered:
+        order = self._sorted_positions(facts)
+        rows = [facts[i] for i in order.tolist()]
+        return _Ordered(self._sort, order, rows, {fact["id"]: row for row, fact in enumerate(rows)})
 
     def apply_patch(self, patch: FactsPatch) -> None:
         """Show a write: only the rows it touched change (inserted, removed, updated); the
@@ -164,11 +185,15 @@ class FactModel(QAbstractTableModel):
             if row is not None:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 
-    def _map_to_state(self, source: np.ndarray | None = None) -> None:
+    def _map_to_state(
+        self, source: np.ndarray | None = None, row_of: dict[str, int] | None = None
+    ) -> None:
         """Where each row's fact is in the state's list (``source`` when the caller knows),
-        and the rows' validity from the state's mask (the rule is evaluated once per as_of
-        step, by the state)."""
-        self._row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+        each fact's row (``row_of`` when known), and the rows' validity from the state's mask
+        (the rule is evaluated once per as_of step, by the state)."""
+        if row_of is None:
+            row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+        self._row_of = row_of
         if source is None:
             index = self._state.fact_index
             source = np.array([index(fact["id"]) for fact in self._facts], dtype=np.int64)

@@ -49,7 +49,8 @@ def valid_mask(starts: np.ndarray, ends: np.ndarray, at: float | None) -> np.nda
 
 class EntityFacts:
     """One entity's record; once :meth:`read_facts` is asked, its facts (``kg.intervals``
-    rows), their time arrays and conflicts."""
+    rows), their time arrays and conflicts; and what views made of them where the facts were
+    read (:attr:`prepared`), dropped at the first write that changes them."""
 
     def __init__(self, kg: KnowledgeGraph, entity: str, at: float | None):
         self._kg = kg
@@ -60,29 +61,32 @@ class EntityFacts:
         self.facts: list[dict] = []
         self.conflicts: list[dict] = []
         self.conflicts_by_fact: dict[str, list[dict]] = {}
+        self.prepared: dict[object, object] = {}  # view -> what it made of these facts
 
-    def read_facts(self) -> None:
-        """Read the facts, once (a hub's take a turn of the event loop)."""
+    def read_facts(self, kg: KnowledgeGraph | None = None) -> None:
+        """Read the facts, once; through ``kg`` when given: a store of a worker's own, the
+        window's being the UI thread's alone (a hub's facts are read there)."""
         if not self.read:
-            self._read_facts()
+            self._read_facts(kg or self._kg)
 
     def _read_all(self) -> None:
         """Read the entity's record, facts and conflicts (none when it is not in the graph)."""
         self.record = self._kg.get_entity(self.entity)
-        self._read_facts()
+        self._read_facts(self._kg)
 
-    def _read_facts(self) -> None:
-        self.facts = self._kg.intervals(self.entity) if self.record is not None else []
+    def _read_facts(self, kg: KnowledgeGraph) -> None:
+        self.prepared = {}
+        self.facts = kg.intervals(self.entity) if self.record is not None else []
         self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
         self.starts, self.ends = time_bounds(self.facts)
         self.valid = valid_mask(self.starts, self.ends, self._at)
-        self._read_conflicts()
+        self._read_conflicts(kg)
         self.read = True  # only now: a read that failed (a bug) is tried again
 
-    def _read_conflicts(self) -> set[str]:
+    def _read_conflicts(self, kg: KnowledgeGraph) -> set[str]:
         """Read the conflicts again; the ids whose conflicts are not what they were."""
         before = self.conflicts_by_fact
-        touching = self._kg.conflicts_touching(self.entity) if self.record is not None else []
+        touching = kg.conflicts_touching(self.entity) if self.record is not None else []
         # A same-day handover is how MemPalace writes a change, no mistake: not flagged here
         # (the conflicts panel lists it when asked).
         self.conflicts = [conflict for conflict in touching if conflict["kind"] != "handover"]
@@ -140,8 +144,10 @@ class EntityFacts:
         self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
         self.starts, self.ends = time_bounds(self.facts)
         self.valid = valid_mask(self.starts, self.ends, self._at)
-        restyled = self._read_conflicts() - set(patch.changed) - set(patch.added)
+        restyled = self._read_conflicts(self._kg) - set(patch.changed) - set(patch.added)
         patch.changed += sorted(tid for tid in restyled if tid in self.index_of)
+        if patch:
+            self.prepared = {}
         return patch
 
     def _read_fact(self, tid: str) -> dict | None:

@@ -52,6 +52,14 @@ class AppState(QObject):
         # ``long_replay(command, verb, force)``: the undo or redo of a big step on a worker
         # thread (the window's); None: every step is replayed here.
         self.long_replay: Callable[[object, str, bool], object] | None = None
+        # ``read_elsewhere(read, done)``: ``read(kg)`` on a worker, through a read-only store
+        # of its own, then ``done(answer)`` here (``done(None)`` when it could not: read here
+        # then); the window's. None: a big entity's facts are read here, in a turn of their own.
+        self.read_elsewhere: Callable[[Callable[[KnowledgeGraph], object], Callable], None] | None
+        self.read_elsewhere = None
+        self._reading: EntityFacts | None = None  # the selected entity's, read elsewhere now
+        self._written_meanwhile: list[Touched] = []  # the writes seen while they are read
+        self._preparers: dict[object, Callable[[KnowledgeGraph, EntityFacts], object]] = {}
         self._written.connect(self.notify_data_changed)
         if kg is not None:
             kg.add_listener(self._store_wrote)
@@ -111,8 +119,8 @@ class AppState(QObject):
             self._fact = None
             self._spreading = self._big(entity_id)
             try:
-                if self._spreading:  # its facts: read in a turn of their own
-                    self.reload_view(self, self._entity_facts)
+                if self._spreading:
+                    self._read_facts_soon()
                 self.entityChanged.emit(entity_id)
                 self.factChanged.emit(None)
             finally:
@@ -154,27 +162,34 @@ class AppState(QObject):
         if fact and (touched.everything or fact in touched.facts) and not kg.has_fact(fact):
             self.select_fact(None)
         self._follow_colours(touched)
-        facts = self._facts
-        spread = (
-            touched.everything
-            and facts is not None
-            and facts.read
-            and len(facts.facts) >= SPREAD_FROM
-        )
-        if spread:  # read again by the first view whose turn comes
-            self._forget_facts()
-            patch = FactsPatch(reloaded=True)
-        else:
-            patch = facts.apply(touched) if facts is not None else FactsPatch()
-        self._spreading = spread
+        self._spreading = self._read_again(touched)
         try:
-            if spread:
-                self.reload_view(self, self._entity_facts)
+            patch = FactsPatch(reloaded=True) if self._spreading else self._patch_facts(touched)
             self.dataChanged.emit(touched)
             if patch:
                 self.factsChanged.emit(patch)
         finally:
             self._spreading = False
+
+    def _read_again(self, touched: Touched) -> bool:
+        """Whether a write may have changed every row of a big entity's facts: read them
+        again (elsewhere, or by the first view whose turn comes)."""
+        facts = self._facts
+        if not (touched.everything and facts is not None and facts.read):
+            return False
+        if len(facts.facts) < SPREAD_FROM:
+            return False
+        self._forget_facts()
+        self._read_facts_soon()
+        return True
+
+    def _patch_facts(self, touched: Touched) -> FactsPatch:
+        """The selected entity's facts brought up to date with a write; while they are read
+        elsewhere, the write is noted and brought in once they are here."""
+        if self._reading is not None:
+            self._written_meanwhile.append(touched)
+            return FactsPatch()
+        return self._facts.apply(touched) if self._facts is not None else FactsPatch()
 
     def _follow_colours(self, touched: Touched) -> None:
         """The graph's own predicate colours (a renamed predicate keeps its colour), before the
@@ -194,8 +209,8 @@ class AppState(QObject):
     def _reload_now(self) -> None:
         self._reload_pending = False
         self._spreading = False
-        self._waiting: dict[object, Callable[[], None]] = {}  # view -> its reload, in turn
-        self.reloads = Turns(self)  # ``reloads.done``: every view waiting has reloaded
+        self._waiting = {}
+        self.reloads.stop()  # the same Turns: whoever waits for ``reloads.done`` still hears it
         self.notify_data_changed(None)
 
     # The views' reloads, a turn apart for a big entity
@@ -219,6 +234,9 @@ class AppState(QObject):
     def _reload_waiting(self) -> Iterator[None]:
         while self._waiting:
             yield
+            if self._reading is not None:  # the views wait for the facts being read
+                self.reloads.hold()
+                continue
             view = next(iter(self._waiting), None)
             if view is None:
                 continue
@@ -239,10 +257,87 @@ class AppState(QObject):
     # The selected entity's facts, read once per selection and patched after writes
     def _forget_facts(self) -> None:
         self._facts = None
+        self._reading = None  # its answer, if one comes, is dropped
+        self._written_meanwhile = []
+        self.reloads.go_on()  # views held for it: they read the state as it is now
+
+    def read_soon(self, read: Callable[[KnowledgeGraph], object], done: Callable) -> None:
+        """``done(read(kg))`` of the graph open now: off the UI thread where the window can
+        (read here again when it could not there: a refusal is said as it always was), else
+        at once; nothing when another graph is open by then."""
+        kg = self._kg
+        if kg is None or kg.closed:
+            return
+        if self.read_elsewhere is None:
+            done(read(kg))
+            return
+
+        def answered(answer: object) -> None:
+            if self._kg is kg and not kg.closed:
+                done(read(kg) if answer is None else answer)
+
+        self.read_elsewhere(read, answered)
+
+    def prepare_with(
+        self, view: object, prepare: Callable[[KnowledgeGraph, EntityFacts], object]
+    ) -> None:
+        """Where a big entity's facts are read elsewhere, ``prepare(kg, facts)`` is run there
+        with them: what ``view`` makes of the facts before it shows them (a layout, an
+        order), found by :meth:`prepared` at its reload."""
+        self._preparers[view] = prepare
+
+    def prepared(self, view: object) -> object | None:
+        """What ``view``'s :meth:`prepare_with` made of the selected entity's facts as they
+        are now; None when nothing was (read here, or changed by a write since)."""
+        facts = self._facts
+        return facts.prepared.pop(view, None) if facts is not None else None
+
+    def _read_facts_soon(self) -> None:
+        """A big entity's facts: read elsewhere, with what the views make of them, when the
+        window can; else here, in a turn of their own. The views reload once they are in."""
+        if self.read_elsewhere is None:
+            self.reload_view(self, self._entity_facts)
+            return
+        self._reading = facts = EntityFacts(self._kg, self._entity, self.as_of_posix)
+        self._written_meanwhile = []
+        preparers = list(self._preparers.items())
+
+        def read(kg: KnowledgeGraph) -> EntityFacts:
+            facts.read_facts(kg)
+            facts.prepared = {view: prepare(kg, facts) for view, prepare in preparers}
+            return facts
+
+        self.read_elsewhere(read, lambda answer: self._facts_read(facts, answer))
+
+    def _facts_read(self, facts: EntityFacts, answer: object) -> None:
+        """The facts read elsewhere are in (``answer`` None: they could not be: the views read
+        them here): the views waiting reload; the writes seen meanwhile are brought in."""
+        if facts is not self._reading:  # another entity was selected, or they were read here
+            return
+        written = self._written_meanwhile
+        self._reading, self._written_meanwhile = None, []
+        if answer is not None:
+            self._flipped = facts.move_to(self.as_of_posix)  # as_of may have moved meanwhile
+            self._facts = facts
+            if written:  # what the views made may show rows a write changed since
+                facts.prepared = {}
+        for touched in written:
+            self._spreading = self._read_again(touched)
+            try:
+                patch = FactsPatch(reloaded=True) if self._spreading else self._patch_facts(touched)
+                if patch:
+                    self.factsChanged.emit(patch)
+            finally:
+                self._spreading = False
+        self.reloads.go_on()
 
     def _entity_facts(self, with_facts: bool = True) -> EntityFacts | None:
         if self._kg is None or self._entity is None:
             return None
+        if self._facts is None and self._reading is not None:
+            if not with_facts:  # its record was read here already
+                return self._reading
+            self._forget_facts()  # wanted now: read here, the answer from elsewhere dropped
         if self._facts is None:
             self._facts = EntityFacts(self._kg, self._entity, self.as_of_posix)
         if with_facts:

@@ -139,6 +139,7 @@ class EntityBrowser(QWidget):
         layout.addWidget(self.valid_only)
         layout.addWidget(self.view, 1)
 
+        self._types_asked = 0  # the type lists asked for: only the newest is shown
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
@@ -238,19 +239,32 @@ class EntityBrowser(QWidget):
         if touched is not None and not (touched.everything or touched.entities):
             self.model.update_rows(touched)
             return
-        current = self.type_filter.currentData()
-        kg = self._state.kg
-        # Text types only: a BLOB a raw edit left is shown in the list, not offered here.
-        types = [t for t in (kg.entity_types() if kg is not None else []) if isinstance(t, str)]
-        if types != [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
-            self.type_filter.blockSignals(True)
-            self.type_filter.clear()
-            self.type_filter.addItem(ALL_TYPES, None)
-            for entity_type in types:
-                self.type_filter.addItem(style.elide(entity_type, 60), entity_type)
-            self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
-            self.type_filter.blockSignals(False)
+        # Every entity's type is read (~100 ms at 100,000 entities): off the UI thread.
+        self._types_asked += 1
+        asked = self._types_asked
+        self._state.read_soon(
+            lambda kg: kg.entity_types(),
+            lambda types: asked == self._types_asked and self._show_types(types),
+        )
         self.apply_filter()
+
+    def _show_types(self, types: list) -> None:
+        """Offer ``types`` in the type filter; the listing follows when the chosen type is
+        not among them any more."""
+        current = self.type_filter.currentData()
+        # Text types only: a BLOB a raw edit left is shown in the list, not offered here.
+        types = [t for t in types if isinstance(t, str)]
+        if types == [self.type_filter.itemData(i) for i in range(1, self.type_filter.count())]:
+            return
+        self.type_filter.blockSignals(True)
+        self.type_filter.clear()
+        self.type_filter.addItem(ALL_TYPES, None)
+        for entity_type in types:
+            self.type_filter.addItem(style.elide(entity_type, 60), entity_type)
+        self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
+        self.type_filter.blockSignals(False)
+        if self.type_filter.currentData() != current:
+            self.apply_filter()
 
     def _update_count(self) -> None:
         total = self.model.total

@@ -30,6 +30,7 @@ from factlines.ui.actions import make_action
 from factlines.ui.chart import GanttChart
 from factlines.ui.graph import GraphView
 from factlines.ui.jobs.backups import Backups
+from factlines.ui.jobs.entity_reads import EntityReads
 from factlines.ui.jobs.indexing import IndexActions
 from factlines.ui.jobs.step_replays import StepReplays
 from factlines.ui.menus.back_forward import SelectionHistory
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         )
         self.fact_actions.long_edit = self.transfer.run_long_edit  # a big merge, on its job
         self.replays = StepReplays(self.document, self)  # the undo of a big step, on its job
+        self.entity_reads = EntityReads(self.document, self)  # a hub's facts, on a worker
         self._make_chart_area()
         # Every edit follows the document's read-only state: disabled, the reason in its tip.
         self.document.readOnlyChanged.connect(self.fact_actions.commands.update)
@@ -411,6 +413,7 @@ class MainWindow(QMainWindow):
         self.panels.shutdown()
         self.transfer.shutdown()
         self.replays.shutdown()
+        self.entity_reads.wait()
         self.window_layout.save()
         self.indexing.shutdown()
         self.file_actions.copying.shutdown()
