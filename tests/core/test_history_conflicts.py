@@ -336,7 +336,7 @@ def zone(monkeypatch):
 def test_a_fact_ended_today_by_mempalace_or_factlines_never_ends_in_the_future(
     kg_path, zone, where
 ):
-    from datetime import date, timedelta
+    from datetime import date, datetime, timedelta, timezone
 
     from factlines import KnowledgeGraph
     from store_helpers import mempalace_class
@@ -346,8 +346,11 @@ def test_a_fact_ended_today_by_mempalace_or_factlines_never_ends_in_the_future(
     mem.add_triple("Ann", "works_at", "Acme", valid_from="2020-01-01")
     mem.invalidate("Ann", "works_at", "Acme")  # MemPalace's default end: today
     mem.add_triple("Ann", "lives_in", "Rome", valid_from="2020-01-01")
-    tomorrow = (date.today() + timedelta(days=1)).isoformat()
-    mem.invalidate("Ann", "lives_in", "Rome", ended=tomorrow)
+    # The contract's today is the later of the local and UTC calendar days: at -11 h the
+    # local tomorrow is UTC's today until 11:00 UTC, not a day in the future.
+    today = max(date.today(), datetime.now(timezone.utc).date())
+    after_today = (today + timedelta(days=1)).isoformat()
+    mem.invalidate("Ann", "lives_in", "Rome", ended=after_today)
     mem.close()
     kg = KnowledgeGraph(kg_path)
     try:
