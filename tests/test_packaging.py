@@ -66,6 +66,7 @@ def wheel(tmp_path_factory):
     return wheel_file
 
 
+@pytest.mark.slow
 def test_wheel_ships_the_resources(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "factlines/resources/demo.json" in names
