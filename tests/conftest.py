@@ -23,6 +23,17 @@ from factlines.core.demo import create_demo  # noqa: E402
 from store_helpers import raw_sql  # noqa: E402
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker more than the cores, to keep each core busy while a test waits on a
+    child process, PostgreSQL or the disk."""
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first: one started last would leave the other workers idle at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def kg_path(tmp_path):
     return tmp_path / "knowledge_graph.sqlite3"

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_import_contracts_are_kept():
     env = {**os.environ, "PYTHONPATH": str(ROOT / "app")}
     result = subprocess.run(

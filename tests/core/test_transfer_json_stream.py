@@ -73,6 +73,7 @@ def test_rows_on_one_line_are_told_apart(exported, tmp_path):
     assert _rows(target) == _rows(source)
 
 
+@pytest.mark.slow
 def test_an_import_holds_neither_the_file_nor_its_rows(tmp_path):
     source = tmp_path / "source.sqlite3"
     with open_graph(source) as kg:

@@ -184,6 +184,7 @@ def test_a_palace_a_writer_holds_is_being_written_then_read(sourced, tmp_path):
     assert memory["status"] == "found"
 
 
+@pytest.mark.slow
 def test_reading_while_mempalace_files_drawers(sourced, tmp_path):
     """A MemPalace process files a drawer at a time for 4 s; meanwhile every read answers (found,
     or being written), and none of MemPalace's writes fails."""

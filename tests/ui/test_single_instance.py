@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from factlines import KnowledgeGraph
 from factlines.ui.window.single_instance import WindowListener, forward, server_name
 from ui_fixtures import *  # noqa: F403
@@ -40,6 +42,7 @@ def _graph(tmp_path, name="graph") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_second_start_on_the_same_graph_brings_the_window_forward(
     qtbot, tmp_path, isolated_settings
 ):

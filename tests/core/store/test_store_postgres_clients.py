@@ -75,11 +75,11 @@ def test_postgres_another_client_s_write_is_heard_by_id_within_a_second(clients)
 
 def test_postgres_writes_take_turns_and_a_waiting_one_gives_up_in_words(clients):
     ann, bob = clients
-    bob.write_wait = 0.2
+    bob.write_wait = 0.2  # an app edit's patience; MemPalace's add_triple would wait 10 s
     with ann.transaction():
         ann.add_triple("Kai", "works_on", "Orion")
         with pytest.raises(Unavailable, match="locked by another client"):
-            bob.add_triple("Kai", "works_on", "Nova")
+            bob.add_fact("Kai", "works_on", "Nova")
     bob.add_triple("Kai", "works_on", "Nova")
     assert sorted(f["object"] for f in bob.query_entity("Kai")) == ["Nova", "Orion"]
 
