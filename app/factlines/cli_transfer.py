@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"add {formats.what_an_import_reads()} to a graph",
         description="Add IN to GRAPH (created when it does not exist), all or nothing: a row "
         "that breaks a rule is reported as 'line N: reason' on stderr and nothing is written, "
-        "unless --good-rows. Rows the graph already has are reported and not added again.",
+        "unless --good-rows. Rows the graph already has are reported and not added again. "
+        f"IN is {formats.what_an_import_reads()}, as its extension says "
+        f"({formats.READ_OTHERWISE.name} when it says none of these).",
     )
     imp.add_argument("graph", metavar="GRAPH", help="the knowledge graph file")
     imp.add_argument(

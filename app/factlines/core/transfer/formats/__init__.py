@@ -76,6 +76,7 @@ def listed(words: list[str]) -> str:
 
 __all__ = [
     "FORMATS",
+    "READ_OTHERWISE",
     "Format",
     "extensions",
     "listed",
