@@ -14,9 +14,14 @@ from factlines.cli_transfer import main as cli
 from factlines.core.errors import Refused
 from factlines.core.transfer import export_graph, format_of, formats, import_file
 from factlines.core.transfer.formats import FORMATS, Format
+from factlines.core.transfer.formats.csv_format import CSV
+from factlines.core.transfer.formats.graphml_format import GRAPHML
+from factlines.core.transfer.formats.json_format import JSON
 from factlines.core.transfer.readers import read_csv
 from store_helpers import dump
 
+# The registry as it ships: what the words below expect, whatever formats are added later.
+SHIPPED = (JSON, CSV, GRAPHML)
 BOTH_WAYS = [fmt for fmt in FORMATS if fmt.writer is not None and fmt.reader is not None]
 
 
@@ -41,8 +46,13 @@ LINES = Format(
 
 
 @pytest.fixture
+def shipped(monkeypatch) -> None:
+    monkeypatch.setattr(formats, "FORMATS", SHIPPED)
+
+
+@pytest.fixture
 def lines_format(monkeypatch) -> Format:
-    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, LINES))
+    monkeypatch.setattr(formats, "FORMATS", (*SHIPPED, LINES))
     return LINES
 
 
@@ -81,8 +91,8 @@ def _help(capsys, command: str) -> str:
 
 
 def test_the_registry_has_the_formats_a_person_knows():
-    assert [fmt.key for fmt in formats.writing()] == ["json", "csv", "graphml"]
-    assert [fmt.key for fmt in formats.reading()] == ["json", "csv"]
+    assert [fmt for fmt in FORMATS if fmt in SHIPPED] == list(SHIPPED)
+    assert [fmt.key for fmt in SHIPPED if fmt.reader is not None] == ["json", "csv"]
     assert BOTH_WAYS, "no format both writes and reads: nothing below round-trips"
 
 
@@ -121,7 +131,7 @@ def test_a_format_must_say_what_it_does():
         Format(key="x", name="X", extensions=(".x",))
 
 
-def test_the_formats_are_listed_as_a_person_says_them():
+def test_the_formats_are_listed_as_a_person_says_them(shipped):
     assert formats.listed(["JSON"]) == "JSON"
     assert formats.listed(["JSON", "CSV"]) == "JSON or CSV"
     assert formats.names(formats.writing()) == "JSON, CSV or GraphML"
@@ -145,7 +155,7 @@ def test_a_registered_format_is_a_choice_of_the_command_line(lines_format, graph
         ]
 
 
-def test_without_the_format_the_command_line_refuses_it(graph, tmp_path, capsys):
+def test_without_the_format_the_command_line_refuses_it(shipped, graph, tmp_path, capsys):
     said = _help(capsys, "export")
     assert ".lines" not in said and "json, csv or graphml" in said
     with pytest.raises(SystemExit):

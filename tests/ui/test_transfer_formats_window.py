@@ -10,13 +10,17 @@ import pytest
 
 from factlines.core.transfer import formats
 from factlines.core.transfer.formats import Format
-from factlines.core.transfer.formats.json_format import write_json
+from factlines.core.transfer.formats.csv_format import CSV
+from factlines.core.transfer.formats.graphml_format import GRAPHML
+from factlines.core.transfer.formats.json_format import JSON, write_json
 from factlines.core.transfer.json_reader import read_json
 from factlines.ui.forms import import_export_forms
 from factlines.ui.forms.import_export_forms import ExportDialog, export_filter, import_filter
 from factlines.ui.menus import import_export as transfer_actions
 from ui_fixtures import *  # noqa: F403
 
+# The registry as it ships: what the words below expect, whatever formats are added later.
+SHIPPED = (JSON, CSV, GRAPHML)
 # Factlines' JSON by another name: a format the registry does not have.
 NOTES = Format(
     key="notes",
@@ -32,8 +36,13 @@ NOTES = Format(
 @pytest.fixture
 def notes(monkeypatch) -> Format:
     """NOTES registered, before the window (listed after this fixture) is made."""
-    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, NOTES))
+    monkeypatch.setattr(formats, "FORMATS", (*SHIPPED, NOTES))
     return NOTES
+
+
+@pytest.fixture
+def shipped(monkeypatch) -> None:
+    monkeypatch.setattr(formats, "FORMATS", SHIPPED)
 
 
 def _chosen_filter(monkeypatch, dialog_module, name: str) -> list[str]:
@@ -48,7 +57,7 @@ def _chosen_filter(monkeypatch, dialog_module, name: str) -> list[str]:
     return seen
 
 
-def test_the_file_types_are_the_registrys(qapp):
+def test_the_file_types_are_the_registrys(shipped, qapp):
     assert export_filter() == "JSON (*.json);;CSV (*.csv);;GraphML (*.graphml);;All files (*)"
     assert import_filter() == (
         "Graph data (*.json *.csv);;"
