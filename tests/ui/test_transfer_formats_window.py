@@ -79,8 +79,11 @@ def test_a_registered_format_is_in_the_export_form(notes, qtbot, tmp_path, monke
     ]
     dialog.format.setCurrentIndex(choices.index("Notes: JSON by another name"))
     assert Path(dialog.path.text()).name == "graph.notes"  # the name follows the format
-    dialog.format.setCurrentIndex(0)
     dialog.path.setText(str(tmp_path / "graph.nts"))
+    dialog.format.setCurrentIndex(0)
+    dialog.format.setCurrentIndex(choices.index("Notes: JSON by another name"))
+    assert Path(dialog.path.text()).name == "graph.nts"  # already the format's: kept
+    dialog.format.setCurrentIndex(0)
     assert dialog.values()["fmt"] == "notes" and dialog.validate() is None
     dialog.path.setText(str(tmp_path / "graph.txt"))
     assert dialog.validate() == (

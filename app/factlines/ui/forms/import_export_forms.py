@@ -149,10 +149,11 @@ class ExportDialog(_FormDialog):
             self.path.setText(path)
 
     def _format_chosen(self, _index: int) -> None:
-        """A format chosen by name: a file name with another known extension follows it."""
+        """A format chosen by name: a file name with another format's extension follows it."""
         fmt = self.format.currentData()
         path = Path(self.path.text().strip())
-        if fmt is not None and formats.named_by(path, formats.writing()) is not None:
+        named = formats.named_by(path, formats.writing())
+        if fmt is not None and named is not None and named.key != fmt:
             self.path.setText(str(path.with_suffix(formats.to_write(fmt).extensions[0])))
 
     def values(self) -> dict:
