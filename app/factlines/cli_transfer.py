@@ -1,8 +1,10 @@
 """``factlines export``, ``import`` and ``copy``: data in and out from the command line, no Qt.
 
-    factlines export GRAPH OUT.{json,csv,graphml} [--as-of V] [--entity NAME]
-    factlines import GRAPH IN.{json,csv} [--good-rows]
+    factlines export GRAPH OUT [--format KEY] [--as-of V] [--entity NAME]
+    factlines import GRAPH IN [--good-rows]
     factlines copy SRC DST
+
+The formats, their keys and extensions are :mod:`factlines.core.transfer.formats`.
 
 Exit status: 0 done; 1 an import rejected rows (the report on stderr; nothing written unless
 ``--good-rows``); 2 refused (not a graph, a bad argument, a file that cannot be read, a copy's
@@ -25,18 +27,33 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command that works on a graph without the window: these two, and the
     vocabulary's (:mod:`factlines.cli_predicates`)."""
     from factlines import cli_predicates
+    from factlines.core.transfer import formats
 
+    writing, reading = formats.writing(), formats.reading()
     parser = argparse.ArgumentParser(prog="factlines")
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser(
         "export",
-        help="write a graph to JSON (a lossless copy), CSV or GraphML",
-        description="Write GRAPH to OUT, in the format its extension names: .json (every "
-        "column of both tables, as stored: a copy that imports back exactly), .csv (one row per "
-        "fact) or .graphml (yEd, Gephi, networkx). The graph is only read.",
+        help=f"write a graph to {formats.names(writing)}",
+        description="Write GRAPH to OUT, in the format --format names, else the one its "
+        "extension names: "
+        + formats.listed([f"{fmt.extensions[0]} ({fmt.export_words})" for fmt in writing])
+        + ". The graph is only read.",
     )
     export.add_argument("graph", metavar="GRAPH", help="the knowledge graph file")
-    export.add_argument("out", metavar="OUT", help="the file to write (.json, .csv, .graphml)")
+    export.add_argument(
+        "out",
+        metavar="OUT",
+        help=f"the file to write ({', '.join(formats.extensions(writing))})",
+    )
+    export.add_argument(
+        "--format",
+        dest="fmt",
+        metavar="KEY",
+        choices=[fmt.key for fmt in writing],
+        help=f"the format to write, whatever OUT's extension: "
+        f"{formats.listed([fmt.key for fmt in writing])}",
+    )
     export.add_argument(
         "--as-of",
         metavar="V",
@@ -48,13 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(run=_export)
     imp = commands.add_parser(
         "import",
-        help="add a Factlines JSON export, a CSV or MemPalace's entity_facts to a graph",
+        help=f"add {formats.what_an_import_reads()} to a graph",
         description="Add IN to GRAPH (created when it does not exist), all or nothing: a row "
         "that breaks a rule is reported as 'line N: reason' on stderr and nothing is written, "
-        "unless --good-rows. Rows the graph already has are reported and not added again.",
+        "unless --good-rows. Rows the graph already has are reported and not added again. "
+        f"IN is {formats.what_an_import_reads()}, as its extension says "
+        f"({formats.READ_OTHERWISE.name} when it says none of these).",
     )
     imp.add_argument("graph", metavar="GRAPH", help="the knowledge graph file")
-    imp.add_argument("file", metavar="IN", help="a .json (export or entity_facts) or .csv file")
+    imp.add_argument(
+        "file", metavar="IN", help=f"a {formats.listed(formats.extensions(reading))} file"
+    )
     imp.add_argument(
         "--good-rows",
         action="store_true",
@@ -93,9 +114,11 @@ def _export(args) -> int:
     from factlines.core.store import open_graph
     from factlines.core.transfer import export_graph, format_of
 
-    format_of(args.out)  # before opening anything
+    fmt = args.fmt or format_of(args.out)  # before opening anything
     with open_graph(args.graph, read_only=True) as kg, TerminalProgress("exporting") as shown:
-        done = export_graph(kg, args.out, as_of=args.as_of, entity=args.entity, progress=shown)
+        done = export_graph(
+            kg, args.out, fmt=fmt, as_of=args.as_of, entity=args.entity, progress=shown
+        )
     print(f"{done.facts:,} facts and {done.entities:,} entities written to {done.path}")
     return 0
 

@@ -24,7 +24,6 @@ from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.spool import Spool
 from factlines.core.store.mempalace import confidence_value
-from factlines.core.transfer.export import CSV_HEADER, ENTITY_CSV_COLUMNS
 from factlines.core.transfer.plan import (
     CHUNK,
     PLAN_BATCH,
@@ -36,6 +35,26 @@ from factlines.core.transfer.plan import (
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 
+# The columns of a CSV export, in order; an import reads them by name.
+ENTITY_CSV_COLUMNS = ("type", "properties", "created_at")
+CSV_HEADER = (
+    "id",
+    "subject_id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source_closet",
+    "source_file",
+    "source_drawer_id",
+    "adapter_name",
+    "extracted_at",
+    # Each fact's entities (MemPalace's columns of theirs but id and name, given above).
+    *(f"{side}_{column}" for side in ("subject", "object") for column in ENTITY_CSV_COLUMNS),
+)
 PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
 _CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).

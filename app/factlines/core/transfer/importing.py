@@ -24,15 +24,17 @@ header, or the JSON's first line, is line 1).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress
 from factlines.core.store import open_graph
 from factlines.core.store.replication import REPLICATED
+from factlines.core.transfer import formats
 from factlines.core.transfer.csv_rows import plan_csv
 from factlines.core.transfer.json_reader import TABLES
 from factlines.core.transfer.plan import CHUNK, PLAN_BATCH, ImportReport, Steps, describe, insert
-from factlines.core.transfer.readers import ImportFile, Problem, read_file
+from factlines.core.transfer.rows_file import ImportFile, Problem
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
@@ -56,7 +58,7 @@ def import_file(
     Refused: a file that cannot be read or is none of the three kinds, a read-only graph,
     another program's write meanwhile of a fact the import would add.
     """
-    data = read_file(path, progress)
+    data = formats.to_read(path).reader(Path(path), progress)
     rep = ImportReport(data.kind, rejected=list(data.problems))
     planner = {"json": _plan_copy, "csv": plan_csv, "seed": plan_seed}[data.kind]
     with kg.batched(words):

@@ -17,11 +17,13 @@ from pathlib import Path
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
-from factlines.core.transfer.export import FORMAT, VERSION
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 from factlines.core.transfer.values import untag
 
+# What Factlines' JSON export says it is, in its header (the writer is formats/json_format).
+FORMAT = "factlines-graph"
+VERSION = 1
 # What ``seed_from_entity_facts`` reads of an entry: a bare object of objects is MemPalace's
 # seed only when each entry has some of these (a tsconfig.json has none).
 SEED_KEYS = frozenset(

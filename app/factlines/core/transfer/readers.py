@@ -1,10 +1,7 @@
-"""Reading an import file into rows, each with the line of the file it starts on.
-
-Three kinds of file: Factlines' own JSON export (:mod:`.export`), CSV with the export's
-columns, and MemPalace's ``entity_facts`` seed (a JSON object ``{key: facts}``, what
-``seed_from_entity_facts`` takes, bare or under an ``"entity_facts"`` key). Nothing here looks
-at the graph; a row that cannot be read is a :class:`Problem` of its line. JSON is read a
-piece at a time (:mod:`.json_reader`), CSV a line at a time.
+"""Reading a CSV import file (the export's columns, :mod:`.formats.csv_format`) a line at a
+time into rows, each with the line of the file it starts on. Nothing here looks at the graph;
+a row that cannot be read is a :class:`Problem` of its line. JSON is read by
+:mod:`.json_reader`; which reader reads a file, :mod:`.formats` says.
 """
 
 from __future__ import annotations
@@ -17,27 +14,12 @@ from pathlib import Path
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.store.extra_columns import checked_extras
-from factlines.core.transfer.csv_rows import noting_repeats
-from factlines.core.transfer.export import CSV_HEADER
-from factlines.core.transfer.json_reader import read_json
+from factlines.core.transfer.csv_rows import CSV_HEADER, noting_repeats
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 
 CSV_REQUIRED = ("subject", "predicate", "object")
 _NO_FIELD_LIMIT = 2**31 - 1  # the C reader's largest (a C long on every platform)
-
-
-def read_file(path: str | Path, progress: Progress | None = None) -> ImportFile:
-    """Read ``path`` (UTF-8, a byte-order mark allowed): ``.csv`` as CSV, anything else as
-    JSON, Factlines' export or MemPalace's seed as its content says. Refused when the file
-    cannot be read or is neither."""
-    path = Path(path)
-    if path.suffix.lower() != ".csv":
-        return read_json(path, progress)
-    return read_csv(path, progress)
-
-
-# ── CSV ───────────────────────────────────────────────────────────────────
 
 
 def read_csv(path: Path, progress: Progress | None = None) -> ImportFile:
@@ -183,4 +165,4 @@ def _csv_extras(names: list[str]) -> dict[str, list[tuple[str, str]]]:
     }
 
 
-__all__ = ["ImportFile", "Problem", "read_file"]
+__all__ = ["ImportFile", "Problem", "read_csv"]

@@ -23,19 +23,42 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from factlines.core.transfer import EXTENSIONS, ImportReport
+from factlines.core.transfer import ImportReport, formats
+from factlines.core.transfer.formats import Format
 from factlines.ui.forms.dialogs import _FormDialog
 from factlines.ui.look import style
 
-# (format or None for "as the file name says", words) in the order the menu lists them.
-FORMATS = (
-    (None, "As the file name says (.json, .csv, .graphml)"),
-    ("json", "JSON: a lossless copy of both tables, ids included"),
-    ("csv", "CSV: one row per fact"),
-    ("graphml", "GraphML: for yEd, Gephi, networkx"),
-)
-_EXTENSION = {fmt: ext for ext, fmt in EXTENSIONS.items()}
-EXPORT_FILTER = "JSON (*.json);;CSV (*.csv);;GraphML (*.graphml);;All files (*)"
+
+def export_choices() -> list[tuple[str | None, str]]:
+    """The export form's formats: (key, or None for "as the file name says"; words)."""
+    writing = formats.writing()
+    return [
+        (None, f"As the file name says ({', '.join(formats.extensions(writing))})"),
+        *((fmt.key, f"{fmt.name}: {fmt.export_words}") for fmt in writing),
+    ]
+
+
+def export_filter() -> str:
+    """The save dialog's file types: each format an export writes, then any file."""
+    return ";;".join(
+        [*(f"{fmt.name} ({_patterns((fmt,))})" for fmt in formats.writing()), "All files (*)"]
+    )
+
+
+def import_filter() -> str:
+    """The open dialog's file types: all an import reads, each format it reads, any file."""
+    reading = formats.reading()
+    return ";;".join(
+        [
+            f"Graph data ({_patterns(reading)})",
+            *(f"{fmt.name}: {fmt.import_words} ({_patterns((fmt,))})" for fmt in reading),
+            "All files (*)",
+        ]
+    )
+
+
+def _patterns(of: tuple[Format, ...]) -> str:
+    return " ".join(f"*{ext}" for ext in formats.extensions(of))
 
 
 class ExportDialog(_FormDialog):
@@ -64,7 +87,7 @@ class ExportDialog(_FormDialog):
         row.addWidget(browse)
         self.format = QComboBox(self)
         self.format.setObjectName("exportFormat")
-        for fmt, words in FORMATS:
+        for fmt, words in export_choices():
             self.format.addItem(words, fmt)
         self.format.currentIndexChanged.connect(self._format_chosen)
         at = style.show_time(as_of) if as_of else None
@@ -121,24 +144,25 @@ class ExportDialog(_FormDialog):
         return holder
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), EXPORT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), export_filter())
         if path:
             self.path.setText(path)
 
     def _format_chosen(self, _index: int) -> None:
-        """A format chosen by name: a file name with another known extension follows it."""
+        """A format chosen by name: a file name with another format's extension follows it."""
         fmt = self.format.currentData()
         path = Path(self.path.text().strip())
-        if fmt is not None and path.suffix.lower() in EXTENSIONS:
-            self.path.setText(str(path.with_suffix(_EXTENSION[fmt])))
+        named = formats.named_by(path, formats.writing())
+        if fmt is not None and named is not None and named.key != fmt:
+            self.path.setText(str(path.with_suffix(formats.to_write(fmt).extensions[0])))
 
     def values(self) -> dict:
         """``path``, ``fmt``, ``as_of`` and ``entity`` as ``export_graph`` takes them."""
         path = Path(self.path.text().strip()).expanduser()
-        fmt = self.format.currentData() or EXTENSIONS.get(path.suffix.lower())
+        named = formats.named_by(path, formats.writing())
         return {
             "path": path,
-            "fmt": fmt,
+            "fmt": self.format.currentData() or (named.key if named else None),
             "as_of": self._as_of if self.snapshot.isChecked() else None,
             "entity": self._entity["id"] if self.one_entity.isChecked() else None,
         }
@@ -149,9 +173,10 @@ class ExportDialog(_FormDialog):
             return "Say where to write the file"
         values = self.values()
         if values["fmt"] is None:
+            endings = formats.listed(formats.extensions(formats.writing()))
             return (
-                f"“{Path(text).name}” does not say a format: end the name with .json, .csv or "
-                ".graphml, or choose a format"
+                f"“{Path(text).name}” does not say a format: end the name with {endings}, or "
+                "choose a format"
             )
         folder = values["path"].parent
         if not folder.is_dir():

@@ -2,16 +2,17 @@
 
 **Export** reads the graph through a read-only connection of its own, on a worker thread
 (:class:`~factlines.ui.jobs.progress.Job`), so the window's store is never held: the whole history
-or the snapshot at as_of, the whole graph or the selected entity, as JSON, CSV or GraphML
-(``factlines.core.transfer.export_graph``). Cancel leaves no file.
+or the snapshot at as_of, the whole graph or the selected entity, in any format
+``factlines.core.transfer.formats`` lists (``export_graph``). Cancel leaves no file.
 
-**Import** (Factlines' JSON, a CSV, MemPalace's ``entity_facts`` seed) writes through a
-connection of its own too, on a worker thread (``import_recorded``): the file read and
-checked first, then the rows in short transactions between which MemPalace writes, all or
-nothing, recorded (the rows before and after) and logged in Factlines' edit log. It becomes
-ONE undo step whose undo removes exactly what was imported. When a row is rejected, nothing is
-written and the report (``line N: reason``) asks whether to import the good rows; rows the
-graph already holds (an open fact again) are reported, never doubled. Cancel writes nothing.
+**Import** (any format of those that reads: Factlines' JSON, MemPalace's ``entity_facts``
+seed, a CSV) writes through a connection of its own too, on a worker thread
+(``import_recorded``): the file read and checked first, then the rows in short transactions
+between which MemPalace writes, all or nothing, recorded (the rows before and after) and
+logged in Factlines' edit log. It becomes ONE undo step whose undo removes exactly what was
+imported. When a row is rejected, nothing is written and the report (``line N: reason``) asks
+whether to import the good rows; rows the graph already holds (an open fact again) are
+reported, never doubled. Cancel writes nothing.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 from factlines import open_graph
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.mempalace_paths import mempalace_config_dir
-from factlines.core.transfer import export_graph, import_recorded
+from factlines.core.transfer import export_graph, formats, import_recorded
 from factlines.ui.actions import make_action
-from factlines.ui.forms.import_export_forms import ExportDialog, ImportReportDialog
+from factlines.ui.forms.import_export_forms import (
+    ExportDialog,
+    ImportReportDialog,
+    import_filter,
+)
 from factlines.ui.jobs.progress import Job, ProgressDialog
 from factlines.ui.look.wording import in_words
 from factlines.ui.menus.edits import FactActions
@@ -40,11 +45,6 @@ from factlines.ui.session.document import Document
 if TYPE_CHECKING:
     from factlines import KnowledgeGraph
     from factlines.core.transfer import ExportSummary, ImportReport
-
-IMPORT_FILTER = (
-    "Graph data (*.json *.csv);;Factlines JSON or MemPalace entity_facts (*.json);;"
-    "CSV, one fact per row (*.csv);;All files (*)"
-)
 
 
 class TransferActions(QObject):
@@ -74,15 +74,15 @@ class TransferActions(QObject):
             "actionExport",
             "&Export…",
             self.export_dialog,
-            tip="Write the graph, or part of it, to JSON (a lossless copy), CSV or GraphML",
+            tip=f"Write the graph, or part of it, to {formats.names(formats.writing())}",
         )
         self.action_import = make_action(
             window,
             "actionImport",
             "&Import…",
             self.import_dialog,
-            tip="Add a Factlines JSON export, a CSV or MemPalace's entity_facts to this graph, "
-            "all or nothing, as one undo step",
+            tip=f"Add {formats.what_an_import_reads()} to this graph, all or nothing, as one "
+            "undo step",
         )
         self._state.graphChanged.connect(self.update)
         document.readOnlyChanged.connect(self.update)
@@ -217,7 +217,7 @@ class TransferActions(QObject):
         if not self._facts.may_write("import") or self._busy():
             return None
         folder = str(Path(self._document.path).parent) if self._document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self._window, "Import", folder, IMPORT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self._window, "Import", folder, import_filter())
         return self.import_from(path) if path else None
 
     def import_from(self, path: str | Path, good_rows: bool = False) -> Job | None:

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from factlines.core import temporal
+from factlines.core.progress import RowCounter
+from factlines.core.transfer.formats.record import BATCH, Format
 from factlines.core.transfer.values import blob_tag
 
 NODE_KEYS = (
@@ -105,7 +106,7 @@ def interval(
     return start, end, f"<[{start or '-Infinity'}, {end or 'Infinity'}]>"
 
 
-def write_graphml(out, selection, meta: dict, advance: Callable[[int], None], batch: int) -> None:
+def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
     out.write(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
@@ -127,11 +128,11 @@ def write_graphml(out, selection, meta: dict, advance: Callable[[int], None], ba
         + "\n"
     )
     nodes: set = set()
-    for rows in selection.entity_rows(batch):
+    for rows in selection.entity_rows(BATCH):
         out.write("".join(_node(row) for row in rows))
         nodes.update(row[0] for row in rows)
-        advance(len(rows))
-    for rows in selection.fact_rows(batch):
+        counter.add(len(rows))
+    for rows in selection.fact_rows(BATCH):
         parts = []
         for row in rows:
             for end in (row[1], row[3]):  # an entity row the file lacks: a bare node
@@ -140,7 +141,7 @@ def write_graphml(out, selection, meta: dict, advance: Callable[[int], None], ba
                     parts.append(f"    <node id={quoteattr(_text(end))}/>\n")
             parts.append(_edge(row))
         out.write("".join(parts))
-        advance(len(rows))
+        counter.add(len(rows))
     out.write("  </graph>\n</graphml>\n")
 
 
@@ -192,3 +193,12 @@ def _edge(row: tuple) -> str:
         + _data("extracted_at", extracted_at)
         + "</edge>\n"
     )
+
+
+GRAPHML = Format(
+    key="graphml",
+    name="GraphML",
+    extensions=(".graphml",),
+    writer=write_graphml,
+    export_words="for yEd, Gephi, networkx",
+)
