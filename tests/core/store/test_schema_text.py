@@ -149,3 +149,26 @@ def test_an_older_postgres_database_gains_the_newer_columns_as_mempalace_adds_th
     postgres_schema.prepare(conn, "db", read_only=False)
     assert _written(conn)[:2] == POSTGRES_ADD_COLUMNS
     assert not any(s.startswith("ALTER") for s in _written(conn)[2:])
+
+
+def _key(column: str, suffix: str) -> str:
+    return (
+        f"((CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' AND "
+        f"substr({column}, 8, 1) = '-' THEN {column} || '{suffix}' ELSE {column} END) "
+        'COLLATE "C")'
+    )
+
+
+def test_postgres_indexes_the_time_keys_by_the_expressions_its_queries_use():
+    # An index on an expression serves only queries that write it the same way: a database
+    # indexed by an earlier Factlines must keep being served.
+    conn = _Recorder({})
+    postgres_schema.prepare(conn, "db", read_only=False)
+    written = _written(conn)
+    assert (
+        "CREATE INDEX IF NOT EXISTS fl_triples_start_key ON triples "
+        f"({_key('valid_from', 'T00:00:00Z')})"
+    ) in written
+    assert (
+        f"CREATE INDEX IF NOT EXISTS fl_triples_end_key ON triples ({_key('valid_to', 'T23:59:59Z')})"
+    ) in written
