@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 
 from factlines.core import temporal
+from factlines.core.columns import TRIPLE_COLUMNS
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.spool import Spool
@@ -36,7 +37,14 @@ from factlines.core.transfer.plan import (
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 
-PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
+# A fact's columns a cell gives as they are (its ids, predicate, times and confidence are read
+# apart), and of those the ones a new fact takes as given (MemPalace stamps extracted_at).
+_AS_WRITTEN = tuple(
+    name
+    for name in TRIPLE_COLUMNS
+    if name not in ("id", "subject", "predicate", "object", "valid_from", "valid_to", "confidence")
+)
+_GIVEN = tuple(name for name in _AS_WRITTEN if name != "extracted_at")
 _CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -144,7 +152,7 @@ class _Rows:
             "valid_to": fields[at["valid_to"]] or None,
             "confidence": _as_written(fields[at["confidence"]]),
         }
-        for column in (*PROVENANCE, "extracted_at"):
+        for column in _AS_WRITTEN:
             fact[column] = fields[at[column]] or None
         return fact
 
@@ -176,7 +184,7 @@ class _Rows:
             "valid_to": valid_to,
             "confidence": confidence,
         }
-        for column in PROVENANCE:
+        for column in _GIVEN:
             fact[column] = fields[at[column]] or None
         stamped = fields[at["extracted_at"]].strip()
         if stamped:  # else MemPalace's default: the time of the import

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factlines.core import temporal
+from factlines.core.columns import CSV_HEADER as FACT_CSV_HEADER
+from factlines.core.columns import TRIPLE_COLUMNS
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store.facade import same_graph
-from factlines.core.store.rows import TRIPLE_COLUMNS
 from factlines.core.transfer.graphml import write_graphml
 from factlines.core.transfer.values import blob_tag
 
@@ -49,20 +50,7 @@ FORMAT = "factlines-graph"
 VERSION = 1
 EXTENSIONS = {".json": "json", ".csv": "csv", ".graphml": "graphml"}
 CSV_HEADER = (
-    "id",
-    "subject_id",
-    "subject",
-    "predicate",
-    "object_id",
-    "object",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-    "extracted_at",
+    *FACT_CSV_HEADER,
     # Each fact's entities (MemPalace's columns of theirs but id and name, given above).
     *(f"{side}_{column}" for side in ("subject", "object") for column in ENTITY_CSV_COLUMNS),
 )
