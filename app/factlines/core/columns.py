@@ -111,3 +111,6 @@ class Provenance(namedtuple("Provenance", PROVENANCE, defaults=(None,) * len(PRO
     def of(cls, fact: Mapping) -> Provenance:
         """A fact's provenance (a fact row, or the fields of a form)."""
         return cls(*(fact.get(name) for name in cls._fields))
+
+
+NO_PROVENANCE = Provenance()
