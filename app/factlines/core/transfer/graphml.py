@@ -83,11 +83,6 @@ def _data(key: str, value) -> str:
     return f'<data key="{key}">{escape(_text(value))}</data>'
 
 
-def _dated(value: str | None) -> bool:
-    """Shaped like a time value (contract §6.1's "dated"): its key is its comparison key."""
-    return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
-
-
 def _time(value: str | None) -> bool:
     """A time value the rules accept (Gephi parses it), or no bound."""
     if value is None:
@@ -104,8 +99,8 @@ def interval(
     """(start key, end key, Gephi's interval text) of a fact. A key is None when unbounded or
     not shaped like a time; the text is None when the fact is valid nowhere or a bound is not
     a time value the rules accept."""
-    start = temporal.start_key(valid_from) if _dated(valid_from) else None
-    end = temporal.end_key(valid_to) if _dated(valid_to) else None
+    start = temporal.start_key(valid_from) if temporal.is_dated(valid_from) else None
+    end = temporal.end_key(valid_to) if temporal.is_dated(valid_to) else None
     if not (_time(valid_from) and _time(valid_to)):
         return start, end, None
     if start is not None and end is not None and end <= start:
