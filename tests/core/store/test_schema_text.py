@@ -170,5 +170,6 @@ def test_postgres_indexes_the_time_keys_by_the_expressions_its_queries_use():
         f"({_key('valid_from', 'T00:00:00Z')})"
     ) in written
     assert (
-        f"CREATE INDEX IF NOT EXISTS fl_triples_end_key ON triples ({_key('valid_to', 'T23:59:59Z')})"
+        "CREATE INDEX IF NOT EXISTS fl_triples_end_key ON triples "
+        f"({_key('valid_to', 'T23:59:59Z')})"
     ) in written
