@@ -7,6 +7,7 @@ so that equal values, day boundaries and the one-second neighbours come up often
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -189,3 +190,31 @@ def test_time_span_matches_the_oracle(tmp_path_factory, windows, stray):
 def kg_windows(kg):
     rows = kg._conn().execute("SELECT valid_from, valid_to FROM triples WHERE id NOT LIKE 'stray%'")
     return rows.fetchall()
+
+
+# Stored text of every shape: days, instants, MemPalace's "", partial dates, stray text.
+shaped = st.one_of(
+    values,
+    st.text(alphabet="0123456789-TZ: x", max_size=22),
+    st.sampled_from(["", "2026", "2026-02", "2026-02-30", "20260227", "2026/02/27", "x" * 10]),
+)
+
+
+@SETTINGS
+@given(value=shaped, fixed=st.integers(0, 10))
+def test_the_sql_of_dated_and_of_the_keys_is_the_python_rule(value, fixed):
+    # ``fixed``: a range whose values share their first characters checks only the dashes
+    # those leave open; here the values share them with a date.
+    shares = value is not None and len(value) >= fixed and "2026-02-27".startswith(value[:fixed])
+    conn = sqlite3.connect(":memory:")
+    row = conn.execute(
+        f"SELECT {timesql.dated('v', fixed if shares else 0)}, {timesql.start_key('v')}, "
+        f"{timesql.end_key('v')} FROM (SELECT ? AS v)",
+        (value,),
+    ).fetchone()
+    conn.close()
+    assert (bool(row[0]), row[1], row[2]) == (
+        temporal.is_dated(value),
+        temporal.start_key(value),
+        temporal.end_key(value),
+    )

@@ -157,3 +157,16 @@ def test_a_csv_that_is_not_an_export_still_reports_an_unknown_column(tmp_path):
         assert not report.written
         assert report.lines()[0].startswith("line 1: unknown column 'created_by'")
         assert kg.extra_columns("triples") == []
+
+
+def test_graphml_export_writes_the_columns_as_data_of_their_own_keys(newer, tmp_path):
+    nx = pytest.importorskip("networkx")
+    with open_graph(newer, read_only=True) as kg:
+        export_graph(kg, tmp_path / "graph.graphml")
+    graph = nx.read_graphml(tmp_path / "graph.graphml")
+    edges = [data for _, _, data in graph.edges(data=True)]
+    assert {data["created_by"] for data in edges} == {"mcp:kg_add"}
+    assert sorted(data.get("ended_by", "") for data in edges) == ["", "factlines"]
+    assert {data["votes"] for data in edges} == {"3"}
+    assert graph.nodes["kai"]["aliases"] == '["K.", "Kai M"]'
+    assert "aliases" not in graph.nodes["orion"]

@@ -13,6 +13,7 @@ from factlines.core import temporal
 from factlines.ui.models.changes import CHANGE_ROLE
 from factlines.ui.models.fact_models import FACT_ID_ROLE
 from factlines.ui.panels.story import StoryModel, event_key
+from store_helpers import raw_sql
 from ui_fixtures import *  # noqa: F403
 
 
@@ -405,3 +406,19 @@ def test_the_story_behind_another_tab_is_read_when_it_comes_to_the_front(window,
     assert model.total == window.kg.narrative_total("kai_moreno")
     marked = model.event_at(model.marked)
     assert event_key(marked) <= "2023-06-15T00:00:00Z"
+
+
+def test_the_story_finds_dated_what_the_store_lists_as_dated(tmp_path):
+    # The story indexes the keys of the leading dated events and stops at the first undated
+    # one: an event the store lists among the dated must have a key here too.
+    path = tmp_path / "kg.sqlite3"
+    with KnowledgeGraph(path) as kg:
+        for n, start in enumerate(["2025-01-01", "2025-06-01", "2026-01-01"]):
+            kg.add_triple("Kai", "knows", f"P{n}", valid_from=start)
+    # A hand edit MemPalace keeps as written: shaped like an instant, but not in UTC's form.
+    raw_sql(path, "UPDATE triples SET valid_from = '2025-06-01T10:00:00z' WHERE object = 'p1'")
+    with KnowledgeGraph(path) as kg:
+        events = kg.narrative(limit=100)
+    keys = [event_key(event) for event in events]
+    dated = keys[: len(keys) - keys.count(None)]
+    assert None not in dated and dated == sorted(dated) and len(dated) == 3

@@ -101,17 +101,19 @@ def test_replace_with_supersedes_at_one_instant(window, demo, answer_dialogs, re
     def fill(dialog):
         dialog.new_object.setText("Helios")
         dialog.at.setText("2026-05-01")
+        dialog.provenance["source_drawer_id"].setText("drawer_7")
 
     answer_dialogs.append(fill)
     assert window.fact_actions.replace_fact_dialog(nova["id"])
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-05-01T00:00:00Z"
     rows = file_query(
         demo.db_path,
-        "SELECT id, subject, valid_from, source_file FROM triples WHERE predicate = 'works_on' "
+        "SELECT id, subject, valid_from, source_file, source_drawer_id FROM triples "
+        "WHERE predicate = 'works_on' "
         "AND object = 'helios' AND valid_to IS NULL AND subject IN ('kai_moreno', 'kai_m.')",
     )
     # one open successor, of the same subject, from the same instant, with no borrowed source
-    assert [r[1:] for r in rows] == [("kai_moreno", "2026-05-01T00:00:00Z", None)]
+    assert [r[1:] for r in rows] == [("kai_moreno", "2026-05-01T00:00:00Z", None, "drawer_7")]
     assert file_query(demo.db_path, "SELECT 1 FROM entities WHERE id = 'kai_m.'") == []
     assert window.state.fact == rows[0][0]
     window.action_undo.trigger()

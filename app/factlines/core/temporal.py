@@ -89,9 +89,27 @@ def _bad(field: str, value: object, reason: str) -> TimeValueError:
     )
 
 
+# A stored value is *dated* when shaped like a day or a UTC instant: one of these lengths with
+# "-" at these places (MemPalace's own day test, with an instant's length). Only a dated value
+# has a place in time of its own: MemPalace's "", a bare year or stray text has none. The
+# engines' SQL of the rule is built from these (``timesql.dated`` and its day test).
+DAY_LENGTH, INSTANT_LENGTH = 10, 20
+DATE_DASHES = (4, 7)
+
+
+def is_dated(value: str | None) -> bool:
+    """Whether a stored value is dated: a day or an instant by its shape (contract §6.1)."""
+    return (
+        value is not None
+        and len(value) in (DAY_LENGTH, INSTANT_LENGTH)
+        and value[4] == "-"
+        and value[7] == "-"
+    )
+
+
 def is_date(value: str | None) -> bool:
-    """Whether a stored value is date-only (the same test the SQL expressions make)."""
-    return value is not None and len(value) == 10 and value[4] == "-" and value[7] == "-"
+    """Whether a stored value is dated and a day: its key is one of the day's ends."""
+    return value is not None and len(value) == DAY_LENGTH and value[4] == "-" and value[7] == "-"
 
 
 def start_key(value: str | None) -> str | None:

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from factlines import KnowledgeGraph, KnowledgeGraphError
+from factlines.core.columns import Provenance
 from factlines.core.errors import Unavailable
 from factlines.core.store import DuplicateFact
 from store_helpers import dump
@@ -30,6 +31,14 @@ def test_supersede_fact_after_a_rename_keeps_to_the_entities(renamed):
     assert (successor["subject"], successor["object"]) == ("kai_moreno", "nova")
     assert successor["valid_from"] == "2026-03-15T00:00:00Z"
     assert {e["id"] for e in dump(kg.db_path)["entities"]} == {"kai_moreno", "orion", "nova"}
+
+
+def test_supersede_fact_records_the_successors_own_provenance(renamed):
+    kg, fact = renamed
+    source = Provenance(source_file="notes.md", adapter_name="hand")
+    successor = kg.get_fact(kg.supersede_fact(fact, "Nova", at="2026-03-15", provenance=source))
+    assert Provenance.of(successor) == source
+    assert Provenance.of(kg.get_fact(fact)) == Provenance()
 
 
 def test_supersede_fact_to_a_renamed_entity_by_its_new_name(renamed):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from factlines.core import temporal
+from factlines.core.columns import COLUMNS
 from factlines.core.errors import ConflictError
 from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
@@ -16,12 +17,7 @@ from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
 
 # A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
 # one, but files get edited) is still readable by id: its names fall back to the ids.
-FACT_COLUMNS = (
-    "t.id, t.subject, COALESCE(s.name, t.subject), t.predicate, t.object, "
-    "COALESCE(o.name, t.object), t.valid_from, t.valid_to, "
-    "t.confidence, t.source_closet, t.source_file, t.source_drawer_id, t.adapter_name, "
-    "t.extracted_at"
-)
+FACT_COLUMNS = ", ".join(column.sql for column in COLUMNS)
 FACT_JOIN = "FROM triples t JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id"
 FACT_LEFT_JOIN = FACT_JOIN.replace(" JOIN ", " LEFT JOIN ")
 TIMELINE_SELECT = (

@@ -4,6 +4,7 @@ intervals ready to draw; the graph's span. (Contradictions are in :mod:`.history
 from __future__ import annotations
 
 from factlines.core import temporal
+from factlines.core.columns import EDITABLE, NO_PROVENANCE, Provenance
 from factlines.core.errors import DuplicateFact, FactNotFound, Refused
 from factlines.core.names import check_name, entity_id, predicate_id
 from factlines.core.store.entity_edits import EntityEdits
@@ -11,8 +12,6 @@ from factlines.core.store.mempalace import MemPalaceSurface, confidence_value
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import PROVENANCE, describe, fact_dict
 from factlines.core.store.wiring import Part, writes
-
-_EDITABLE = {"subject", "predicate", "object", "valid_from", "valid_to", "confidence", *PROVENANCE}
 
 
 class FactEdits(Part):
@@ -50,11 +49,11 @@ class FactEdits(Part):
         Fields: subject, predicate, object (names; a missing entity is created), valid_from,
         valid_to, confidence and the provenance columns. Returns the fact as stored.
         """
-        unknown = sorted(set(changes) - _EDITABLE)
+        unknown = sorted(set(changes) - EDITABLE)
         if unknown:
             raise Refused(
                 f"cannot set {', '.join(unknown)} on a fact; "
-                f"the fields are {', '.join(sorted(_EDITABLE))}"
+                f"the fields are {', '.join(sorted(EDITABLE))}"
             )
         values: dict = {}
         for field in ("valid_from", "valid_to"):
@@ -146,17 +145,13 @@ class FactEdits(Part):
         new_object: str,
         at: str | None = None,
         confidence: float = 1.0,
-        source_closet: str | None = None,
-        source_file: str | None = None,
-        source_drawer_id: str | None = None,
-        adapter_name: str | None = None,
+        provenance: Provenance = NO_PROVENANCE,
     ) -> str:
         """``supersede`` addressed by the fact's id: end it at ``at`` and open its successor with
         ``new_object`` at the same instant, in one write. Returns the successor's id."""
         check_name(new_object, "new object")
         at = temporal.boundary(at)
         confidence = confidence_value(confidence)
-        prov = (source_closet, source_file, source_drawer_id, adapter_name)
         with self._store.transaction():
             fact = self._open_fact(triple_id)
             temporal.check_interval(fact["valid_from"], at, to_field="at")
@@ -165,7 +160,7 @@ class FactEdits(Part):
                 raise Refused(f"{describe(fact)} already has {new_object!r} as its object")
             self._store.facts.update(triple_id, {"valid_to": at})
             return self._mempalace.open_successor(
-                fact["subject"], fact["predicate"], new_id, at, confidence, prov
+                fact["subject"], fact["predicate"], new_id, at, confidence, provenance
             )
 
     @writes

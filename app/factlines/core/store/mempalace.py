@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 
 from factlines.core import temporal
+from factlines.core.columns import Provenance
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.store.as_recorded import RecordedView
 from factlines.core.store.protocol import MEMPALACE_WAIT, GraphStore
-from factlines.core.store.rows import PROVENANCE
 from factlines.core.store.wiring import Part, writes
 
 DIRECTIONS = ("outgoing", "incoming", "both")
@@ -87,11 +87,12 @@ class MemPalaceSurface(Part):
         self._store.entities.ensure(eid, name)
         return eid
 
-    def _insert_fact(self, sub_id, pred, obj_id, valid_from, valid_to, confidence, prov) -> str:
+    def _insert_fact(
+        self, sub_id, pred, obj_id, valid_from, valid_to, confidence, provenance: Provenance
+    ) -> str:
         triple_id = new_triple_id(sub_id, pred, obj_id)
         while self._store.facts.exists(triple_id):
             triple_id = new_triple_id(sub_id, pred, obj_id)
-        source_closet, source_file, source_drawer_id, adapter_name = prov
         self._store.facts.insert(
             triple_id,
             {
@@ -101,20 +102,17 @@ class MemPalaceSurface(Part):
                 "valid_from": valid_from,
                 "valid_to": valid_to,
                 "confidence": confidence,
-                "source_closet": source_closet,
-                "source_file": source_file,
-                "source_drawer_id": source_drawer_id,
-                "adapter_name": adapter_name,
+                **provenance._asdict(),
             },
         )
         return triple_id
 
-    def open_successor(self, sub_id, pred, new_id, at, confidence, prov) -> str:
+    def open_successor(self, sub_id, pred, new_id, at, confidence, provenance: Provenance) -> str:
         """Open (subject, predicate, new object) from ``at``, unless it is open already."""
         existing = self._store.facts.open_ids(sub_id, pred, new_id)
         if existing:
             return existing[0][0]
-        return self._insert_fact(sub_id, pred, new_id, at, None, confidence, prov)
+        return self._insert_fact(sub_id, pred, new_id, at, None, confidence, provenance)
 
     def _end_open(self, sub_id: str, pred: str, obj_id: str, at: str, field: str) -> None:
         rows = self._store.facts.open_ids(sub_id, pred, obj_id)
@@ -157,7 +155,7 @@ class MemPalaceSurface(Part):
         temporal.check_interval(valid_from, valid_to)
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
-        prov = (source_closet, source_file, source_drawer_id, adapter_name)
+        provenance = Provenance(source_closet, source_file, source_drawer_id, adapter_name)
         with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             obj_id = self._ensure_entity(obj)
@@ -165,7 +163,9 @@ class MemPalaceSurface(Part):
             if existing:
                 self._store.note_assertion()  # someone now relies on it: an undo must know
                 return existing[0][0]
-            return self._insert_fact(sub_id, pred, obj_id, valid_from, valid_to, confidence, prov)
+            return self._insert_fact(
+                sub_id, pred, obj_id, valid_from, valid_to, confidence, provenance
+            )
 
     @writes
     def invalidate(self, subject: str, predicate: str, obj: str, ended: str | None = None) -> None:
@@ -197,12 +197,12 @@ class MemPalaceSurface(Part):
         at = temporal.boundary(at)
         confidence = confidence_value(confidence)
         pred = predicate_id(predicate)
-        prov = (source_closet, source_file, source_drawer_id, adapter_name)
+        provenance = Provenance(source_closet, source_file, source_drawer_id, adapter_name)
         with self._mempalace_write():
             sub_id = self._ensure_entity(subject)
             new_id = self._ensure_entity(new_obj)
             self._end_open(sub_id, pred, entity_id(old_obj), at, "at")
-            return self.open_successor(sub_id, pred, new_id, at, confidence, prov)
+            return self.open_successor(sub_id, pred, new_id, at, confidence, provenance)
 
     @writes
     def rewrite(
@@ -234,22 +234,18 @@ class MemPalaceSurface(Part):
             temporal.check_interval(fact["valid_from"], boundary, to_field="at")
             self._ensure_entity(obj)
             self._store.facts.update(triple_id, {"valid_to": boundary})
-            evidence = (
-                1.0 if fact["confidence"] is None else fact["confidence"],
-                fact["source_closet"],
-                fact["source_file"] or source_file,
-                fact["source_drawer_id"],
-                fact["adapter_name"],
+            confidence = 1.0 if fact["confidence"] is None else fact["confidence"]
+            provenance = Provenance.of(fact)._replace(
+                source_file=fact["source_file"] or source_file
             )
             for tid, valid_from in self._store.facts.open_ids(fact["subject"], pred, obj_id):
                 if valid_from is not None and temporal.start_key(valid_from) > boundary:
                     continue  # a fact scheduled to start later does not cover the boundary
                 twin = self._store.facts.get(tid)
-                if (twin["confidence"], *(twin[f] for f in PROVENANCE)) == evidence:
+                if (twin["confidence"], Provenance.of(twin)) == (confidence, provenance):
                     return tid
-            confidence, *provenance = evidence
             return self._insert_fact(
-                fact["subject"], pred, obj_id, boundary, None, confidence, tuple(provenance)
+                fact["subject"], pred, obj_id, boundary, None, confidence, provenance
             )
 
     @writes

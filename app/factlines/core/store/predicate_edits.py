@@ -16,14 +16,13 @@ from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.entity_edits import keep_earlier_start
 from factlines.core.store.graph_settings import GraphSettings
 from factlines.core.store.protocol import GraphStore
-from factlines.core.store.rows import TRIPLE_COLUMNS
+from factlines.core.store.rows import PROVENANCE, TRIPLE_COLUMNS
 from factlines.core.store.wiring import Part, writes
 from factlines.core.vocabulary import near_duplicates
 
 # What a successor copies from the fact it continues (MemPalace's rewrite: rewording is not new
 # evidence); ``extracted_at`` is stamped anew, as MemPalace's insert does.
-_CARRIED = ("subject", "object", "confidence", "source_closet", "source_file",
-            "source_drawer_id", "adapter_name")  # fmt: skip
+_CARRIED = ("subject", "object", "confidence", *PROVENANCE)
 _SUCCESSOR_COLUMNS = ("id", "predicate", "valid_from", "valid_to", *_CARRIED)
 # Facts read again and changed at once (a few such parts to each short transaction).
 _FACTS_PER_PART = 500

@@ -19,7 +19,7 @@ from factlines.core.errors import Refused
 from factlines.core.mempalace_log import WriteLog, events_for_fact, made
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
-from factlines.core.store.rows import fact_dict
+from factlines.core.store.rows import FACT_FIELDS, fact_dict
 from factlines.core.store.wiring import Part, writes
 from factlines.core.turns import sort_in_turns
 
@@ -30,6 +30,9 @@ FIRST_REVIEW_DAYS = 7
 _LOG_PAGE = 500
 _NOT_A_FACT_KEY = ("direction", "other", "other_name")
 # MemPalace's extracted_at: a day (checked apart) and a time of day that exists.
+# Where a fact row holds when it was recorded and by which tool: by name, as a column MemPalace
+# adds would come after them.
+_RECORDED, _TOOL = FACT_FIELDS.index("extracted_at"), FACT_FIELDS.index("adapter_name")
 _STAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}) (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
 
 
@@ -120,9 +123,9 @@ class GraphReview(Part):
         added = {}
         rows = self._store.facts.recorded_between(_stamp(since), _stamp(last) if last else None)
         for row in rows:
-            at = recorded_instant(row[-1])
+            at = recorded_instant(row[_RECORDED])
             if at is not None and since < at and (last is None or at <= last):
-                added[row[0]] = _item("added", fact_dict(row), at, row[-2] or None)
+                added[row[0]] = _item("added", fact_dict(row), at, row[_TOOL] or None)
         return added
 
     def _ended_by_factlines(self, since: str, within, added: dict[str, dict]) -> list[dict]:

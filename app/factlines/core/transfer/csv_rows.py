@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 
 from factlines.core import temporal
+from factlines.core.columns import CSV_HEADER as FACT_CSV_HEADER
+from factlines.core.columns import TRIPLE_COLUMNS
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, entity_id, new_triple_id, predicate_id
 from factlines.core.spool import Spool
@@ -38,24 +40,18 @@ from factlines.core.transfer.rows_file import ImportFile, Problem
 # The columns of a CSV export, in order; an import reads them by name.
 ENTITY_CSV_COLUMNS = ("type", "properties", "created_at")
 CSV_HEADER = (
-    "id",
-    "subject_id",
-    "subject",
-    "predicate",
-    "object_id",
-    "object",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source_closet",
-    "source_file",
-    "source_drawer_id",
-    "adapter_name",
-    "extracted_at",
+    *FACT_CSV_HEADER,
     # Each fact's entities (MemPalace's columns of theirs but id and name, given above).
     *(f"{side}_{column}" for side in ("subject", "object") for column in ENTITY_CSV_COLUMNS),
 )
-PROVENANCE = ("source_closet", "source_file", "source_drawer_id", "adapter_name")
+# A fact's columns a cell gives as they are (its ids, predicate, times and confidence are read
+# apart), and of those the ones a new fact takes as given (MemPalace stamps extracted_at).
+_AS_WRITTEN = tuple(
+    name
+    for name in TRIPLE_COLUMNS
+    if name not in ("id", "subject", "predicate", "object", "valid_from", "valid_to", "confidence")
+)
+_GIVEN = tuple(name for name in _AS_WRITTEN if name != "extracted_at")
 _CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -163,7 +159,7 @@ class _Rows:
             "valid_to": fields[at["valid_to"]] or None,
             "confidence": _as_written(fields[at["confidence"]]),
         }
-        for column in (*PROVENANCE, "extracted_at"):
+        for column in _AS_WRITTEN:
             fact[column] = fields[at[column]] or None
         return fact
 
@@ -195,7 +191,7 @@ class _Rows:
             "valid_to": valid_to,
             "confidence": confidence,
         }
-        for column in PROVENANCE:
+        for column in _GIVEN:
             fact[column] = fields[at[column]] or None
         stamped = fields[at["extracted_at"]].strip()
         if stamped:  # else MemPalace's default: the time of the import

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from factlines.core import temporal
+from factlines.core.columns import BY_NAME, PROVENANCE, Provenance
 from factlines.core.errors import Refused
-from factlines.core.store import PROVENANCE
 from factlines.ui.forms.fields import (
     ConfidenceField,
     DateField,
@@ -40,13 +40,6 @@ from factlines.ui.look import style
 from factlines.ui.look.wording import HOW_TO_WRITE_A_TIME, REASON_HINT, fact_in_words, refusal
 
 REASON_CHARS = 200
-
-PROVENANCE_LABELS = {
-    "source_closet": "Source closet",
-    "source_file": "Source file",
-    "source_drawer_id": "Source drawer id",
-    "adapter_name": "Adapter name",
-}
 
 
 class _FormDialog(QDialog):
@@ -185,10 +178,10 @@ class _ProvenanceMixin:
             edit.setObjectName(f"{key}Edit")
             edit.setPlaceholderText("optional")
             self.provenance[key] = edit
-            self.form.addRow(PROVENANCE_LABELS[key], edit)
+            self.form.addRow(BY_NAME[key].label, edit)
 
-    def provenance_values(self) -> dict:
-        return {key: edit.text().strip() or None for key, edit in self.provenance.items()}
+    def provenance_values(self) -> Provenance:
+        return Provenance(*(edit.text().strip() or None for edit in self.provenance.values()))
 
 
 class FactDialog(_ProvenanceMixin, _FormDialog):
@@ -254,7 +247,7 @@ class FactDialog(_ProvenanceMixin, _FormDialog):
             "valid_from": self.valid_from.value(),
             "valid_to": self.valid_to.value(),
             "confidence": self.confidence.value(),
-            **self.provenance_values(),
+            **self.provenance_values()._asdict(),
         }
 
     def changes(self) -> dict:
@@ -339,7 +332,7 @@ class ReplaceDialog(_ProvenanceMixin, _FormDialog):
             "new_object": self.new_object.text().strip(),
             "at": self.at.value(),
             "confidence": self.confidence.value(),
-            **self.provenance_values(),
+            "provenance": self.provenance_values(),
         }
 
     def validate(self) -> str | None:

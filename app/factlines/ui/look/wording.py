@@ -7,21 +7,18 @@ interval) is said with the labels a person sees in the forms.
 
 from __future__ import annotations
 
+from factlines.core.columns import COLUMNS
 from factlines.core.errors import Refused, TimeValueError, Unavailable
 from factlines.core.store import describe
 from factlines.ui.look import style
 
-# The labels the forms show, by the field names the store uses.
+# The labels the forms show, by the field names the store uses: a fact's columns', and those
+# of the fields an edit adds.
 FIELD_LABELS = {
-    "valid_from": "Valid from",
-    "valid_to": "Valid to",
+    **{column.name: column.label for column in COLUMNS},
     "ended": "Ended",
     "at": "At",
     "as_of": "as_of",
-    "confidence": "Confidence",
-    "subject": "Subject",
-    "predicate": "Predicate",
-    "object": "Object",
     "new object": "New object",
 }
 

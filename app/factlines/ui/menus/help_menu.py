@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from factlines import __version__
+from factlines.core.columns import NEWER_TRIPLE_COLUMNS
 from factlines.ui.actions import make_action
 from factlines.ui.session.document import Document
 
@@ -253,10 +254,9 @@ def compatibility_lines(document: Document) -> list[str]:
     else:
         gaps = "; ".join(f"{table} lacks {', '.join(cols)}" for table, cols in missing.items())
         lines.append(f"MemPalace 3.11 schema: no ({gaps})")
-    newer = ("source_drawer_id", "adapter_name")
-    lacking = [column for column in newer if column in missing.get("triples", [])]
+    lacking = [c for c in NEWER_TRIPLE_COLUMNS if c in missing.get("triples", [])]
     lines.append(
-        f"Columns {'/'.join(newer)}: "
+        f"Columns {'/'.join(NEWER_TRIPLE_COLUMNS)}: "
         + ("present" if not lacking else f"missing ({', '.join(lacking)})")
     )
     objects = kg.factlines_objects()

@@ -99,13 +99,9 @@ class Fix:
     ended: str | None = None
 
 
-def _dated(value: str | None) -> bool:
+def _day_or_instant(value: str | None) -> bool:
     """A day or an instant (not unknown, not MemPalace's ``""``, not stray text)."""
-    if not value:
-        return False
-    return temporal.is_date(value) or (
-        len(value) == 20 and value.endswith("Z") and temporal.is_date(value[:10])
-    )
+    return temporal.is_dated(value) and (temporal.is_date(value) or value.endswith("Z"))
 
 
 def _day_before(value: str) -> str:
@@ -128,7 +124,7 @@ def end_first(row: dict, a: dict | None, b: dict | None) -> Fix:
     if row["b"] is None or a is None or b is None:
         return Fix(f"{verb}: end the first where the second starts", "this is a single fact")
     start = b["valid_from"]
-    if not _dated(start):
+    if not _day_or_instant(start):
         return Fix(f"{verb} {_name(a)}", f"{_name(b)} has no known start")
     ended = _day_before(start) if temporal.is_date(start) else start
     text = (
@@ -149,7 +145,7 @@ def start_second(row: dict, a: dict | None, b: dict | None) -> Fix:
     if row["b"] is None or a is None or b is None:
         return Fix("Start the second where the first ends", "this is a single fact")
     end = a["valid_to"]
-    if not _dated(end):
+    if not _day_or_instant(end):
         return Fix(f"Start {_name(b)} later", f"{_name(a)} has no known end")
     start = _day_after(end) if temporal.is_date(end) else end
     text = f"Start {_name(b)} on {style.show_time(start)}, after {_name(a)} ends"

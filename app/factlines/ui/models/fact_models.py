@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont
 
 from factlines.core import temporal
+from factlines.core.columns import BY_NAME, COLUMNS
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.look import style
@@ -61,19 +62,13 @@ __all__ = [
 ]
 
 
-# The facts table's columns: (key, header, editable)
+# The facts table's columns: (key, header, editable); after whom the fact links, the fact's
+# columns as the registry shows them.
 FACT_COLUMNS = (
     ("direction", "", False),
-    ("predicate", "Predicate", True),
+    ("predicate", BY_NAME["predicate"].header, True),
     ("other_name", "Other entity", False),
-    ("valid_from", "Valid from", True),
-    ("valid_to", "Valid to", True),
-    ("confidence", "Conf.", True),
-    ("source_closet", "Closet", True),
-    ("source_file", "Source file", True),
-    ("source_drawer_id", "Drawer", True),
-    ("adapter_name", "Adapter", True),
-    ("extracted_at", "Extracted at", False),
+    *((c.name, c.header, c.editable) for c in COLUMNS if c.header and c.name != "predicate"),
 )
 COLUMN = {key: number for number, (key, _, _) in enumerate(FACT_COLUMNS)}
 # The cells whose stored value is shown marked (in italics) when the rules do not accept it.
@@ -332,11 +327,9 @@ class FactModel(QAbstractTableModel):
             key = FACT_COLUMNS[section][0]
             if key == "direction":
                 return "→ outgoing (this entity is the subject), ← incoming (it is the object)"
-            if key in ("valid_from", "valid_to"):
-                return f"{key}: {temporal.EXPECTED_FORMS}; empty = unknown / still open"
             if key == "other_name":
                 return "The entity at the other end: click it to select it"
-            return key
+            return BY_NAME[key].tip
         return None
 
     def flags(self, index: Index):

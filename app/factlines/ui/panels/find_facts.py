@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from factlines.core.columns import PROVENANCE
 from factlines.core.errors import Refused, Unavailable
 from factlines.ui.look import style
 from factlines.ui.look.wording import fact_in_words, in_words
@@ -38,11 +39,7 @@ SEARCH_MS = 200
 
 
 def provenance_words(fact: dict) -> str:
-    parts = [
-        style.stored_text(fact[key])
-        for key in ("source_file", "source_closet", "source_drawer_id", "adapter_name")
-        if fact[key]
-    ]
+    parts = [style.stored_text(fact[key]) for key in PROVENANCE if fact[key]]
     return " · ".join(parts)
 
 

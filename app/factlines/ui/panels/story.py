@@ -55,9 +55,7 @@ RELOAD_MS = 200
 def event_key(event: dict) -> str | None:
     """The event's comparison key; None for an undated one (listed after every dated one)."""
     at = event["at"]
-    if not at or not (
-        temporal.is_date(at) or (len(at) == 20 and temporal.is_date(at[:10]) and at[-1] == "Z")
-    ):
+    if not temporal.is_dated(at):  # the store's rule: it lists the events in this order
         return None
     return temporal.start_key(at) if event["kind"] == "start" else temporal.end_key(at)
 

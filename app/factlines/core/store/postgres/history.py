@@ -14,7 +14,7 @@ from factlines.core.store.engine_common import (
     changed_facts,
 )
 from factlines.core.store.postgres.connection import PGConnection
-from factlines.core.store.postgres.timesql import C, end_key, start_key
+from factlines.core.store.postgres.timesql import C, dated, end_key, start_key
 
 _SK = start_key("valid_from")
 _EK = end_key("valid_to")
@@ -24,24 +24,17 @@ _INVERTED = (
 )
 
 
-def _dated(column: str) -> str:
-    return (
-        f"length({column}) IN (10, 20) AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-'"
-    )
-
-
 def _events_sql(where: str) -> str:
     """Every event of the facts ``where`` selects, in order: dated by (key, start before end,
     id), then undated by (start before end, id); rows (id, kind, at)."""
     return (
         "SELECT id, kind, at FROM ("
         f"SELECT id, 'start' AS kind, valid_from AS at, 0 AS e, "
-        f"CASE WHEN {_dated('valid_from')} THEN 0 ELSE 1 END AS u, "
-        f"CASE WHEN {_dated('valid_from')} THEN {_SK} ELSE '' END AS k "
+        f"CASE WHEN {dated('valid_from')} THEN 0 ELSE 1 END AS u, "
+        f"CASE WHEN {dated('valid_from')} THEN {_SK} ELSE '' END AS k "
         f"FROM triples t {where} UNION ALL "
-        f"SELECT id, 'end', valid_to, 1, CASE WHEN {_dated('valid_to')} THEN 0 ELSE 1 END, "
-        f"CASE WHEN {_dated('valid_to')} THEN {_EK} ELSE '' END "
+        f"SELECT id, 'end', valid_to, 1, CASE WHEN {dated('valid_to')} THEN 0 ELSE 1 END, "
+        f"CASE WHEN {dated('valid_to')} THEN {_EK} ELSE '' END "
         f"FROM triples t {where}{' AND' if where else ' WHERE'} valid_to IS NOT NULL) x "
         f"ORDER BY u, k {C}, e, id {C} LIMIT %s OFFSET %s"
     )

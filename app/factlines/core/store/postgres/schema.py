@@ -12,19 +12,19 @@ entity row is gone. What is ours is prefixed ``fl_``.
 
 from __future__ import annotations
 
+from factlines.core.columns import NEWER_TRIPLE_COLUMNS, STORED
+from factlines.core.columns import POSTGRES_NOW as _NOW
+from factlines.core.columns import POSTGRES_TEXT as _TEXT
 from factlines.core.errors import NotAKnowledgeGraph
 from factlines.core.store.postgres.timesql import C, end_key, nocase, start_key
 from factlines.core.store.sqlite.schema import (
     KEY_COLUMNS,
-    NEWER_TRIPLE_COLUMNS,
     REQUIRED_COLUMNS,
     SCHEMA_VERSION,
 )
 
 # The advisory lock every write holds: writes take turns, as SQLite's BEGIN IMMEDIATE makes them.
 WRITE_LOCK = 0x466C_6E73  # "Flns"
-_NOW = "(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))"
-_TEXT = f"TEXT {C}"
 MEMPALACE_SCHEMA = (
     f"""CREATE TABLE IF NOT EXISTS entities (
     id {_TEXT} PRIMARY KEY,
@@ -33,20 +33,9 @@ MEMPALACE_SCHEMA = (
     properties {_TEXT} DEFAULT '{{}}',
     created_at {_TEXT} DEFAULT {_NOW}
 )""",
-    f"""CREATE TABLE IF NOT EXISTS triples (
-    id {_TEXT} PRIMARY KEY,
-    subject {_TEXT} NOT NULL,
-    predicate {_TEXT} NOT NULL,
-    object {_TEXT} NOT NULL,
-    valid_from {_TEXT},
-    valid_to {_TEXT},
-    confidence DOUBLE PRECISION DEFAULT 1.0,
-    source_closet {_TEXT},
-    source_file {_TEXT},
-    source_drawer_id {_TEXT},
-    adapter_name {_TEXT},
-    extracted_at {_TEXT} DEFAULT {_NOW}
-)""",
+    "CREATE TABLE IF NOT EXISTS triples (\n"
+    + ",\n".join(f"    {column.name} {column.postgres}" for column in STORED)
+    + "\n)",
     "CREATE INDEX IF NOT EXISTS idx_triples_subject ON triples(subject)",
     "CREATE INDEX IF NOT EXISTS idx_triples_object ON triples(object)",
     "CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate)",

@@ -5,19 +5,11 @@ database's default collation, and SQLite's NULL order (first ascending, last des
 
 from __future__ import annotations
 
-from factlines.core.store.sqlite.timesql import valid_at_params
-from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
+from factlines.core.store.sqlite import timesql as sqlite_timesql
+from factlines.core.store.sqlite.timesql import dated, valid_at_params
 
 C = 'COLLATE "C"'
 _UPPER, _LOWER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"
-
-
-def _day_or(column: str, suffix: str) -> str:
-    return (
-        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{suffix}' "
-        f"ELSE {column} END) {C}"
-    )
 
 
 def as_text(column: str) -> str:
@@ -26,11 +18,11 @@ def as_text(column: str) -> str:
 
 
 def start_key(column: str) -> str:
-    return _day_or(column, DAY_START_SUFFIX)
+    return f"{sqlite_timesql.start_key(column)} {C}"
 
 
 def end_key(column: str) -> str:
-    return _day_or(column, DAY_END_SUFFIX)
+    return f"{sqlite_timesql.end_key(column)} {C}"
 
 
 def nocase(expr: str) -> str:
@@ -66,6 +58,7 @@ def overlaps(alias: str = "t") -> str:
 
 __all__ = [
     "C",
+    "dated",
     "end_key",
     "nocase",
     "order",

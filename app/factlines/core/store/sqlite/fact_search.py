@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
+from factlines.core.columns import COLUMNS
 from factlines.core.store.engine_common import escape_like
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
 # What a search text is looked for in, as SQL over the fact and its two entities.
-SEARCHED = (
-    "t.predicate",
-    "COALESCE(s.name, t.subject)",
-    "COALESCE(o.name, t.object)",
-    "t.source_file",
-    "t.source_closet",
-    "t.source_drawer_id",
-    "t.adapter_name",
-)
+SEARCHED = tuple(column.sql for column in COLUMNS if column.searched)
 _FROM = (
     "FROM triples t LEFT JOIN entities s ON t.subject = s.id "
     "LEFT JOIN entities o ON t.object = o.id"

@@ -54,20 +54,6 @@ _LEVELS = (5, 8, 10)  # the prefixes YYYY-, YYYY-MM- and YYYY-MM-DD of a dated v
 _ON_FROM = 1_000
 
 
-def _dated(column: str, fixed: int) -> str:
-    """SQL: the value is dated, that is 10 or 20 characters with ``-`` at positions 5 and 8
-    (MemPalace's day test, with an instant's length), checking only what a range whose
-    values share their first ``fixed`` characters leaves open."""
-    checks = [f"length({column}) IN (10, 20)"]
-    checks += [f"substr({column}, {p}, 1) = '-'" for p in (5, 8) if fixed < p]
-    return " AND ".join(checks)
-
-
-def is_dated(value: str | None) -> bool:
-    """The same test in Python."""
-    return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
-
-
 @dataclass
 class _Kept:
     """What pages of the whole graph's events keep of one version of the file, read as
@@ -207,9 +193,9 @@ class SQLiteHistory:
 
     def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
         """(at, kind, fact row) of the events at ``offset`` .. ``offset + limit`` in order:
-        dated events (:func:`is_dated`) by (key, start before end, id); then the undated ones
-        (an unknown start, MemPalace's ``""`` end, any other stored value that is not dated)
-        by (start before end, id)."""
+        dated events (:func:`temporal.is_dated`) by (key, start before end, id); then the
+        undated ones (an unknown start, MemPalace's ``""`` end, any other stored value that is
+        not dated) by (start before end, id)."""
         with self._db.snapshot() as conn:
             if eid is not None:
                 page = _entity_events(conn, eid, limit, offset)
@@ -258,7 +244,7 @@ class SQLiteHistory:
                 # MemPalace's (valid_from, valid_to) alone before any row is read.
                 for tid, value in conn.execute(
                     f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM "
-                    f"triples WHERE {column} >= ? AND {column} < ? AND {_dated(column, 0)})",
+                    f"triples WHERE {column} >= ? AND {column} < ? AND {timesql.dated(column)})",
                     (lo, cursor),
                 ):
                     window.append((_order(value, kind == "end", tid), tid, kind, value))
@@ -367,7 +353,7 @@ def _sorted_ends(conn, kept: _Kept) -> list[str] | None:
         kept.ends = sorted(
             row[0]
             for row in conn.execute(
-                f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {_dated('valid_to', 0)}"
+                f"SELECT valid_to FROM triples WHERE valid_to >= '' AND {timesql.dated('valid_to')}"
             )
         )
     return kept.ends
@@ -488,7 +474,7 @@ def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> s
         for column in columns
         for row in conn.execute(
             f"SELECT {column} FROM triples WHERE {column} >= ? AND {column} < ? "
-            f"AND {_dated(column, fixed)} ORDER BY {column} LIMIT 1",
+            f"AND {timesql.dated(column, fixed)} ORDER BY {column} LIMIT 1",
             (lo, hi),
         )
     ]
@@ -505,7 +491,7 @@ def _count_dated(conn, prefix: str, ends: list[str] | None) -> tuple[int, int]:
     counts = [
         conn.execute(
             f"SELECT COUNT(*) FROM triples WHERE {column} >= ? AND {column} < ? "
-            f"AND {_dated(column, len(prefix))}",
+            f"AND {timesql.dated(column, len(prefix))}",
             (prefix, prefix + _TOP),
         ).fetchone()[0]
         for column in columns
@@ -534,7 +520,7 @@ def _undated_of(
         # Values that are not dated are found on the index alone; NULL starts by its range.
         rows = conn.execute(
             f"SELECT id, {column} FROM triples WHERE rowid IN (SELECT rowid FROM triples "
-            f"WHERE {where} AND NOT ({_dated(column, 0)}))",
+            f"WHERE {where} AND NOT ({timesql.dated(column)}))",
             params,
         ).fetchall()
         if kind == "start":
@@ -583,6 +569,6 @@ def _order(value: str | None, end: bool, tid: str | None) -> tuple:
     """An event's place: dated events by (key, start before end, id), then undated ones; ids
     in SQLite's order (a NULL first, a BLOB after every text) so any stored id sorts."""
     ident = (0, "") if tid is None else (1, tid) if isinstance(tid, str) else (2, str(tid))
-    if is_dated(value):
+    if temporal.is_dated(value):
         return (0, temporal.end_key(value) if end else temporal.start_key(value), end, ident)
     return (1, "", end, ident)

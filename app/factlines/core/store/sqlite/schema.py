@@ -1,6 +1,6 @@
 """Opening a file: refuse what is not a knowledge graph untouched, create or upgrade what is.
 
-MemPalace owns ``entities`` and ``triples`` and their indexes; of those we only ever add the two
+MemPalace owns ``entities`` and ``triples`` and their indexes; of those we only ever add the
 columns MemPalace 3.x adds itself. What is ours is prefixed ``fl_``: the ``fl_meta`` table (the
 app's settings of a graph), ``fl_schema`` (our schema version) and a few indexes.
 ``PRAGMA user_version`` belongs to whoever else uses the file: never read as ours, never set.
@@ -14,14 +14,15 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 
+from factlines.core.columns import BY_NAME, NEWER_TRIPLE_COLUMNS, STORED, TRIPLE_COLUMNS
 from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
-from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
+from factlines.core.store.rows import ENTITY_COLUMNS
 from factlines.core.store.sqlite import held
 from factlines.core.store.sqlite.errors import environmental
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
-# Setting a file up (our tables, MemPalace's two newer columns) waits this long for a writer
+# Setting a file up (our tables, the newer columns MemPalace adds) waits this long for a writer
 # that holds the file, then gives up as "locked, try again": never a frozen window.
 SETUP_WAIT_MS = 1_500
 # 1: the version in PRAGMA user_version and six covering indexes built on open.
@@ -30,7 +31,8 @@ SCHEMA_VERSION = 2
 # A page cache large enough for a 100k-fact graph's hot pages (SQLite allocates it on demand).
 CACHE_KIB = 65_536
 
-MEMPALACE_SCHEMA = """
+MEMPALACE_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS entities (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -39,19 +41,9 @@ CREATE TABLE IF NOT EXISTS entities (
     created_at TEXT DEFAULT CURRENT_TIMESTAMP
 );
 CREATE TABLE IF NOT EXISTS triples (
-    id TEXT PRIMARY KEY,
-    subject TEXT NOT NULL,
-    predicate TEXT NOT NULL,
-    object TEXT NOT NULL,
-    valid_from TEXT,
-    valid_to TEXT,
-    confidence REAL DEFAULT 1.0,
-    source_closet TEXT,
-    source_file TEXT,
-    source_drawer_id TEXT,
-    adapter_name TEXT,
-    extracted_at TEXT DEFAULT CURRENT_TIMESTAMP,
-    FOREIGN KEY (subject) REFERENCES entities(id),
+"""
+    + "".join(f"    {column.name} {column.sqlite},\n" for column in STORED)
+    + """    FOREIGN KEY (subject) REFERENCES entities(id),
     FOREIGN KEY (object) REFERENCES entities(id)
 );
 CREATE INDEX IF NOT EXISTS idx_triples_subject ON triples(subject);
@@ -59,6 +51,7 @@ CREATE INDEX IF NOT EXISTS idx_triples_object ON triples(object);
 CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
 CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
 """
+)
 
 FL_META = "CREATE TABLE IF NOT EXISTS fl_meta (key TEXT PRIMARY KEY, value TEXT)"
 FL_SCHEMA = "CREATE TABLE IF NOT EXISTS fl_schema (version INTEGER NOT NULL)"
@@ -111,9 +104,8 @@ KEY_COLUMNS = {
     "entities": {"id", "name"},
     "triples": {"id", "subject", "predicate", "object", "valid_from", "valid_to"},
 }
-NEWER_TRIPLE_COLUMNS = ("source_drawer_id", "adapter_name")
-# What the app reads: every column of MemPalace's tables but the two MemPalace 3.x adds itself
-# (and so do we, as it does, or a view does on a read-only open).
+# What the app reads: every column of MemPalace's tables but the newer ones MemPalace 3.x adds
+# itself (and so do we, as it does, or a view does on a read-only open).
 REQUIRED_COLUMNS = {
     "entities": set(ENTITY_COLUMNS),
     "triples": set(TRIPLE_COLUMNS) - set(NEWER_TRIPLE_COLUMNS),
@@ -328,7 +320,7 @@ def _open_read_only(target: str, path: str, found: Found, tidy: bool) -> sqlite3
         if missing:
             # An older MemPalace file, which we may not upgrade: read it through a view (in
             # this connection's private temp schema, which comes first in name lookups) that
-            # adds the two newer columns as empty.
+            # adds the newer columns as empty.
             columns = [c for c in TRIPLE_COLUMNS if c not in missing]
             conn.execute(
                 "CREATE TEMP VIEW triples AS SELECT rowid AS rowid, "
@@ -360,7 +352,7 @@ def _create(conn: sqlite3.Connection) -> None:
 
 
 def _upgrade(conn: sqlite3.Connection, found: Found) -> None:
-    """An existing graph: the two columns MemPalace 3.x adds, our table and our version.
+    """An existing graph: the newer columns MemPalace 3.x adds, our table and our version.
     One short write, and only when something is missing; no index is built here."""
     columns = found.columns["triples"]
     if found.version is None:
@@ -377,7 +369,7 @@ def _upgrade(conn: sqlite3.Connection, found: Found) -> None:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(triples)")}
         for col in NEWER_TRIPLE_COLUMNS:
             if col not in columns:
-                conn.execute(f"ALTER TABLE triples ADD COLUMN {col} TEXT")
+                conn.execute(f"ALTER TABLE triples ADD COLUMN {col} {BY_NAME[col].sqlite}")
         conn.execute(FL_META)
         conn.execute(FL_SCHEMA)
         _set_version(conn)

@@ -6,23 +6,39 @@ keys and the validity rule the rest of the app computes in Python.
 
 from __future__ import annotations
 
-from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
+from factlines.core.temporal import (
+    DATE_DASHES,
+    DAY_END_SUFFIX,
+    DAY_LENGTH,
+    DAY_START_SUFFIX,
+    INSTANT_LENGTH,
+)
+
+
+def dated(column: str, fixed: int = 0) -> str:
+    """SQL: the value is dated (:func:`temporal.is_dated`), checking only the dashes a range
+    whose values share their first ``fixed`` characters leaves open."""
+    return _shaped(column, f"IN ({DAY_LENGTH}, {INSTANT_LENGTH})", fixed)
+
+
+def _shaped(column: str, length: str, fixed: int) -> str:
+    checks = [f"length({column}) {length}"]
+    checks += [f"substr({column}, {at + 1}, 1) = '-'" for at in DATE_DASHES if fixed <= at]
+    return " AND ".join(checks)
+
+
+def day_or(column: str, suffix: str) -> str:
+    """SQL: a day (:func:`temporal.is_date`) with ``suffix``, any other value as it is."""
+    day = _shaped(column, f"= {DAY_LENGTH}", 0)
+    return f"(CASE WHEN {day} THEN {column} || '{suffix}' ELSE {column} END)"
 
 
 def start_key(column: str) -> str:
-    return (
-        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_START_SUFFIX}' "
-        f"ELSE {column} END)"
-    )
+    return day_or(column, DAY_START_SUFFIX)
 
 
 def end_key(column: str) -> str:
-    return (
-        f"(CASE WHEN length({column}) = 10 AND substr({column}, 5, 1) = '-' "
-        f"AND substr({column}, 8, 1) = '-' THEN {column} || '{DAY_END_SUFFIX}' "
-        f"ELSE {column} END)"
-    )
+    return day_or(column, DAY_END_SUFFIX)
 
 
 def well_formed(column: str) -> str:

@@ -1,7 +1,8 @@
 """The file formats a graph is exported to and imported from: a module each (its name, key,
 extensions, writer and/or reader: a :class:`Format`), imported here and a line each in
-:data:`FORMATS`, in the order a person is shown them. The CLI, the window's file filters, its format list and its tips
-list the formats from here, when they are built, so a new format needs nothing else."""
+:data:`FORMATS`, in the order a person is shown them. The CLI, the window's file filters, its
+format list and its tips list the formats from here, when they are built, so a new format needs
+nothing else."""
 
 from __future__ import annotations
 

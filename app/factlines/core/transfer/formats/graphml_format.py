@@ -11,6 +11,8 @@ it; every value is a ``<data>`` of a declared key, and a value that is absent is
   both UTC instants ``YYYY-MM-DDTHH:MM:SSZ``, absent when unbounded. ``confidence`` is a
   double; one that is not a number is written to ``confidence_text`` instead. Provenance and
   ``extracted_at`` follow.
+- A newer MemPalace's columns follow as stored, as text, under keys ``node_<column>`` and
+  ``edge_<column>`` named ``<column>``.
 - The interval as Gephi holds a dynamic graph: Gephi keeps an element's lifetime as an
   interval set, written ``<[start, end]>`` with ISO instants and ``-Infinity`` / ``Infinity``
   for an open side (the form of its "Interval"/timeset column and of its spreadsheet import).
@@ -29,7 +31,9 @@ import re
 from xml.sax.saxutils import escape, quoteattr
 
 from factlines.core import temporal
+from factlines.core.columns import STORED, TRIPLE_COLUMNS
 from factlines.core.progress import RowCounter
+from factlines.core.store.rows import ENTITY_COLUMNS
 from factlines.core.transfer.formats.record import BATCH, Format
 from factlines.core.transfer.values import blob_tag
 
@@ -38,6 +42,14 @@ NODE_KEYS = (
     ("type", "type", "string"),
     ("properties", "properties", "string"),
     ("created_at", "created_at", "string"),
+)
+# The columns an edge writes in a way of its own: its id and ends are its attributes, the
+# bounds come with their keys, a confidence is a number or text. The rest as stored, in order.
+_OWN_WAY = ("id", "subject", "predicate", "object", "valid_from", "valid_to", "confidence")
+_AS_STORED = tuple(
+    (i, column.graphml_key)
+    for i, column in enumerate(STORED)
+    if column.name not in _OWN_WAY and column.graphml_key
 )
 EDGE_KEYS = (
     ("edgelabel", "label", "string"),
@@ -49,11 +61,7 @@ EDGE_KEYS = (
     ("interval", "interval", "string"),
     ("confidence", "confidence", "double"),
     ("confidence_text", "confidence_text", "string"),
-    ("source_closet", "source_closet", "string"),
-    ("source_file", "source_file", "string"),
-    ("source_drawer_id", "source_drawer_id", "string"),
-    ("adapter_name", "adapter_name", "string"),
-    ("extracted_at", "extracted_at", "string"),
+    *((key, key, "string") for _, key in _AS_STORED),
 )
 GRAPH_KEYS = (
     ("g_as_of", "as_of", "string"),
@@ -76,11 +84,6 @@ def _data(key: str, value) -> str:
     return f'<data key="{key}">{escape(_text(value))}</data>'
 
 
-def _dated(value: str | None) -> bool:
-    """Shaped like a time value (contract §6.1's "dated"): its key is its comparison key."""
-    return value is not None and len(value) in (10, 20) and value[4] == "-" and value[7] == "-"
-
-
 def _time(value: str | None) -> bool:
     """A time value the rules accept (Gephi parses it), or no bound."""
     if value is None:
@@ -97,8 +100,8 @@ def interval(
     """(start key, end key, Gephi's interval text) of a fact. A key is None when unbounded or
     not shaped like a time; the text is None when the fact is valid nowhere or a bound is not
     a time value the rules accept."""
-    start = temporal.start_key(valid_from) if _dated(valid_from) else None
-    end = temporal.end_key(valid_to) if _dated(valid_to) else None
+    start = temporal.start_key(valid_from) if temporal.is_dated(valid_from) else None
+    end = temporal.end_key(valid_to) if temporal.is_dated(valid_to) else None
     if not (_time(valid_from) and _time(valid_to)):
         return start, end, None
     if start is not None and end is not None and end <= start:
@@ -114,10 +117,17 @@ def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
         'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
         'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
     )
-    for kind, keys in (("graph", GRAPH_KEYS), ("node", NODE_KEYS), ("edge", EDGE_KEYS)):
+    node_extras = _extra_keys("node", selection.columns["entities"][len(ENTITY_COLUMNS) :])
+    edge_extras = _extra_keys("edge", selection.columns["triples"][len(TRIPLE_COLUMNS) :])
+    for kind, keys in (
+        ("graph", GRAPH_KEYS),
+        ("node", (*NODE_KEYS, *node_extras)),
+        ("edge", (*EDGE_KEYS, *edge_extras)),
+    ):
         for key, name, kind_of in keys:
             out.write(
-                f'  <key id="{key}" for="{kind}" attr.name="{name}" attr.type="{kind_of}"/>\n'
+                f'  <key id={quoteattr(key)} for="{kind}" attr.name={quoteattr(name)} '
+                f'attr.type="{kind_of}"/>\n'
             )
     out.write('  <graph id="G" edgedefault="directed">\n')
     out.write(
@@ -129,7 +139,7 @@ def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
     )
     nodes: set = set()
     for rows in selection.entity_rows(BATCH):
-        out.write("".join(_node(row) for row in rows))
+        out.write("".join(_node(row, node_extras) for row in rows))
         nodes.update(row[0] for row in rows)
         counter.add(len(rows))
     for rows in selection.fact_rows(BATCH):
@@ -139,39 +149,37 @@ def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
                 if end not in nodes:
                     nodes.add(end)
                     parts.append(f"    <node id={quoteattr(_text(end))}/>\n")
-            parts.append(_edge(row))
+            parts.append(_edge(row, edge_extras))
         out.write("".join(parts))
         counter.add(len(rows))
     out.write("  </graph>\n</graphml>\n")
 
 
-def _node(row: tuple) -> str:
-    eid, name, entity_type, properties, created_at = row
+def _extra_keys(kind: str, names) -> list[tuple[str, str, str]]:
+    """The keys of a newer MemPalace's columns, named apart from ours by their kind."""
+    return [(f"{kind}_{name}", name, "string") for name in names]
+
+
+def _extras(row: tuple, known: int, keys: list[tuple[str, str, str]]) -> str:
+    return "".join(_data(key, value) for (key, _, _), value in zip(keys, row[known:]))
+
+
+def _node(row: tuple, extras: list[tuple[str, str, str]]) -> str:
+    eid, name, entity_type, properties, created_at = row[: len(ENTITY_COLUMNS)]
     return (
         f"    <node id={quoteattr(_text(eid))}>"
         + _data("label", name)
         + _data("type", entity_type)
         + _data("properties", properties)
         + _data("created_at", created_at)
+        + _extras(row, len(ENTITY_COLUMNS), extras)
         + "</node>\n"
     )
 
 
-def _edge(row: tuple) -> str:
-    (
-        tid,
-        subject,
-        predicate,
-        obj,
-        valid_from,
-        valid_to,
-        confidence,
-        source_closet,
-        source_file,
-        source_drawer_id,
-        adapter_name,
-        extracted_at,
-    ) = row
+def _edge(row: tuple, extras: list[tuple[str, str, str]]) -> str:
+    # MemPalace's first columns: a newer MemPalace adds its own after them.
+    tid, subject, predicate, obj, valid_from, valid_to, confidence = row[: len(_OWN_WAY)]
     start, end, text = interval(valid_from, valid_to)
     numeric = isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
     return (
@@ -186,11 +194,8 @@ def _edge(row: tuple) -> str:
         + _data("interval", text)
         + _data("confidence", confidence if numeric else None)
         + _data("confidence_text", None if numeric else confidence)
-        + _data("source_closet", source_closet)
-        + _data("source_file", source_file)
-        + _data("source_drawer_id", source_drawer_id)
-        + _data("adapter_name", adapter_name)
-        + _data("extracted_at", extracted_at)
+        + "".join(_data(key, row[i]) for i, key in _AS_STORED)
+        + _extras(row, len(TRIPLE_COLUMNS), extras)
         + "</edge>\n"
     )
 
