@@ -26,6 +26,7 @@ import pytest
 
 # The engine and what it imports, loaded before any fork: the child, no longer root, may
 # not read the Python install under root's home.
+import factlines.cli_predicates
 import factlines.cli_transfer
 import factlines.core.store.sqlite
 import factlines.core.transfer  # noqa: F401
