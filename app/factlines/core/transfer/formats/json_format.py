@@ -44,20 +44,20 @@ def write_json(out, selection, meta: dict, counter: RowCounter) -> None:
         },
     }
     out.write(dumps(header)[:-1] + ',\n "entities": [\n')
-    first = True
-    for batch in selection.entity_rows(BATCH):
-        lines = [dumps(dict(zip(columns["entities"], row))) for row in batch]
-        out.write(("" if first else ",\n") + ",\n".join(lines))
-        first = False
-        counter.add(len(batch))
+    _write_objects(out, selection.entity_rows(BATCH), columns["entities"], dumps, counter)
     out.write('],\n "triples": [\n')
+    _write_objects(out, selection.fact_rows(BATCH), columns["triples"], dumps, counter)
+    out.write("]}\n")
+
+
+def _write_objects(out, batches, columns, dumps, counter: RowCounter) -> None:
+    """A table's rows as JSON objects, one a line, separated by commas."""
     first = True
-    for batch in selection.fact_rows(BATCH):
-        lines = [dumps(dict(zip(columns["triples"], row))) for row in batch]
+    for batch in batches:
+        lines = [dumps(dict(zip(columns, row))) for row in batch]
         out.write(("" if first else ",\n") + ",\n".join(lines))
         first = False
         counter.add(len(batch))
-    out.write("]}\n")
 
 
 JSON = Format(
