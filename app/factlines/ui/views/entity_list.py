@@ -242,10 +242,12 @@ class EntityBrowser(QWidget):
         # Every entity's type is read (~100 ms at 100,000 entities): off the UI thread.
         self._types_asked += 1
         asked = self._types_asked
-        self._state.read_soon(
-            lambda kg: kg.entity_types(),
-            lambda types: asked == self._types_asked and self._show_types(types),
-        )
+
+        def show(types: list) -> None:
+            if asked == self._types_asked:  # no newer list asked for since
+                self._show_types(types)
+
+        self._state.read_soon(lambda kg: kg.entity_types(), show)
         self.apply_filter()
 
     def _show_types(self, types: list) -> None:
