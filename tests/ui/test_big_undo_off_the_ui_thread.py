@@ -278,12 +278,19 @@ def test_a_big_undo_while_the_file_is_locked_is_kept_to_try_again(window, demo, 
     assert dump(demo.db_path) == before
 
 
-def test_closing_the_window_during_a_big_undo_cancels_it(window, demo, qtbot, imported, gate):
+def test_closing_the_window_during_a_big_undo_cancels_it(
+    window, demo, qtbot, imported, gate, monkeypatch
+):
     _before, after = imported
     job = _undo_held(window, qtbot)
+    asked_to_stop = job.cancel
 
-    gate.set()
-    window.close()  # waits for the worker: what it wrote is put back
+    def cancel() -> None:  # the worker goes on only once asked to stop, or it may finish first
+        asked_to_stop()
+        gate.set()
+
+    monkeypatch.setattr(job, "cancel", cancel)
+    window.close()  # cancels and waits for the worker: what it wrote is put back
     QApplication.processEvents()
 
     assert not job.running and dump(demo.db_path) == after
