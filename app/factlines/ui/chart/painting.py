@@ -85,6 +85,45 @@ def draw_dates(p: QPainter, box: QRectF, dates, across, clear) -> list[tuple[str
     return drawn
 
 
+def _mark_odd_sides(p, layout, idx, g, sy, dy, y0, y1, left_px, right_px) -> None:
+    """A mark beside each side whose stored value the rules do not accept (drawn where the
+    queries read it; the tooltip says how), and at the lane's start for such a fact that is
+    valid at no instant, which has no bar."""
+    if not layout.odd.any():
+        return
+    marks: list[tuple[float, float]] = []
+    if g is not None:
+        for k in np.flatnonzero(layout.odd[idx]).tolist():
+            i, yc = int(idx[k]), float(g["yc"][k])
+            s, e = float(g["s"][k]), float(g["e"][k])
+            if layout.odd[i] & gl.ODD_START:
+                marks.append((s - 13 if s > left_px + 14 else s + 2, yc))
+            if layout.odd[i] & gl.ODD_END:
+                marks.append((e + 2 if e < right_px - 14 else e - 13, yc))
+    lo, hi = min(y0, y1), max(y0, y1)
+    nowhere = np.flatnonzero(
+        (layout.odd != 0)
+        & ((layout.start == np.inf) | (layout.end == -np.inf))
+        & (layout.row >= lo - 1)
+        & (layout.row <= hi + 1)
+    )
+    marks += [(left_px + 3, float(layout.row[i]) * sy + dy) for i in nowhere.tolist()]
+    if not marks:
+        return
+    font = QFont(p.font())
+    font.setPointSizeF(look.MARK_POINT_SIZE)
+    p.setFont(font)
+    metrics = QFontMetrics(font)
+    width, height = metrics.horizontalAdvance(MARK) + 2, metrics.height()
+    backing = QColor(*style.theme().cursor_label_fill)  # readable over a bar as beside one
+    text = QColor(style.theme().muted_text)
+    for x, yc in marks:
+        box = QRectF(x - 1, yc - height / 2, width, height)
+        p.fillRect(box, backing)
+        p.setPen(text)
+        p.drawText(box, Qt.AlignmentFlag.AlignCenter, MARK)
+
+
 class BarsItem(pg.GraphicsObject):
     """Every bar, lane stripe, conflict span and the selection, painted from arrays."""
 
@@ -229,7 +268,7 @@ class BarsItem(pg.GraphicsObject):
             geometry = self._geometry(layout, idx, sx, dx, sy, dy, left_px, right_px)
             self._paint_bars(p, layout, idx, geometry, left_px, right_px, row_px)
         self._paint_conflicts(p, layout, sx, dx, sy, dy, x0, x1, y0, y1, left_px, right_px)
-        self._paint_odd(p, layout, idx, geometry, sy, dy, y0, y1, left_px, right_px)
+        _mark_odd_sides(p, layout, idx, geometry, sy, dy, y0, y1, left_px, right_px)
         self._paint_marks(p, layout, sx, dx, sy, dy, left_px, right_px)
         p.restore()
 
@@ -377,44 +416,6 @@ class BarsItem(pg.GraphicsObject):
         pen.setCosmetic(True)
         p.setPen(pen)
         self._draw_rects(p, s, top, e - s, h)
-
-    def _paint_odd(self, p, layout, idx, g, sy, dy, y0, y1, left_px, right_px) -> None:
-        """A mark beside each side whose stored value the rules do not accept (drawn where the
-        queries read it; the tooltip says how), and at the lane's start for such a fact that is
-        valid at no instant, which has no bar."""
-        if not layout.odd.any():
-            return
-        marks: list[tuple[float, float]] = []
-        if g is not None:
-            for k in np.flatnonzero(layout.odd[idx]).tolist():
-                i, yc = int(idx[k]), float(g["yc"][k])
-                s, e = float(g["s"][k]), float(g["e"][k])
-                if layout.odd[i] & gl.ODD_START:
-                    marks.append((s - 13 if s > left_px + 14 else s + 2, yc))
-                if layout.odd[i] & gl.ODD_END:
-                    marks.append((e + 2 if e < right_px - 14 else e - 13, yc))
-        lo, hi = min(y0, y1), max(y0, y1)
-        nowhere = np.flatnonzero(
-            (layout.odd != 0)
-            & ((layout.start == np.inf) | (layout.end == -np.inf))
-            & (layout.row >= lo - 1)
-            & (layout.row <= hi + 1)
-        )
-        marks += [(left_px + 3, float(layout.row[i]) * sy + dy) for i in nowhere.tolist()]
-        if not marks:
-            return
-        font = QFont(p.font())
-        font.setPointSizeF(look.MARK_POINT_SIZE)
-        p.setFont(font)
-        metrics = QFontMetrics(font)
-        width, height = metrics.horizontalAdvance(MARK) + 2, metrics.height()
-        backing = QColor(*style.theme().cursor_label_fill)  # readable over a bar as beside one
-        text = QColor(style.theme().muted_text)
-        for x, yc in marks:
-            box = QRectF(x - 1, yc - height / 2, width, height)
-            p.fillRect(box, backing)
-            p.setPen(text)
-            p.drawText(box, Qt.AlignmentFlag.AlignCenter, MARK)
 
     def _paint_marks(self, p, layout, sx, dx, sy, dy, left_px, right_px) -> None:
         """The hovered and selected bars' outlines, the selection's dates, a drag's preview."""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import Touched
-from factlines.ui.graph import layout, legend
+from factlines.ui.graph import labels, layout, legend
 from factlines.ui.graph.controls import (
     DEPTHS,
     MAX_NEIGHBOURS,
@@ -42,7 +42,6 @@ from factlines.ui.look.wording import in_words
 from factlines.ui.painting import paint_with_the_window
 from factlines.ui.session.state import AppState
 
-MOST_MARGIN = 120  # pixels beside the rings for the labels of the nodes at their sides
 CONTROLS_HEIGHT = 28  # the depth buttons over the top edge
 MOST_STRETCH = 1.7  # the picture fills a wide view by stretching this much at most
 ZOOM_STEP = 1.2
@@ -307,7 +306,7 @@ class GraphView(QGraphicsView):
             return
         view = self.viewport().rect()
         left = self.legend.size()[0]
-        margin = self._margin()
+        margin = labels.margin(self._scene.nodes, self.depth, self.viewport().size())
         width = view.width() - left - 2 * margin.width()
         height = view.height() - CONTROLS_HEIGHT - 2 * margin.height()
         if self._fitted and width > 10 and height > 10:
@@ -327,47 +326,12 @@ class GraphView(QGraphicsView):
         self.place_labels()
         self.viewport().update()
 
-    def _margin(self) -> QSize:
-        """Room beside the rings for the labels of the outermost ring: as wide as its longest
-        (up to MOST_MARGIN), and a line of text above and below."""
-        outer = [item for item in self._scene.nodes.values() if item.node.ring == self.depth]
-        outer = outer or list(self._scene.nodes.values())
-        wide = max((item.label.boundingRect().width() for item in outer), default=0.0)
-        tall = max((item.label.boundingRect().height() for item in outer), default=0.0)
-        radius = max(item.full_radius for item in outer) + 4 if outer else 0
-        # A small view keeps most of its room for the nodes: labels that do not fit go.
-        view = self.viewport().size()
-        return QSize(
-            int(min(wide + radius, MOST_MARGIN, view.width() * 0.16)),
-            int(min(tall + radius, view.height() * 0.14)),
-        )
-
     def place_labels(self) -> None:
-        """Show each label that fits: inner rings first, then the most linked, each where it
-        covers no label already shown, no other node, the legend or the buttons (away from the
-        centre if it can, else below, above or beside its node); one that fits nowhere is
-        hidden (pointing at its node shows it). The centre's is always shown."""
-        blocked = [_box(QRectF(self.controls.geometry()))]
+        """Show each node's label where it fits (see :func:`.labels.place`)."""
+        blocked = [QRectF(self.controls.geometry())]
         if self.shown_button.isVisible():
-            blocked.append(_box(QRectF(self.shown_button.geometry())))
-        width, height = self.legend.size()
-        if width:
-            blocked.append((0.0, 0.0, width + 4.0, height + 4.0))
-        nodes, labels = {}, []
-        for eid, item in sorted(self._scene.nodes.items(), key=lambda pair: pair[1].node.ring):
-            at = QPointF(self.mapFromScene(item.pos()))
-            nodes[eid] = _box(item.boundingRect().translated(at))
-            places = [_box(item.label_rect(at, place)) for place in item.label_places()]
-            if item.node.ring:
-                labels.append((eid, places))
-            else:  # the selected entity's name is always shown
-                blocked.append(places[0])
-        bounds = _box(QRectF(self.viewport().rect()))
-        chosen = layout.fitting_labels(labels, nodes, bounds, blocked)
-        for eid, item in self._scene.nodes.items():
-            if item.node.ring:
-                item.label.setVisible(eid in chosen)
-                item.place_label(chosen.get(eid, 0))
+            blocked.append(QRectF(self.shown_button.geometry()))
+        labels.place(self, self._scene.nodes, blocked, self.legend.size())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -457,7 +421,3 @@ class GraphView(QGraphicsView):
 
     def legend_entries(self) -> list[legend.Entry]:
         return list(self.legend.entries)
-
-
-def _box(rect: QRectF) -> layout.Box:
-    return rect.left(), rect.top(), rect.right(), rect.bottom()

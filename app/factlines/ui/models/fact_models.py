@@ -20,13 +20,13 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont
 
-from factlines.core import temporal
 from factlines.core.columns import BY_NAME, COLUMNS
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.look import style
 from factlines.ui.look.fact_memory import memory_lines
 from factlines.ui.look.fact_story import fact_story, story_lines
+from factlines.ui.models import cell_edits
 from factlines.ui.models.entity_listing import EntityModel
 from factlines.ui.models.roles import (
     ALIGNMENT,
@@ -457,54 +457,17 @@ class FactModel(QAbstractTableModel):
         fact = self._facts[index.row()]
         key = FACT_COLUMNS[index.column()][0]
         text = "" if value is None else str(value).strip()
-        reason = self.check(fact, key, text)
+        reason = cell_edits.why_not(fact, key, text)
         if reason is not None:
             self.refused.emit(reason)
             self._state.message.emit(f"Not written: {reason}")
             return False
-        new = self._coerce(key, text)
+        new = cell_edits.value_of(key, text)
         if new == fact[key] or (key == "predicate" and new == fact["predicate"]):
             return False
         # The write reaches the rows through the state's patch (this row's dataChanged), not
         # through a reset from inside setData.
         return bool(self._edit(fact["id"], **{key: new}))
-
-    @staticmethod
-    def _coerce(key: str, text: str):
-        if key in ("valid_from", "valid_to"):
-            return temporal.parse(text, key)
-        if key == "confidence":
-            return float(text)
-        return text or None
-
-    @staticmethod
-    def check(fact: dict, key: str, text: str) -> str | None:
-        """Why ``text`` cannot go into ``key`` of ``fact``, or None when it can."""
-        if key in ("valid_from", "valid_to"):
-            try:
-                value = temporal.parse(text, key)
-                start = value if key == "valid_from" else fact["valid_from"]
-                end = value if key == "valid_to" else fact["valid_to"]
-                temporal.check_interval(start, end)
-            except Refused as exc:  # TimeValueError
-                return str(exc)
-        elif key == "confidence":
-            number = _number(text)
-            if number is None:
-                return f"confidence={text!r} is not a number between 0 and 1"
-            if not 0.0 <= number <= 1.0:
-                return f"confidence={text!r} is not between 0 and 1"
-        elif key == "predicate" and not text:
-            return "a predicate cannot be empty"
-        return None
-
-
-def _number(text: str) -> float | None:
-    """``text`` as a number, or None: a person's typing, not the store's answer."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 class FactFilterProxy(QSortFilterProxyModel):

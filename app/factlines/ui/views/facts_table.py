@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
+from factlines.ui.models import cell_edits
 from factlines.ui.models.fact_models import (
     COLUMN,
     FACT_COLUMNS,
@@ -107,7 +108,7 @@ class ValidatingDelegate(QStyledItemDelegate):
         return editor
 
     def _check(self, editor: QLineEdit, fact: dict, key: str, text: str) -> None:
-        reason = FactModel.check(fact, key, text.strip()) if fact else None
+        reason = cell_edits.why_not(fact, key, text.strip()) if fact else None
         if reason:
             colours = style.theme()
             editor.setStyleSheet(
