@@ -226,3 +226,27 @@ def test_an_entity_sees_conflicts_of_facts_pointing_at_it(kg):
     assert kg.conflicts_touching("Ida") != kg.conflicts_touching("Kai")
     assert kg.conflicts("Kai") == []  # conflicts(entity): the facts it is the subject of
     assert len(kg.conflicts()) == 2
+
+
+# ── What is kept of the whole graph's history ─────────────────────────────
+
+
+@pytest.mark.sqlite_only
+def test_a_read_between_a_commit_and_its_listeners_sees_the_commit(kg, monkeypatch):
+    """The pages of the whole graph's events keep counts per version of the file; a reader
+    on another thread may come between a commit of ours and the listeners told of it, and
+    must not be answered from the counts of before."""
+    from factlines.core.store.sqlite.connection import Connection
+
+    kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
+    assert [e["at"] for e in kg.narrative()] == ["2020-01-01"]  # counted and kept
+    seen: list[list[str]] = []
+    tell = Connection._tell
+
+    def read_first(self, touched):
+        seen.append([e["at"] for e in kg.narrative()])  # the reader that came first
+        tell(self, touched)
+
+    monkeypatch.setattr(Connection, "_tell", read_first)
+    kg.add_triple("Ann", "lived_in", "Oslo", valid_from="2010-05-01")  # before the page's first day
+    assert seen == [["2010-05-01", "2020-01-01"]]

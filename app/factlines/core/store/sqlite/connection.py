@@ -183,6 +183,16 @@ class Connection(RowWrites):
         with self.read() as conn:
             return conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def version(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
+        """The file as this connection sees it: every figure kept from it is kept under this,
+        and is good while it is unchanged. It moves when a private copy is taken again
+        (``epoch``), another connection commits (``data_version``) or this one writes a row,
+        through the store or the raw connection MemPalace's code may use (``total_changes``).
+        Read inside a snapshot, after its first read, it equals a figure's only if nothing
+        changed since the figure was read."""
+        data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        return self.epoch, data_version, conn.total_changes
+
     # ── Writing ───────────────────────────────────────────────────────────
 
     def settle(self) -> None:

@@ -85,24 +85,17 @@ class SQLiteHistory:
     def __init__(self, db: Connection):
         self._db = db
         self._kept: _Kept | None = None
-        db.listeners.append(self._forget)
 
     def _kept_now(self, conn) -> _Kept:
-        """What is kept for the file as this connection sees it now: by its data_version and
-        the connection's epoch (a connection opened on a private copy taken again starts its
-        data_version afresh). Inside a write transaction, a new one each time, never kept:
-        what is counted there (rows not committed, perhaps rolled back) is not for later."""
+        """What is kept for the file as this connection sees it now (by the connection's
+        :meth:`~Connection.version`). Inside a write transaction, a new one each time, never
+        kept: what is counted there (rows not committed, perhaps rolled back) is not for later."""
         if self._db.writing:
             return _Kept(object())
-        version = (self._db.epoch, conn.execute("PRAGMA data_version").fetchone()[0])
+        version = self._db.version(conn)
         if self._kept is None or self._kept.version != version:
             self._kept = _Kept(version)
         return self._kept
-
-    def _forget(self, touched) -> None:
-        """Our own commit does not change ``data_version``: forget what was kept after one."""
-        if touched.facts or touched.everything:
-            self._kept = None
 
     # ── Conflicts ─────────────────────────────────────────────────────────
 

@@ -1,10 +1,9 @@
 """Figures over the whole file, kept until the file changes.
 
 Without indexes of our own over the facts, a few answers read every fact (the ends of the time
-span, the open/ended counts per entity). They are computed once and kept under a key that
-changes whenever the file may have: this connection's epoch (a reopened private copy),
-``PRAGMA data_version`` (another connection committed) and ``total_changes`` (this connection
-wrote, also through the raw connection MemPalace's code may use).
+span, the open/ended counts per entity). They are computed once and kept under the
+connection's version of the file (:meth:`Connection.version`), which changes whenever the file
+may have.
 """
 
 from __future__ import annotations
@@ -21,13 +20,8 @@ class Kept:
         self._values: dict[str, tuple[tuple, Any]] = {}
 
     def key(self, conn) -> tuple:
-        """What changes when the file may have changed. Read inside a snapshot, after its first
-        read, it equals a value's key only if nothing changed since that value was computed."""
-        return (
-            self._db.epoch,
-            conn.execute("PRAGMA data_version").fetchone()[0],
-            conn.total_changes,
-        )
+        """What changes when the file may have changed (:meth:`Connection.version`)."""
+        return self._db.version(conn)
 
     def fresh(self, name: str) -> tuple[Any, tuple] | None:
         """(value, key) when ``name`` is kept and the file has not changed since; else None."""
