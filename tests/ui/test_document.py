@@ -196,10 +196,25 @@ def test_the_demo_is_a_temporary_copy_whose_as_of_is_not_kept(doc, tmp_path):
     doc.state.set_as_of("2025-12-01")
     doc.save_as_of()
     assert not doc.settings.contains(app_settings.AS_OF_BY_FILE.of(doc.path).key)
-    path = doc.path
     doc.close()
-    for suffix in ("", "-wal", "-shm"):
-        Path(path + suffix).unlink(missing_ok=True)
+
+
+def test_the_demos_copy_is_removed_with_it(doc, tmp_path):
+    """Each "Open the demo graph" makes a temporary file: gone once another graph is open,
+    or the window closed; a graph of the person's is never removed."""
+    doc.open_demo()
+    first = doc.path
+    doc.open_demo()
+    second = doc.path
+    assert not Path(first).exists() and Path(second).exists()
+    one = _graph(tmp_path / "one.sqlite3")
+    doc.open(one)
+    assert not Path(second).exists()
+    assert not [p for p in Path(second).parent.iterdir() if p.name.startswith(Path(second).name)]
+    doc.open_demo()
+    third = doc.path
+    doc.close()
+    assert not Path(third).exists() and Path(one).exists()
 
 
 def test_an_unreadable_file_is_said_once_while_it_lasts(doc, tmp_path, monkeypatch):

@@ -71,6 +71,7 @@ class Document(QObject):
         self._keep_position = True  # as_of kept for this file across sessions
         self._asked_read_only = False  # read-only because the person asked, not the file
         self._made_here: set[str] = set()  # files Factlines created this session
+        self._demo_copies: set[str] = set()  # temporary files of "Open the demo graph"
         self._own_writes = 0  # writes of ours on other connections under way (index builds)
         self._unreadable = False  # the watch already said the file cannot be read
 
@@ -166,6 +167,7 @@ class Document(QObject):
         self.state.set_kg(kg)
         if old is not None and old_owned and old is not kg:
             old.close()
+            self._remove_if_demo(old.db_path)
         self._restore_as_of()
         self.readOnlyChanged.emit(self.read_only)
         if kg is not None:
@@ -201,6 +203,7 @@ class Document(QObject):
 
         self.set_graph(create_demo(), owned=True, keep_position=False)
         self._made_here.add(self._path)
+        self._demo_copies.add(self._path)
         self.state.message.emit("Opened the demo graph (a temporary copy: edit freely)")
 
     def close(self) -> None:
@@ -210,6 +213,16 @@ class Document(QObject):
         self.save_as_of()
         if self._owned and self._kg is not None:
             self._kg.close()
+            self._remove_if_demo(self._kg.db_path)
+
+    def _remove_if_demo(self, db_path: str) -> None:
+        """A demo's copy is gone with its window or the next graph: each "Open the demo
+        graph" would else leave a file in the temporary folder for good."""
+        path = app_settings.location(db_path)
+        if path in self._demo_copies:
+            self._demo_copies.discard(path)
+            for suffix in ("", "-wal", "-shm"):
+                Path(path + suffix).unlink(missing_ok=True)
 
     # ── Other programs' writes ────────────────────────────────────────────
 
