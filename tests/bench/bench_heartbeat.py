@@ -189,6 +189,9 @@ def main() -> int:
     write_csv(rows, IMPORT_ROWS)
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    from factlines.ui.app import collect_on_the_ui_thread
+
+    collect_on_the_ui_thread()  # as `factlines` does before its window: no collection on a worker
     app.setQuitOnLastWindowClosed(False)
     from factlines.ui import MainWindow
     from factlines.ui.app import settle_after_startup

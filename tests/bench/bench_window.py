@@ -146,6 +146,9 @@ def main() -> int:
         print(f"built {path} in {time.perf_counter() - started:.1f} s")
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    from factlines.ui.app import collect_on_the_ui_thread
+
+    collect_on_the_ui_thread()  # as `factlines` does before its window: no collection on a worker
     from factlines.ui import MainWindow
     from factlines.ui.app import settle_after_startup
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from factlines.core.collector import collector_paused
+from factlines.core.collector import collector_paused, turned_off
 
 
 @pytest.fixture(autouse=True)
@@ -59,4 +59,12 @@ def test_a_collector_someone_stopped_stays_stopped():
     gc.disable()
     with collector_paused():
         assert not gc.isenabled()
+    assert not gc.isenabled()
+
+
+def test_turned_off_for_good_during_a_pause_stays_off():
+    """The app turns the automatic collector off as it begins; a read paused before that (a
+    benchmark's window, made before) must not turn it back on as it ends."""
+    with collector_paused():
+        turned_off()
     assert not gc.isenabled()

@@ -26,6 +26,15 @@ _pauses = 0
 _was_enabled = False
 
 
+def turned_off() -> None:
+    """Python's automatic collector off for good (the app collects by hand): a pause under
+    way then ends without turning it back on."""
+    global _was_enabled
+    with _lock:
+        _was_enabled = False
+        gc.disable()
+
+
 def paused() -> bool:
     """Whether a read has paused the collector now (a collector run by hand waits too)."""
     return _pauses > 0

@@ -103,7 +103,7 @@ def collect_on_the_ui_thread() -> None:
     collects what is due, by the thresholds as set (pyqtgraph's GarbageCollector does the
     same), but not while a whole-graph read has paused it (its young objects would be walked
     here, on the UI thread)."""
-    gc.disable()
+    collector.turned_off()
     if not _COLLECTOR:
         from PySide6.QtCore import QTimer
 

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 
 from factlines.core import temporal
+from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
 from factlines.core.mempalace_log import WriteLog, events_for_fact, made
 from factlines.core.store.edit_history import EditHistory
@@ -100,10 +101,13 @@ class GraphReview(Part):
         def within(at: str | None) -> bool:
             return at is not None and since < at and (last is None or at <= last)
 
-        added = self._added(since, last)
-        ended = self._ended_by_factlines(since, within, added)
-        logged = _write_log(self._log, write_log).between(since, last)
-        ended += self._seen_in_write_log(logged, added)
+        # A dict per row, none in a cycle: the collector walking the whole heap meanwhile held
+        # the interpreter's lock 70-170 ms at the 1M window's start-up (its UI thread waited).
+        with collector_paused():
+            added = self._added(since, last)
+            ended = self._ended_by_factlines(since, within, added)
+            logged = _write_log(self._log, write_log).between(since, last)
+            ended += self._seen_in_write_log(logged, added)
         found = [*added.values(), *ended]
         # Ids as text: a file may hold a NULL or a BLOB id. One string per row, not a tuple:
         # comparing 90,000 tuples (a week of a busy graph: a few instants, then ids) held the
