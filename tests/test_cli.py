@@ -59,10 +59,12 @@ def test_demo_screenshot(tmp_path):
         "--as-of",
         "2025-12-01",
         tmp_path=tmp_path,
+        env_extra={"TMPDIR": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Traceback" not in result.stderr
+    assert not list(tmp_path.glob("factlines-demo-*"))  # the demo's copy went with the window
 
 
 @pytest.mark.slow

@@ -229,17 +229,7 @@ def screenshot(args) -> int:
         print(f"factlines: wrote {target} ({image.width()}x{image.height()})")
         return 0
     finally:
-        demo_path = window.path() if getattr(args, "demo", False) else None
-        window.close()
-        _remove_demo(demo_path)
-
-
-def _remove_demo(path: str | None) -> None:
-    if not path:
-        return
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(OSError):
-            os.remove(path + suffix)
+        window.close()  # a demo's copy goes with it
 
 
 def run(args) -> int:
@@ -273,8 +263,5 @@ def run(args) -> int:
     if args.as_of is not None:
         with contextlib.suppress(Refused):  # already said in the status bar
             window.set_as_of(args.as_of or None)
-    demo_path = window.path() if getattr(args, "demo", False) else None
     settle_after_startup()
-    code = app.exec()
-    _remove_demo(demo_path)
-    return code
+    return app.exec()  # a demo's copy went with the window
