@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QTabBar, QWidget
 
 from factlines.ui.app import select_richest
 from ui_fixtures import *  # noqa: F403
@@ -192,3 +192,17 @@ def test_a_window_made_smaller_keeps_six_lanes(qtbot, demo, isolated_settings):
         QApplication.processEvents()
     assert len(window.gantt.navigator.lanes_fully_in_view()) >= 6
     assert facts_rows_in_view(window) >= 5
+
+
+def test_at_1024_wide_the_stacked_panels_tabs_keep_their_whole_names(window):
+    """Qt elides the tabs of docks stacked together: at 1024×700 they read "F…", "Co…";
+    whole names, and arrows to scroll to the ones that do not fit."""
+    settle(window, 1024, 700)
+    bars = [bar for bar in window.findChildren(QTabBar) if bar.isVisible()]
+    tabs = next(bar for bar in bars if "Facts" in [bar.tabText(i) for i in range(bar.count())])
+    assert tabs.count() >= 8 and tabs.usesScrollButtons()
+    # The offscreen platform's font is small enough for the tabs to fit; a desktop's is not.
+    assert tabs.elideMode() == Qt.TextElideMode.ElideNone
+    for i in range(tabs.count()):
+        text = tabs.tabText(i)
+        assert tabs.tabRect(i).width() > tabs.fontMetrics().horizontalAdvance(text), text

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
+from PySide6.QtWidgets import QTabBar
 
 from factlines.ui.session import settings as app_settings
 
@@ -23,6 +24,14 @@ class WindowLayout:
     def __init__(self, window: MainWindow):
         self._window = window
         self._docks_sized = False  # the docks have their sizes (restored, or first-run)
+
+    @staticmethod
+    def polished(child) -> None:
+        """Docks stacked as tabs show their whole names, with arrows to scroll the tabs that
+        do not fit: Qt elides them, and at 1024×700 the bottom row read "F…", "Co…", "Ch…"."""
+        if isinstance(child, QTabBar):
+            child.setElideMode(Qt.TextElideMode.ElideNone)
+            child.setUsesScrollButtons(True)
 
     def restore(self) -> None:
         """The first-run size on a screen that has room for it; then the layout kept from last

@@ -399,6 +399,11 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         self.window_layout.shown()
 
+    def childEvent(self, event) -> None:
+        super().childEvent(event)
+        if event.polished():
+            WindowLayout.polished(event.child())
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if event.size().height() < event.oldSize().height():
