@@ -133,7 +133,7 @@ def busy_questions(win) -> list[str]:
     named = {
         "conflicts": panels.conflicts.finder,
         "predicates": panels.predicates.query,
-        "histogram": panels.histogram.query,
+        "histogram": panels.histogram,
         "changes": panels.changes,
         "as recorded": panels.as_recorded,
         "review inbox": panels.review.inbox,

@@ -127,7 +127,7 @@ class Panels(QObject):
     def busy(self) -> bool:
         """A question about the whole graph is being answered off the UI thread, or waits
         for writes to stop."""
-        questions = (self.conflicts.finder, self.predicates.query, self.histogram.query)
+        questions = (self.conflicts.finder, self.predicates.query, self.histogram)
         others = (self.changes, self.as_recorded, self.review)
         return any(question.busy for question in (*questions, *others))
 

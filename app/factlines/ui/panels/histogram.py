@@ -84,6 +84,11 @@ class TimeHistogram(QWidget):
         if self._wanted_bins() != self.bins:
             self._timer.start()
 
+    @property
+    def busy(self) -> bool:
+        """The counts are being read, or will be once the width has settled."""
+        return self.query.busy or self._timer.isActive()
+
     def _wanted_bins(self) -> int:
         return max(10, min(MAX_BINS, self._slider.width() // PX_PER_BIN))
 
