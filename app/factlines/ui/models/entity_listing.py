@@ -45,6 +45,7 @@ class EntityModel(QAbstractTableModel):
         super().__init__(parent)
         self._state = state
         self._rows: list[dict] = []
+        self._row_by_id: dict = {}  # each loaded row's number by its entity's id
         self._total = 0
         self.search = ""
         self.entity_type: str | None = None
@@ -79,7 +80,8 @@ class EntityModel(QAbstractTableModel):
             total = kg.count_entities(self.search, self.entity_type, self.valid_at)
             rows = self._query(0, min(keep, total))
         self.beginResetModel()
-        self._rows, self._total = rows, total
+        self._rows, self._total, self._row_by_id = rows, total, {}
+        self._number_rows(0)
         self.endResetModel()
 
     def update_rows(self, touched: Touched | None = None) -> None:
@@ -133,7 +135,7 @@ class EntityModel(QAbstractTableModel):
 
     def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
-        self._rows = []
+        self._rows, self._row_by_id = [], {}
         self.refresh()
 
     @property
@@ -144,26 +146,32 @@ class EntityModel(QAbstractTableModel):
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, entity_id: str | None) -> int:
-        for row, entity in enumerate(self._rows):
-            if entity["id"] == entity_id:
-                return row
-        return -1
+        return self._row_by_id.get(entity_id, -1)
 
     # Lazy loading
     def canFetchMore(self, parent: Index = ROOT) -> bool:
         return not parent.isValid() and len(self._rows) < self._total
 
     def fetchMore(self, parent: Index = ROOT) -> None:
-        if parent.isValid():
-            return
-        more = self._query(len(self._rows), min(self.PAGE, self._total - len(self._rows)))
+        if not parent.isValid():
+            self.fetch(self.PAGE)
+
+    def fetch(self, count: int) -> None:
+        """Load up to ``count`` more rows at the end of the list."""
+        more = self._query(len(self._rows), min(count, self._total - len(self._rows)))
         if not more:
             self._total = len(self._rows)
             return
         first = len(self._rows)
         self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
         self._rows.extend(more)
+        self._number_rows(first)
         self.endInsertRows()
+
+    def _number_rows(self, first: int) -> None:
+        """Note the rows from ``first`` on by id (an id listed twice: its first row)."""
+        for number in range(first, len(self._rows)):
+            self._row_by_id.setdefault(self._rows[number]["id"], number)
 
     # Model
     def rowCount(self, parent: Index = ROOT) -> int:
@@ -244,5 +252,5 @@ class EntityModel(QAbstractTableModel):
             return
         self.order = self.ORDERS[column]
         self.descending = order == Qt.SortOrder.DescendingOrder
-        self._rows = []
+        self._rows, self._row_by_id = [], {}
         self.refresh()

@@ -30,8 +30,9 @@ from factlines.ui.turns import Turns
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"
-MAX_PAGES_TO_FIND = 20  # an entity chosen elsewhere is looked for this far down the list,
-# a page per turn of the event loop (a page is read with its counts: twenty at once stall)
+# An entity chosen elsewhere is looked for this far down the list, in reads twice as long each
+# turn of the event loop (80 rows, 160, 320...: five turns, not twenty pages of 80 in twenty).
+MAX_ROWS_TO_FIND = 1_600
 
 
 class EntityTable(QTableView):
@@ -310,9 +311,10 @@ class EntityBrowser(QWidget):
         self._show_selection()
 
     def _page_to(self, entity_id: str) -> Iterator[None]:
-        """Fetch pages of the list, one per turn, until the entity's row is loaded: whether
-        it is."""
-        for _page in range(MAX_PAGES_TO_FIND):
+        """Load more of the list, a read per turn, each twice as long as the one before, until
+        the entity's row is loaded (or :data:`MAX_ROWS_TO_FIND` are): whether it is."""
+        count = self.model.PAGE
+        while self.model.rowCount() < MAX_ROWS_TO_FIND:
             if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
                 break
             yield
@@ -321,7 +323,8 @@ class EntityBrowser(QWidget):
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
                 return False
-            self.model.fetchMore()
+            self.model.fetch(min(count, MAX_ROWS_TO_FIND - self.model.rowCount()))
+            count *= 2
         return self.model.row_of(entity_id) >= 0
 
     def _show_selection(self) -> None:
