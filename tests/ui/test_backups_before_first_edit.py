@@ -259,3 +259,35 @@ def test_cancelling_the_backup_stops_the_edit_and_leaves_nothing(
     monkeypatch.setattr(KnowledgeGraph, "backup_to", backup_to)
     assert window.fact_actions.add_fact("Kai Moreno", "knows", "Zoe")  # asked again: kept
     assert len(_kept(isolated_backups)) == 1
+
+
+def test_closing_the_window_during_the_backup_cancels_it_and_the_edit(
+    window, demo, isolated_backups, monkeypatch
+):
+    """The person quits while the backup before the first edit is copied: the copy stops and
+    leaves nothing, the edit is not written, and no thread is left running."""
+    import threading
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    backup_to = KnowledgeGraph.backup_to
+    copying = threading.Event()
+
+    def until_cancelled(kg, path, progress=None):
+        copying.set()
+        deadline = time.monotonic() + 10
+        while not window.backups.job.cancel_requested and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return backup_to(kg, path, progress)
+
+    monkeypatch.setattr(KnowledgeGraph, "backup_to", until_cancelled)
+    closer = QTimer()
+    closer.timeout.connect(lambda: copying.is_set() and (closer.stop(), window.close()))
+    closer.start(10)
+    before = dump(demo.db_path)
+    nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
+
+    assert not window.end_fact(nova["id"], "2026-06-30")
+    assert not window.isVisible() and dump(demo.db_path) == before
+    assert _kept(isolated_backups) == []

@@ -511,3 +511,38 @@ def test_a_bug_in_a_read_leaves_no_model_half_reset(window, demo, monkeypatch, a
     window.select_entity("Kai Moreno")  # the app goes on
     assert model.rowCount() > 0
     assert all("kai_moreno" in (f["subject"], f["object"]) for f in model.facts)
+
+
+def test_closing_the_window_stops_the_figures_read_after_a_write(window, monkeypatch):
+    """The span and counts are read again on a worker after a write: closing the window
+    stops that read and waits for it (a read left running when Qt destroys its thread
+    aborts the whole process: seen on quitting a 1M-fact graph just after an edit)."""
+    import threading
+
+    from factlines.ui.panels import figures
+
+    gate, reading = threading.Event(), threading.Event()
+    read = figures.read_figures
+
+    def held(kg, progress=None):
+        reading.set()
+        gate.wait(10)
+        return read(kg, progress)
+
+    monkeypatch.setattr(figures, "read_figures", held)
+    window.figures.refresh_now()
+    job = window.figures.reader._job
+    asked_to_stop = job.cancel
+
+    def cancel() -> None:  # the read goes on once asked to stop, as a real one's next step does
+        asked_to_stop()
+        gate.set()
+
+    monkeypatch.setattr(job, "cancel", cancel)
+    try:
+        assert reading.wait(5)
+        window.close()
+        assert job.wait(0)  # its thread has ended
+    finally:
+        gate.set()
+        job.wait(10_000)

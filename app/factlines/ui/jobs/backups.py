@@ -265,6 +265,13 @@ class Backups(QObject):
             raise Unavailable("the copy stopped on an error, shown separately")
         return target
 
+    def shutdown(self) -> None:
+        """Before the window closes: a backup being copied is cancelled (nothing of it is left,
+        and the edit waiting for it is not written) and waited for."""
+        if self.job is not None and self.job.running:
+            self.job.cancel()
+            self.job.wait()
+
     def _bounds(self) -> str:
         per_file = app_settings.BACKUPS_PER_FILE.get(self._settings)
         total = app_settings.BACKUPS_TOTAL_MB.get(self._settings)

@@ -416,6 +416,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.time_control.pause()
         self.panels.shutdown()
+        self.figures.stop()
+        self.backups.shutdown()
         self.transfer.shutdown()
         self.replays.shutdown()
         self.entity_reads.wait()
