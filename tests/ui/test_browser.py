@@ -201,6 +201,20 @@ def test_an_entity_chosen_deep_in_the_list_is_found_in_reads_a_turn_apart(
     assert [browser.entity_at(index)["name"] for index in selected] == ["Entity 0550"]
 
 
+def test_an_entity_further_down_than_one_found_before_is_found_too(kg, qtbot, isolated_settings):
+    """How far the list looks is counted from the rows it has already read, not the top."""
+    with kg.transaction():
+        for n in range(2_400):
+            kg.add_entity(f"Entity {n:04d}", "thing")
+    window = shown_window(qtbot, kg, isolated_settings)
+    browser = window.browser
+    for name in ("Entity 1500", "Entity 2300"):
+        window.select_entity(name)
+        qtbot.waitUntil(lambda: not browser.finding.running, timeout=10_000)
+        selected = browser.view.selectionModel().selectedRows()
+        assert [browser.entity_at(index)["name"] for index in selected] == [name]
+
+
 def test_merging_a_big_entity_is_written_off_the_ui_thread_as_one_undo_step(
     window, demo, answer_dialogs, qtbot, monkeypatch
 ):

@@ -11,12 +11,16 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from factlines import KnowledgeGraph
+from factlines.core.progress import report
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 
 
-def read_figures(kg: KnowledgeGraph, _progress=None) -> tuple[tuple[str, str] | None, dict]:
-    """(the time span, the counts) of ``kg``."""
-    return kg.time_span(), kg.stats()
+def read_figures(kg: KnowledgeGraph, progress=None) -> tuple[tuple[str, str] | None, dict]:
+    """(the time span, the counts) of ``kg``; a cancel (closing the window) stops it between
+    the two."""
+    span = kg.time_span()
+    report(progress, 1, 2)
+    return span, kg.stats()
 
 
 class GraphFigures(WholeGraphQuestion):

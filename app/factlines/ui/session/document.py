@@ -18,6 +18,7 @@ caller says so. Every edit is written at once, so there is nothing to save.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,7 +223,8 @@ class Document(QObject):
         if path in self._demo_copies:
             self._demo_copies.discard(path)
             for suffix in ("", "-wal", "-shm"):
-                Path(path + suffix).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # gone already, or not ours to remove now
+                    Path(path + suffix).unlink()
 
     # ── Other programs' writes ────────────────────────────────────────────
 

@@ -312,9 +312,9 @@ class EntityBrowser(QWidget):
 
     def _page_to(self, entity_id: str) -> Iterator[None]:
         """Load more of the list, a read per turn, each twice as long as the one before, until
-        the entity's row is loaded (or :data:`MAX_ROWS_TO_FIND` are): whether it is."""
-        count = self.model.PAGE
-        while self.model.rowCount() < MAX_ROWS_TO_FIND:
+        the entity's row is loaded (or :data:`MAX_ROWS_TO_FIND` more are): whether it is."""
+        count, last = self.model.PAGE, self.model.rowCount() + MAX_ROWS_TO_FIND
+        while self.model.rowCount() < last:
             if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
                 break
             yield
@@ -323,7 +323,7 @@ class EntityBrowser(QWidget):
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
                 return False
-            self.model.fetch(min(count, MAX_ROWS_TO_FIND - self.model.rowCount()))
+            self.model.fetch(min(count, last - self.model.rowCount()))
             count *= 2
         return self.model.row_of(entity_id) >= 0
 
