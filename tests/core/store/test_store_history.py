@@ -250,3 +250,19 @@ def test_a_read_between_a_commit_and_its_listeners_sees_the_commit(kg, monkeypat
     monkeypatch.setattr(Connection, "_tell", read_first)
     kg.add_triple("Ann", "lived_in", "Oslo", valid_from="2010-05-01")  # before the page's first day
     assert seen == [["2010-05-01", "2020-01-01"]]
+
+
+@pytest.mark.sqlite_only
+def test_counts_read_in_a_write_mempalace_rolls_back_are_not_kept(kg):
+    """MemPalace's code may begin a write on the store's raw connection (``kg._conn()``); the
+    whole graph's events read inside it count rows a rollback then takes away."""
+    kg.add_triple("Ann", "lives_in", "Paris", valid_from="2020-01-01")
+    conn = kg._conn()
+    conn.execute("BEGIN")
+    conn.execute(
+        "INSERT INTO triples (id, subject, predicate, object, valid_from) "
+        "VALUES ('t_raw', 'ann', 'visited', 'paris', '2010-05-01')"
+    )
+    assert [e["at"] for e in kg.narrative()] == ["2010-05-01", "2020-01-01"]
+    conn.execute("ROLLBACK")
+    assert [e["at"] for e in kg.narrative()] == ["2020-01-01"]

@@ -55,6 +55,7 @@ class Connection(RowWrites):
         self._closed = False
         self._snapshot: Snapshot | None = None
         self._reads = 0  # reads open (nested): a private copy is taken again only outside them
+        self._snapshots = 0  # read transactions of ours open (see :attr:`uncommitted`)
         self._held: tuple[int, int] | None = None  # the file open, for held.head
         self._conn: sqlite3.Connection | None = None
         self.access = access_for(path, read_only)
@@ -174,10 +175,19 @@ class Connection(RowWrites):
                 yield conn
                 return
             conn.execute("BEGIN")
+            self._snapshots += 1
             try:
                 yield conn
             finally:
+                self._snapshots -= 1
                 conn.execute("COMMIT")
+
+    @property
+    def uncommitted(self) -> bool:
+        """A write not committed yet is open: the store's own, or one MemPalace's code began
+        on the raw connection (``kg._conn()``). What is read now may yet be rolled back."""
+        conn = self._conn
+        return self.writing or (conn is not None and conn.in_transaction and self._snapshots == 0)
 
     def data_version(self) -> int:
         with self.read() as conn:

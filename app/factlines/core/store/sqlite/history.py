@@ -88,9 +88,10 @@ class SQLiteHistory:
 
     def _kept_now(self, conn) -> _Kept:
         """What is kept for the file as this connection sees it now (by the connection's
-        :meth:`~Connection.version`). Inside a write transaction, a new one each time, never
-        kept: what is counted there (rows not committed, perhaps rolled back) is not for later."""
-        if self._db.writing:
+        :meth:`~Connection.version`). Inside a write (the store's, or one MemPalace's code began
+        on the raw connection), a new one each time, never kept: what is counted there (rows
+        not committed, perhaps rolled back) is not for later."""
+        if self._db.uncommitted:
             return _Kept(object())
         version = self._db.version(conn)
         if self._kept is None or self._kept.version != version:
