@@ -162,10 +162,17 @@ class AppState(QObject):
         if fact and (touched.everything or fact in touched.facts) and not kg.has_fact(fact):
             self.select_fact(None)
         self._follow_colours(touched)
+        self._bring_in(touched, tell_views=True)
+
+    def _bring_in(self, touched: Touched, tell_views: bool) -> None:
+        """The selected entity's facts brought up to date with a write (read again when it
+        may have changed every row of a big entity's), ``factsChanged`` with what to patch;
+        ``tell_views``: ``dataChanged`` first."""
         self._spreading = self._read_again(touched)
         try:
             patch = FactsPatch(reloaded=True) if self._spreading else self._patch_facts(touched)
-            self.dataChanged.emit(touched)
+            if tell_views:
+                self.dataChanged.emit(touched)
             if patch:
                 self.factsChanged.emit(patch)
         finally:
@@ -321,14 +328,8 @@ class AppState(QObject):
             self._facts = facts
             if written:  # what the views made may show rows a write changed since
                 facts.prepared = {}
-        for touched in written:
-            self._spreading = self._read_again(touched)
-            try:
-                patch = FactsPatch(reloaded=True) if self._spreading else self._patch_facts(touched)
-                if patch:
-                    self.factsChanged.emit(patch)
-            finally:
-                self._spreading = False
+        for touched in written:  # the views heard dataChanged as each came
+            self._bring_in(touched, tell_views=False)
         self.reloads.go_on()
 
     def _entity_facts(self, with_facts: bool = True) -> EntityFacts | None:
