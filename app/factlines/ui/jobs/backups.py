@@ -269,8 +269,7 @@ class Backups(QObject):
         """Before the window closes: a backup being copied is cancelled (nothing of it is left,
         and the edit waiting for it is not written) and waited for."""
         if self.job is not None and self.job.running:
-            self.job.cancel()
-            self.job.wait()
+            self.job.stop()
 
     def _bounds(self) -> str:
         per_file = app_settings.BACKUPS_PER_FILE.get(self._settings)

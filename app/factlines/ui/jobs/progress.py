@@ -18,7 +18,8 @@ signal reaches the job's own (UI) thread, queued, in this order::
     job.failed.connect(...)       # (words): Refused or Unavailable, said as ui.errors.in_words
     job.cancelled.connect(...)    # (): work stopped at Cancel (raised Cancelled)
     job.ended.connect(...)        # (): always last, after whichever of the three (or a bug)
-    job.start()                   # once; job.cancel() asks it to stop; job.wait() blocks
+    job.start()                   # once; job.cancel() asks it to stop; job.wait() blocks;
+                                  # job.stop() does both
 
 Exactly one of ``finished``, ``failed``, ``cancelled`` comes, unless work has a **bug** (any
 other exception): then ``ended`` comes and the exception is raised on the UI thread with its
@@ -126,6 +127,11 @@ class Job(QObject):
     @property
     def cancel_requested(self) -> bool:
         return self._cancel.is_set()
+
+    def stop(self) -> None:
+        """Ask the work to stop and block until it has returned (the window closing)."""
+        self.cancel()
+        self.wait()
 
     def wait(self, timeout_ms: int = -1) -> bool:
         """Block until the work has returned (closing, tests); its signals come afterwards,

@@ -102,5 +102,4 @@ class StepReplays(QObject):
         """Before the window closes: cancel a running undo or redo (what it wrote is put back)
         and wait for it."""
         if self.job is not None and self.job.running:
-            self.job.cancel()
-            self.job.wait()
+            self.job.stop()

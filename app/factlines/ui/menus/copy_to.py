@@ -171,8 +171,7 @@ class CopyActions(QObject):
     def shutdown(self) -> None:
         """The window is closing: a copy under way is cancelled (nothing is left of it)."""
         if self.job is not None:
-            self.job.cancel()
-            self.job.wait()
+            self.job.stop()
 
     def _finished(self, summary: CopySummary) -> None:
         self._say(summary.words())

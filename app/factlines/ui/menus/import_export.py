@@ -105,8 +105,7 @@ class TransferActions(QObject):
     def shutdown(self) -> None:
         """Before the window closes: stop a running job (nothing of it is kept) and wait."""
         if self.job is not None and self.job.running:
-            self.job.cancel()
-            self.job.wait()
+            self.job.stop()
 
     def _exec(self, dialog) -> bool:
         """Show a form modally; tests replace this to fill it in."""
