@@ -203,7 +203,7 @@ class SQLiteEntities(EntityRows):
     def _same_file(self, conn, key) -> bool:
         """Is this snapshot of the file the one figures kept under ``key`` were read from?"""
         conn.execute("SELECT 1 FROM entities LIMIT 1").fetchone()  # the snapshot starts here
-        return key is not None and self._kept.key(conn) == key
+        return key is not None and self._db.version(conn) == key
 
     def _name_indexed(self, conn) -> bool:
         return (

@@ -19,17 +19,13 @@ class Kept:
         self._db = db
         self._values: dict[str, tuple[tuple, Any]] = {}
 
-    def key(self, conn) -> tuple:
-        """What changes when the file may have changed (:meth:`Connection.version`)."""
-        return self._db.version(conn)
-
     def fresh(self, name: str) -> tuple[Any, tuple] | None:
         """(value, key) when ``name`` is kept and the file has not changed since; else None."""
         kept = self._values.get(name)
         if kept is None:
             return None
         with self._db.read() as conn:
-            if conn.in_transaction or self.key(conn) != kept[0]:
+            if conn.in_transaction or self._db.version(conn) != kept[0]:
                 return None
         return kept[1], kept[0]
 
@@ -46,7 +42,7 @@ class Kept:
         with self._db.read() as conn:
             if conn.in_transaction:
                 return compute(conn), None
-            key = self.key(conn)
+            key = self._db.version(conn)
             kept = self._values.get(name)
             if kept is not None and kept[0] == key:
                 return kept[1], key
