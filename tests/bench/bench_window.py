@@ -29,6 +29,7 @@ if hasattr(time, "tzset"):
     time.tzset()
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "app"))
 
+from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from factlines import KnowledgeGraph
@@ -90,7 +91,14 @@ def settle_views(app: QApplication, window) -> None:
     settle(app)
     turns = (getattr(window.state, "reloads", None), getattr(window.browser, "finding", None))
     while any(t is not None and t.running for t in turns):
-        app.processEvents()
+        wait_for_events(app)
+
+
+def wait_for_events(app: QApplication) -> None:
+    """Block until the next event and handle it: the UI thread idle between events, as in
+    the app's own event loop (a loop of bare processEvents() holds the interpreter's lock
+    against the worker it waits for)."""
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
 
 def peak_rss_mb() -> float:
@@ -118,7 +126,7 @@ def select_hub(
         window.select_entity("Hub")
         settle(app)
         while window.state.reloads.running:
-            app.processEvents()
+            wait_for_events(app)
         window.repaint()
         views.append(ms(time.perf_counter() - started))
         settle_views(app, window)

@@ -137,3 +137,24 @@ def test_selecting_another_entity_while_a_hub_is_read_drops_the_hubs_answer(
         f["subject"] == "e0001" or f["object"] == "e0001" for f in window.state.entity_facts()
     )
     assert len(triple_rows(window)) == len(window.kg.intervals("e0001"))
+
+
+def test_the_entity_list_waits_for_a_hubs_read_without_keeping_the_ui_thread_busy(
+    window, qtbot, monkeypatch
+):
+    # The list looks for the hub once the views have their facts. It waited a turn at a time
+    # (a 0 ms timer, thousands of turns): the UI thread kept the interpreter's lock from the
+    # worker, whose read took five times as long.
+    threads = Threads(monkeypatch, hold=True)
+    turns = []
+    window.browser.finding._next.timeout.connect(lambda: turns.append(1))
+    window.select_entity("Hub")
+    assert threads.reading.wait(10)
+    qtbot.wait(200)
+    assert window.state.reloads.running and window.browser.finding.running
+    assert len(turns) <= 2
+    threads.release.set()
+    qtbot.waitUntil(lambda: not window.browser.finding.running, timeout=10000)
+    current = window.browser.view.currentIndex()
+    assert window.browser.model.entity_at(current.row())["id"] == "hub"
+

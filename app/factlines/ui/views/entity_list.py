@@ -159,6 +159,7 @@ class EntityBrowser(QWidget):
         # Looking for an entity chosen elsewhere; the person's own filtering stops it (it
         # would otherwise clear what they type).
         self.finding = Turns(self)
+        state.reloads.done.connect(self.finding.go_on)
         self.search_field.textChanged.connect(self.finding.stop)
         self.type_filter.currentIndexChanged.connect(self.finding.stop)
         self.valid_only.toggled.connect(self.finding.stop)
@@ -318,8 +319,9 @@ class EntityBrowser(QWidget):
             if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
                 break
             yield
-            while self._state.reloads.running:  # the views first, not in the same turns
-                yield
+            while self._state.reloads.running:  # the views first, not in the same turns:
+                self.finding.hold()  # held, not a turn after turn that would keep the UI
+                yield  # thread busy while a worker reads the views' facts
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
                 return False
