@@ -29,7 +29,7 @@ if hasattr(time, "tzset"):
     time.tzset()
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "app"))
 
-from PySide6.QtCore import QEventLoop
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from factlines import KnowledgeGraph
@@ -90,15 +90,22 @@ def settle_views(app: QApplication, window) -> None:
     code before)."""
     settle(app)
     turns = (getattr(window.state, "reloads", None), getattr(window.browser, "finding", None))
-    while any(t is not None and t.running for t in turns):
-        wait_for_events(app)
+    run_until(lambda: not any(t is not None and t.running for t in turns))
 
 
-def wait_for_events(app: QApplication) -> None:
-    """Block until the next event and handle it: the UI thread idle between events, as in
-    the app's own event loop (a loop of bare processEvents() holds the interpreter's lock
-    against the worker it waits for)."""
-    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+def run_until(done) -> None:
+    """Run the event loop until ``done()``: the UI thread idle between events, as in the
+    app's own loop. (A loop of processEvents(), even waiting for more events, keeps the
+    interpreter's lock from the worker it waits for: a hub's read there took 5-10 times as
+    long.)"""
+    if done():
+        return
+    loop, check = QEventLoop(), QTimer()
+    check.setInterval(1)
+    check.timeout.connect(lambda: loop.quit() if done() else None)
+    check.start()
+    loop.exec()
+    check.stop()
 
 
 def peak_rss_mb() -> float:
@@ -125,8 +132,7 @@ def select_hub(
         started, started_cpu = time.perf_counter(), time.thread_time()
         window.select_entity("Hub")
         settle(app)
-        while window.state.reloads.running:
-            wait_for_events(app)
+        run_until(lambda: not window.state.reloads.running)
         window.repaint()
         views.append(ms(time.perf_counter() - started))
         settle_views(app, window)

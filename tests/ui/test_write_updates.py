@@ -177,7 +177,7 @@ def test_a_fact_moved_to_another_predicate_is_drawn_on_its_new_edge(hub_window, 
 
 def _listed(window, eid: str) -> dict:
     model = window.browser.model
-    return next(row for row in model._rows if row["id"] == eid)
+    return model.entity_at(model.row_of(eid))  # with its counts, as when shown
 
 
 def _load_whole_list(window) -> None:

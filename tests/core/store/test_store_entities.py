@@ -135,6 +135,20 @@ def test_orders_by_counts(people, order):
     assert [e["name"].lower() for e in ties] == sorted(e["name"].lower() for e in ties)
 
 
+@pytest.mark.parametrize("filters", FILTERS, ids=[str(f) for f in FILTERS])
+@pytest.mark.parametrize("order", ["name", "type", "current", "ended"])
+def test_a_list_without_counts_is_the_same_rows_and_order(people, filters, order):
+    counted = people.list_entities(**filters, order=order, limit=1000)
+    bare = people.list_entities(**filters, order=order, limit=1000, counts=False)
+    assert [e["id"] for e in bare] == [e["id"] for e in counted]
+    if order in ("name", "type"):  # an order by a count has them anyway
+        assert all(e["current"] is e["ended"] is None for e in bare)
+        keys = ("id", "name", "type")
+        assert [[e[k] for k in keys] for e in bare] == [[e[k] for k in keys] for e in counted]
+    else:
+        assert bare == counted
+
+
 def test_unknown_order_is_an_error(people):
     with pytest.raises(ValueError, match="order"):
         people.list_entities(order="size")

@@ -90,11 +90,14 @@ class EntityEdits(Part):
         descending: bool = False,
         limit: int = 100,
         offset: int = 0,
+        counts: bool = True,
     ) -> list[dict]:
         """A page of entities with their current and ended fact counts.
 
         ``search`` matches id or name, case-insensitively, as a prefix or a substring (prefix
         matches first when ordered by name). ``valid_at`` keeps entities with a fact valid then.
+        ``counts=False`` leaves the counts None unless the order needs them (a long list
+        read to find one entity, its counts read for the rows shown: ``entity_list_rows``).
         """
         if order not in ENTITY_ORDERS:
             raise Refused(f"order={order!r} is not one of {', '.join(ENTITY_ORDERS)}")
@@ -107,6 +110,7 @@ class EntityEdits(Part):
             descending,
             max(0, int(limit)),
             max(0, int(offset)),
+            counts,
         )
 
     def entity_list_rows(self, ids: list[str]) -> list[dict]:

@@ -45,6 +45,7 @@ class EntityStore(Protocol):
         descending: bool,
         limit: int,
         offset: int,
+        counts: bool = True,
     ) -> list[dict]: ...
     def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int: ...
     # The list's rows (as ``page``'s) of these ids, in their order; ids not in the table left out.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from factlines.core.errors import Unavailable
 from factlines.core.store import Touched
 from factlines.ui.look import style
 from factlines.ui.models.roles import (
@@ -30,7 +31,9 @@ NO_ID = (
 
 
 class EntityModel(QAbstractTableModel):
-    """Entities with their open and ended fact counts, fetched a page at a time.
+    """Entities with their open and ended fact counts, fetched a page at a time; the counts
+    read for the rows shown, a page at a time (a list read far to find one entity costs no
+    counts).
 
     The counts do not follow as_of: "Open" is the facts with no end (valid_to empty), which
     may not have started yet at as_of; "Ended" is the facts with an end."""
@@ -68,6 +71,7 @@ class EntityModel(QAbstractTableModel):
             descending=self.descending,
             limit=limit,
             offset=offset,
+            counts=False,
         )
 
     def refresh(self) -> None:
@@ -85,8 +89,9 @@ class EntityModel(QAbstractTableModel):
         self.endResetModel()
 
     def update_rows(self, touched: Touched | None = None) -> None:
-        """After a write: read the rows shown again; when they are the same entities in the
-        same order, announce just the rows whose counts or names changed (no reset). A write
+        """After a write: read the rows listed again (the counts of those whose counts were
+        read); when they are the same entities in the same order, announce just the rows
+        whose counts or names changed (no reset). A write
         of a few facts, listed by name or type with every entity shown, can change only the
         counts of its facts' ends, before and after: just those are read again (a hub's list
         holds thousands of rows), when the write says what they were."""
@@ -102,8 +107,10 @@ class EntityModel(QAbstractTableModel):
         if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
             self.refresh()
             return
+        counted = [r["id"] for r in self._rows if r["current"] is not None and r["id"] is not None]
+        listed = {new["id"]: new for new in kg.entity_list_rows(counted)} if counted else {}
         for row, new in enumerate(rows):
-            self._replace_row(row, new)
+            self._replace_row(row, listed.get(new["id"], new))
 
     def _counts_alone_changed(self, touched: Touched | None) -> bool:
         """Whether ``touched`` can change the listed entities' counts but not which are listed
@@ -143,7 +150,32 @@ class EntityModel(QAbstractTableModel):
         return self._total
 
     def entity_at(self, row: int) -> dict | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self._counted(row) if 0 <= row < len(self._rows) else None
+
+    def _counted(self, row: int) -> dict:
+        """The row, its counts read first if they were not: with those of the rows of its
+        page that lack them, in one query."""
+        if self._rows[row]["current"] is None:
+            self._read_counts(row - row % self.PAGE)
+        return self._rows[row]
+
+    def _read_counts(self, first: int) -> None:
+        kg = self._state.kg
+        if kg is None or kg.closed:
+            return
+        wanted = [
+            row
+            for row in range(first, min(first + self.PAGE, len(self._rows)))
+            if self._rows[row]["current"] is None
+        ]
+        try:
+            listed = {e["id"]: e for e in kg.entity_list_rows([self._rows[r]["id"] for r in wanted])}
+        except Unavailable:  # shown blank, read again when next shown
+            return
+        for row in wanted:
+            entity = self._rows[row]
+            counts = listed.get(entity["id"], {"current": 0, "ended": 0})  # gone: a write follows
+            self._rows[row] = {**entity, "current": counts["current"], "ended": counts["ended"]}
 
     def row_of(self, entity_id: str | None) -> int:
         return self._row_by_id.get(entity_id, -1)
@@ -197,7 +229,7 @@ class EntityModel(QAbstractTableModel):
     def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        return self._value(self._rows[index.row()], index.column(), role)
+        return self._value(self._shown(index), index.column(), role)
 
     def multiData(self, index: Index, roles) -> None:
         # The view's delegate asks seven roles per painted cell in one call: answering them
@@ -205,7 +237,10 @@ class EntityModel(QAbstractTableModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             clear_span(roles)
             return
-        fill_span(roles, self._value, self._rows[index.row()], index.column())
+        fill_span(roles, self._value, self._shown(index), index.column())
+
+    def _shown(self, index: Index) -> dict:
+        return self._counted(index.row()) if index.column() >= 2 else self._rows[index.row()]
 
     def _value(self, entity: dict, column: int, role: int):
         nameless = entity["id"] is None

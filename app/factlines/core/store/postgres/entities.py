@@ -60,6 +60,7 @@ class PGEntities(EntityRows):
         descending: bool,
         limit: int,
         offset: int,
+        counts: bool = True,
     ) -> list[dict]:
         """A page of entities with their current and ended fact counts (see the façade)."""
         with self._db.snapshot() as conn:
@@ -73,7 +74,7 @@ class PGEntities(EntityRows):
                         hits = [i for i in hits if index.ids[i] in valid]
                     hits = hits[::-1] if descending else hits
                     page = index_entries(index, hits[offset : offset + limit])
-                    return self._rows_with_counts(conn, page)
+                    return self._rows_with_counts(conn, page, counts)
                 ids = [index.ids[i] for i in hits]
             if order_by in ("current", "ended"):
                 rows = self._ranked(conn, order_by, descending, ids, entity_type, valid_at_key)
@@ -91,7 +92,7 @@ class PGEntities(EntityRows):
                 f"ORDER BY {sort} LIMIT %s OFFSET %s",
                 [*params, limit, offset],
             ).fetchall()
-            return self._rows_with_counts(conn, rows)
+            return self._rows_with_counts(conn, rows, counts)
 
     def _ranked(self, conn, order_by, descending, ids, entity_type, valid_at_key) -> list:
         """Every matching entity as (id, name, type, current, ended), ranked by ``order_by``
@@ -119,9 +120,10 @@ class PGEntities(EntityRows):
         return {r[0] for r in conn.execute(f"SELECT e.id FROM entities e {where}", params)}
 
     @staticmethod
-    def _rows_with_counts(conn, page: list) -> list[dict]:
-        """Entity rows with their counts, in the order of ``page`` (ids to read, or rows already
-        read); ids no longer in the table are left out, a NULL id has no facts."""
+    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
+        """Entity rows with their counts (None without ``counts``), in the order of ``page``
+        (ids to read, or rows already read); ids no longer in the table are left out, a NULL
+        id has no facts."""
         ids = [item for item in page if not isinstance(item, tuple)]
         found = {
             row[0]: row
@@ -134,14 +136,16 @@ class PGEntities(EntityRows):
             for item in page
             if isinstance(item, tuple) or item in found
         ]
-        counts = {
+        if not counts:  # read for the rows shown (a long list read to find one entity)
+            return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
+        by_id = {
             eid: (current, ended)
             for eid, current, ended in conn.execute(
                 f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]} FROM entities e WHERE e.id = ANY(%s)",
                 ([row[0] for row in rows if row[0] is not None],),
             )
         }
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts.get(row[0], (0, 0))))) for row in rows]
+        return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
 
     def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int:
         with self._db.snapshot() as conn:

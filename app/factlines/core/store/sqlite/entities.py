@@ -75,6 +75,7 @@ class SQLiteEntities(EntityRows):
         descending: bool,
         limit: int,
         offset: int,
+        counts: bool = True,
     ) -> list[dict]:
         """A page of entities with their current and ended fact counts (see the façade)."""
         direction = "DESC" if descending else "ASC"
@@ -97,7 +98,7 @@ class SQLiteEntities(EntityRows):
                     positions = range(len(index.ids))
                     positions = positions[::-1] if descending else positions
                     page = index_entries(index, positions[offset : offset + limit])
-                    return self._rows_with_counts(conn, page)
+                    return self._rows_with_counts(conn, page, counts)
             if search and order == "name":
                 index = self._index(conn)
                 hits = index.matches(search, entity_type)
@@ -111,7 +112,7 @@ class SQLiteEntities(EntityRows):
                 if descending:
                     hits = hits[::-1]
                 return self._rows_with_counts(
-                    conn, index_entries(index, hits[offset : offset + limit])
+                    conn, index_entries(index, hits[offset : offset + limit]), counts
                 )
             ids = self._search_ids(conn, search) if search else None
             where, params = self._filter(ids, entity_type, valid_at_key)
@@ -134,11 +135,11 @@ class SQLiteEntities(EntityRows):
                 f"ORDER BY {sort} LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             ).fetchall()
-            return self._rows_with_counts(conn, rows)
+            return self._rows_with_counts(conn, rows, counts)
 
     @staticmethod
-    def _rows_with_counts(conn, page: list) -> list[dict]:
-        """Entity rows with their counts, in the order of ``page``: ids to read, or (id, name,
+    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
+        """Entity rows with their counts (None without ``counts``), in the order of ``page``: ids to read, or (id, name,
         type) rows already read; ids no longer in the table are left out. A row whose id is
         NULL (a hand-edited file) is listed with no facts: no fact can name it."""
         ids = [item for item in page if not isinstance(item, tuple)]
@@ -151,7 +152,9 @@ class SQLiteEntities(EntityRows):
             for item in page
             if isinstance(item, tuple) or item in found
         ]
-        counts = {
+        if not counts:  # read for the rows shown (a long list read to find one entity)
+            return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
+        by_id = {
             eid: (cur, end)
             for eid, cur, end in rows_for_ids(
                 conn,
@@ -159,7 +162,7 @@ class SQLiteEntities(EntityRows):
                 [row[0] for row in rows if row[0] is not None],
             )
         }
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *counts.get(row[0], (0, 0))))) for row in rows]
+        return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
 
     # ── Ranked by counts (see .ranking) ───────────────────────────────────
 
