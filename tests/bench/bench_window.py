@@ -2,6 +2,11 @@
 
     python tests/bench/bench_window.py [--keep PATH]          # 10k entities, 100k facts, 2k hub
     python tests/bench/bench_window.py --big [--keep PATH]    # 100k entities, 1M facts, 20k hub
+    python tests/bench/bench_window.py --keep PATH --against OLD/app [--rounds 2]
+
+``--against`` (another checkout's ``app`` folder, e.g. a worktree of an older commit) measures
+both in child processes, one after the other, ``--rounds`` times each, alternating (a shared
+machine's pace drifts by the minute), and prints both side by side with their ratio.
 
 Targets: window shown with the entity list populated <= 500 ms from construction; a search
 keystroke <= 20 ms; selecting the hub <= 100 ms (2,000 facts) or <= 300 ms (20,000 facts) until
@@ -14,9 +19,11 @@ the wall clock: the selection and the step also print the UI thread's own CPU ti
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,12 +34,14 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 os.environ["TZ"] = "UTC"
 if hasattr(time, "tzset"):
     time.tzset()
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "app"))
+# The code measured: this checkout's, or (a child of --against) the one named here.
+APP = str(Path(__file__).resolve().parents[2] / "app")
+sys.path.insert(0, os.environ.get("FL_BENCH_APP") or APP)
 
-from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from factlines import KnowledgeGraph
+from factlines import KnowledgeGraph  # noqa: E402
 
 SIZES = {"normal": (10_000, 100_000, 2_000), "big": (100_000, 1_000_000, 20_000)}
 ENTITIES, TRIPLES, HUB_FACTS = SIZES["normal"]
@@ -146,7 +155,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="build the graph at this path (reused if it exists)")
     parser.add_argument("--big", action="store_true", help="100k entities, 1M facts, 20k hub")
+    parser.add_argument("--against", help="another checkout's app folder: measure it too")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each, with --against")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a child
     args = parser.parse_args()
+    if args.against:
+        return side_by_side(args)
+    figures = measure(args)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print_figures(figures)
+    return 0
+
+
+def measure(args) -> dict:
+    """Every figure of the window, as ``{"notes", "table", "parts"}``."""
     global ENTITIES, TRIPLES, HUB_FACTS
     ENTITIES, TRIPLES, HUB_FACTS = SIZES["big" if args.big else "normal"]
     select_target = 300 if args.big else 100
@@ -157,7 +181,7 @@ def main() -> int:
     if not path.exists():
         started = time.perf_counter()
         build(path)
-        print(f"built {path} in {time.perf_counter() - started:.1f} s")
+        print(f"built {path} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from factlines.ui.app import collect_on_the_ui_thread
@@ -168,7 +192,7 @@ def main() -> int:
 
     kg = KnowledgeGraph(path)
     stats = kg.stats()
-    print(f"{stats['entities']:,} entities, {stats['triples']:,} triples")
+    notes = [f"{stats['entities']:,} entities, {stats['triples']:,} triples"]
 
     started = time.perf_counter()
     window = MainWindow(kg)
@@ -266,11 +290,9 @@ def main() -> int:
         settle(app)
         hidden_steps.append(ms(time.perf_counter() - started))
 
-    print(f"hub: {rows} rows in the triple table, {drawn} bars drawn")
-    print(f"the search index was ready {index_ready:.0f} ms after the window was shown")
-    print()
-    print(f"{'measure':<58} {'figure':>10} {'target':>9}  result")
-    table = (
+    notes.append(f"hub: {rows} rows in the triple table, {drawn} bars drawn")
+    notes.append(f"the search index was ready {index_ready:.0f} ms after the window was shown")
+    table = [
         ("window shown, entity list populated (from construction)", shown, 500),
         ("search keystroke over 10k entities (median of 10)", search, 20),
         ("  worst keystroke", max(keystrokes), 20),
@@ -297,21 +319,64 @@ def main() -> int:
         ("  the UI thread's CPU of that (median)", statistics.median(steps_cpu), step_target),
         ("as_of step with 'hide not valid' on (median of 20)", statistics.median(hidden_steps), 16),
         ("  (a full window.repaint() after a step, median)", statistics.median(repaints), 16),
-    )
-    for name, figure, target in table:
-        verdict = "PASS" if figure <= target else "MISS"
-        print(f"{name:<58} {figure:>8.1f}ms {target:>7}ms  {verdict}")
-    rss = peak_rss_mb()
-    print(
-        f"{'peak memory (RSS) of the window':<58} {rss:>8.0f}MB {350:>7}MB  "
-        f"{'PASS' if rss <= 350 else 'MISS'}"
-    )
-    print()
-    print(f"selecting the {HUB_FACTS:,}-fact hub, by part:")
-    for name, (figure, cpu) in parts.items():
-        print(f"  {name:<56} {figure:>8.1f}ms ({cpu:.1f} ms CPU)")
+        (MEMORY, peak_rss_mb(), 350),
+    ]
     window.close()
     kg.close()
+    return {"notes": notes, "table": table, "parts": parts}
+
+
+MEMORY = "peak memory (RSS) of the window"
+
+
+def unit(name: str) -> str:
+    return "MB" if name == MEMORY else "ms"
+
+
+def print_figures(figures: dict) -> None:
+    print("\n".join(figures["notes"]))
+    print()
+    print(f"{'measure':<58} {'figure':>10} {'target':>9}  result")
+    for name, figure, target in figures["table"]:
+        verdict = "PASS" if figure <= target else "MISS"
+        print(f"{name:<58} {figure:>8.1f}{unit(name)} {target:>7}{unit(name)}  {verdict}")
+    print()
+    print(f"selecting the {HUB_FACTS:,}-fact hub, by part:")
+    for name, (figure, cpu) in figures["parts"].items():
+        print(f"  {name:<56} {figure:>8.1f}ms ({cpu:.1f} ms CPU)")
+
+
+def side_by_side(args) -> int:
+    """This checkout and ``args.against``, each in child processes, alternating."""
+    child = [sys.executable, __file__, "--json"] + (["--big"] if args.big else [])
+    path = Path(args.keep or Path(tempfile.mkdtemp(prefix="factlines-bench-")) / "bench.sqlite3")
+    child += ["--keep", str(path)]
+    apps = {"now": APP, "before": str(Path(args.against).resolve())}
+    runs: dict[str, list[dict]] = {"before": [], "now": []}
+    for _ in range(args.rounds):
+        for which in ("before", "now"):
+            env = {**os.environ, "FL_BENCH_APP": apps[which]}
+            out = subprocess.run(child, env=env, check=True, capture_output=True, text=True)
+            runs[which].append(json.loads(out.stdout.splitlines()[-1]))
+    print(runs["now"][0]["notes"][0])
+    print(f"before: {apps['before']}; now: {apps['now']}; {args.rounds} runs of each, alternating")
+    print(f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print()
+    print(f"{'measure':<58} {'before':>15} {'now':>15} {'ratio':>6} {'target':>8}  result")
+
+    def spread(values: list[float]) -> str:
+        return f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
+
+    for row, (name, _figure, target) in enumerate(runs["now"][0]["table"]):
+        before = [run["table"][row][1] for run in runs["before"]]
+        now = [run["table"][row][1] for run in runs["now"]]
+        ratio = statistics.median(now) / max(statistics.median(before), 1e-9)
+        verdict = "PASS" if statistics.median(now) <= target else "MISS"
+        u = unit(name)
+        print(
+            f"{name:<58} {spread(before):>13}{u} {spread(now):>13}{u} {ratio:>6.2f} "
+            f"{target:>6}{u}  {verdict}"
+        )
     return 0
 
 
