@@ -220,6 +220,31 @@ def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window,
     assert _listed(window, "hub")["ended"] == hub_before["ended"] + 1
 
 
+def test_an_edit_reads_again_only_the_counts_the_list_has_read(hub_window, monkeypatch):
+    """A row's counts are read when it is shown: an edit does not read those of a row no one
+    has seen (the list may hold 100,000 rows read to find an entity)."""
+    window = hub_window
+    _load_whole_list(window)
+    model = window.browser.model
+    hub_before = _listed(window, "hub")  # read, as when shown
+    fact = next(  # one whose other end was never shown
+        f
+        for f in window.kg.intervals("hub")
+        if f["valid_to"] is None and model._rows[model.row_of(f["other"])]["current"] is None
+    )
+    changed = []
+    listed = window.kg.entity_list_rows
+    monkeypatch.setattr(
+        window.kg, "entity_list_rows", lambda ids: changed.extend(ids) or listed(ids)
+    )
+    with window.kg.recording():  # as every edit of the window's is
+        window.kg.end_fact(fact["id"], "2026-01-01")
+    assert changed == ["hub"]
+    assert _listed(window, "hub")["ended"] == hub_before["ended"] + 1
+    other_now = _listed(window, fact["other"])  # read when shown, as it is now
+    assert other_now == listed([fact["other"]])[0]
+
+
 def test_a_write_whose_former_ends_are_unknown_reads_every_row_again(hub_window, monkeypatch):
     window = hub_window
     _load_whole_list(window)

@@ -126,11 +126,12 @@ class EntityModel(QAbstractTableModel):
 
     def _update_ends(self, kg, touched: Touched) -> None:
         """Read again the rows of the entities at either end of the touched facts, before the
-        write and after it."""
+        write and after it (those whose counts were read: the others' are read when shown)."""
         ends = set(touched.fact_ends)
         for row in kg.rows_with_ids("triples", list(touched.facts)).values():
             ends.update((row["subject"], row["object"]))
-        at = {row["id"]: i for i, row in enumerate(self._rows) if row["id"] in ends}
+        rows = ((eid, self._row_by_id.get(eid, -1)) for eid in ends)
+        at = {eid: row for eid, row in rows if row >= 0 and self._rows[row]["current"] is not None}
         for new in kg.entity_list_rows(list(at)):
             self._replace_row(at[new["id"]], new)
 
