@@ -157,4 +157,3 @@ def test_the_entity_list_waits_for_a_hubs_read_without_keeping_the_ui_thread_bus
     qtbot.waitUntil(lambda: not window.browser.finding.running, timeout=10000)
     current = window.browser.view.currentIndex()
     assert window.browser.model.entity_at(current.row())["id"] == "hub"
-

@@ -170,7 +170,9 @@ class EntityModel(QAbstractTableModel):
             if self._rows[row]["current"] is None
         ]
         try:
-            listed = {e["id"]: e for e in kg.entity_list_rows([self._rows[r]["id"] for r in wanted])}
+            listed = {
+                e["id"]: e for e in kg.entity_list_rows([self._rows[r]["id"] for r in wanted])
+            }
         except Unavailable:  # shown blank, read again when next shown
             return
         for row in wanted:

@@ -139,9 +139,10 @@ class SQLiteEntities(EntityRows):
 
     @staticmethod
     def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
-        """Entity rows with their counts (None without ``counts``), in the order of ``page``: ids to read, or (id, name,
-        type) rows already read; ids no longer in the table are left out. A row whose id is
-        NULL (a hand-edited file) is listed with no facts: no fact can name it."""
+        """Entity rows with their counts (None without ``counts``), in the order of ``page``:
+        ids to read, or (id, name, type) rows already read; ids no longer in the table are
+        left out. A row whose id is NULL (a hand-edited file) is listed with no facts: no fact
+        can name it."""
         ids = [item for item in page if not isinstance(item, tuple)]
         found = {
             row[0]: row
