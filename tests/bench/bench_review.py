@@ -12,6 +12,7 @@ moreno", "Kái-Moreno", "Kai"), three facts per entity, a few hubs, and a week o
 worker thread with a store of its own (as the window's background reads), a progress callback
 listening:
 
+- the inbox as the window reads it (``waiting_summary``), and the peak memory so far;
 - ``duplicate_entities()`` over every entity (target: 2 s at 100,000 entities; not at --big);
 - ``recorded_since(a week ago)``, first as the file is, then with the speed indexes it reads
   (when facts were recorded, ``fl_triples_recorded``, and entity names by id,
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -42,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "app"))
 
 from factlines import KnowledgeGraph, open_graph  # noqa: E402
+from factlines.core import temporal  # noqa: E402
 from factlines.core.names import entity_id  # noqa: E402
 from factlines.core.store.sqlite import indexes  # noqa: E402
 
@@ -142,6 +145,7 @@ def main() -> None:
         return kg.recorded_since(week_ago, write_log=none)
 
     indexes.drop(str(path), REVIEW_INDEXES)  # a kept file: as MemPalace made it
+    _inbox(path, none)
     measures = (
         []
         if args.big or args.graph
@@ -230,6 +234,23 @@ def _facts(path: Path) -> int:
         return conn.execute("SELECT MAX(rowid) FROM triples").fetchone()[0] or 0
     finally:
         conn.close()
+
+
+def _inbox(path: Path, none: Path) -> None:
+    """The inbox as the window reads it (``waiting_summary``: the rows it shows, the counts),
+    first, so that the peak memory printed is its own."""
+    now = temporal.now_instant()
+    runs = [
+        on_worker(path, lambda kg, _p: kg.waiting_summary(500, now, write_log=none))
+        for _ in range(3)
+    ]
+    seconds = statistics.median(run[0] for run in runs)
+    cpu = statistics.median(run[3] for run in runs)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{'the inbox, as the window reads':<30} {seconds:6.2f} s  (CPU {cpu:.2f} s)  "
+        f"{runs[0][1]['total']:,} rows waiting; peak memory so far {peak:.0f} MB"
+    )
 
 
 def _report(words: str, target: float | None, runs: list) -> None:

@@ -305,6 +305,31 @@ class FactRows:
             sql = f"SELECT {FACT_COLUMNS} {self._names_join(conn)} WHERE {where}"
             return conn.execute(sql, params).fetchall()
 
+    def recorded_counts(self, after: str) -> list[tuple]:
+        """(``extracted_at``, how many facts hold it) of each value sorting after ``after``
+        (as :meth:`recorded_between` compares): a span's size with none of its rows read (a
+        million facts imported this week hold a few dozen values)."""
+        mark, order = self._db.MARK, self.BYTE_ORDER
+        with self._db.read() as conn:
+            return conn.execute(
+                f"SELECT extracted_at, COUNT(*) FROM triples WHERE extracted_at {order} > {mark} "
+                "GROUP BY extracted_at",
+                [after],
+            ).fetchall()
+
+    def newest_recorded(self, after: str, limit: int) -> list[tuple]:
+        """The ``limit`` fact rows (as :meth:`recorded_between` gives them) whose
+        ``extracted_at`` sorts last after ``after``, then by id, last first; in no order. The
+        rows are chosen before their names are read (one join per row kept, not per row)."""
+        mark, order = self._db.MARK, self.BYTE_ORDER
+        with self._db.snapshot() as conn:
+            return conn.execute(
+                f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id IN (SELECT id FROM triples "
+                f"WHERE extracted_at {order} > {mark} "
+                f"ORDER BY extracted_at {order} DESC, id {order} DESC LIMIT {mark})",
+                [after, limit],
+            ).fetchall()
+
     def _names_join(self, conn) -> str:
         """The join that reads a span of facts' names (the engine's planner picks the index)."""
         return FACT_LEFT_JOIN

@@ -187,6 +187,7 @@ class KnowledgeGraph:
     reviewed_up_to = forwarded("_review", GraphReview.reviewed_up_to)
     review_since = forwarded("_review", GraphReview.review_since)
     waiting_for_review = forwarded("_review", GraphReview.waiting_for_review)
+    waiting_summary = forwarded("_review", GraphReview.waiting_summary)
     mark_reviewed = forwarded("_review", GraphReview.mark_reviewed)
     keep_reviewed = forwarded("_review", GraphReview.keep_reviewed)
     entity_rows_as_recorded = forwarded("_recorded", RecordedView.entity_rows_as_recorded)

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
-from factlines.core.turns import let_go
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 from factlines.ui.look import style
 from factlines.ui.look.wording import in_words
@@ -53,19 +52,10 @@ def read_inbox(kg, _progress) -> dict:
     whole = (now - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     since = kg.review_since()
     never = kg.reviewed_up_to() is None
-    waiting = kg.waiting_for_review()
     # Only what the panel shows crosses to the UI thread (a week of a busy graph is 90,000
     # rows, and even dropping those there took 175 ms); "mark all" needs only the later ones.
-    inbox = {
-        "since": since,
-        "whole": whole,
-        "never": never,
-        "items": waiting[:SHOWN_AT_MOST],
-        "total": len(waiting),
-        "added": sum(1 for item in waiting if item["kind"] == "added"),
-        "later": [item for item in waiting if item["recorded_at"] > whole],
-    }
-    let_go(waiting)
+    inbox = {"since": since, "whole": whole, "never": never}
+    inbox.update(kg.waiting_summary(SHOWN_AT_MOST, whole))
     return inbox
 
 
