@@ -6,7 +6,7 @@ figures; not a test): 10k entities / 100k facts with a 2,000-fact hub (bench_win
 The server: ``FACTLINES_TEST_POSTGRES`` (a URL whose role may CREATE DATABASE), else a
 throwaway one from the machine's PostgreSQL binaries (as the tests start it), on this machine.
 
-Targets (PostgreSQL): open + window shown <= 1 s; selecting the hub <= 300 ms until every view
+Targets (PostgreSQL): open + window shown <= 1 s; selecting the hub <= 150 ms until every view
 is updated; an as_of step makes no query; another client's write is in the window <= 1 s.
 """
 
@@ -72,9 +72,9 @@ def measure(app: QApplication, location) -> dict[str, float]:
     figures = {"open + window shown": ms(time.perf_counter() - started)}
     assert window.browser.model.rowCount() > 0
 
-    figures["select the 2,000-fact hub (median of 7)"] = statistics.median(
-        select_hub(app, window, 7)
-    )
+    selects, _views, cpu = select_hub(app, window, 7)
+    figures["select the 2,000-fact hub (median of 7)"] = statistics.median(selects)
+    figures["  the UI thread's CPU of that (median)"] = statistics.median(cpu)
 
     window.set_as_of("2015-01-01")
     settle(app)
@@ -103,7 +103,7 @@ def measure(app: QApplication, location) -> dict[str, float]:
 
 TARGETS = {
     "open + window shown": 1000,
-    "select the 2,000-fact hub (median of 7)": 300,
+    "select the 2,000-fact hub (median of 7)": 150,
     "  queries during the 40 steps": 0,
     "another client's write in the window": 1000,
 }
