@@ -20,6 +20,16 @@ def test_a_read_lets_its_rows_go_a_slice_at_a_time():
     assert rows == [] and sizes == [turns.LET_GO_AT_ONCE, turns.LET_GO_AT_ONCE, 5]
 
 
+def test_rows_grouped_by_a_key_are_let_go_a_group_and_a_slice_at_a_time(monkeypatch):
+    # Freeing a dict of a million grouped rows at once held the interpreter's lock 60-80 ms.
+    emptied = []
+    monkeypatch.setattr(turns, "let_go", lambda rows: emptied.append(len(rows)) or rows.clear())
+    groups = {"kai": [1, 2, 3], "rosa": [4], "nova": []}
+    kai = groups["kai"]
+    turns.let_go_each(groups)
+    assert groups == {} and kai == [] and sorted(emptied) == [0, 1, 3]
+
+
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers()), max_size=60), st.integers(1, 7))
 def test_a_sort_in_turns_is_the_stable_sort(rows, at_once):
     expected = sorted(rows, key=lambda row: row[0])

@@ -20,6 +20,7 @@ from itertools import pairwise
 from operator import itemgetter
 
 from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
+from factlines.core.turns import let_go_each
 
 KINDS = ("overlap", "handover", "duplicate_open", "inverted", "future_end")
 _OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
@@ -40,7 +41,10 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     second and lasts at least as long (MemPalace's ``invalidate(ended=D)`` then
     ``add_triple(valid_from=D)``).
     """
-    return _ordered_pairs(_by_subject(rows))
+    groups = _by_subject(rows)
+    found = _ordered_pairs(groups)
+    let_go_each(groups)
+    return found
 
 
 def _ordered_pairs(groups: dict[str, list[tuple]]) -> list[tuple]:
@@ -230,6 +234,7 @@ def predicate_figures(
         )
         if pairs_for(figure):
             figure["pairs"] = [pair for pair in _ordered_pairs(groups) if pair[3] != _DUPLICATE]
+        let_go_each(groups)
     return figures
 
 
@@ -259,6 +264,7 @@ def _figures(facts: list[tuple], days: _Days) -> dict:
             if end is not None and start is not None:
                 figure["changes"] += 1
                 figure["following"] += start - end <= FOLLOW_ON_DAYS
+    let_go_each(held)
     return figure
 
 

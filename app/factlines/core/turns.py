@@ -22,6 +22,14 @@ def let_go(rows: list) -> None:
         del rows[-LET_GO_AT_ONCE:]
 
 
+def let_go_each(groups: dict) -> None:
+    """Empty a dict of lists (rows grouped by a key) a group at a time, each as :func:`let_go`
+    does: freed at once, a grouping of a million rows held the lock 60-80 ms."""
+    while groups:
+        _key, rows = groups.popitem()
+        let_go(rows)
+
+
 def sort_in_turns(rows: list, key: Callable) -> None:
     """Sort ``rows`` in place, stable, as ``rows.sort(key=key)``: runs of
     :data:`SORT_AT_ONCE` sorted apart, then merged in Python (about three times the CPU of

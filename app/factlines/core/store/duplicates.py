@@ -12,6 +12,7 @@ from factlines.core.progress import Progress, report
 from factlines.core.store.entity_edits import EntityEdits
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.wiring import Part, writes
+from factlines.core.turns import let_go
 
 NOT_SAME = "not_duplicates"
 ALIASES = "aliases"
@@ -36,13 +37,16 @@ class DuplicateEntities(Part):
         entities = self._store.entities.every()
         report(progress, 1, _STEPS)
         links = self._store.facts.ends()
-        return find_duplicates(
+        found = find_duplicates(
             entities,
             links,
             self.not_duplicates(),
             max(1, int(limit)),
             lambda: report(progress, next(steps), _STEPS),
         )
+        let_go(links)  # a million rows freed in turns, not in one call that holds the lock
+        let_go(entities)
+        return found
 
     def not_duplicates(self) -> set[frozenset]:
         """The groups of entities a person said are not the same."""

@@ -14,6 +14,7 @@ from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.protocol import EntityStore
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
+from factlines.core.turns import sort_in_turns
 
 # A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
 # one, but files get edited) is still readable by id: its names fall back to the ids.
@@ -43,7 +44,7 @@ def changed_facts(
                 f"WHERE t.object = {x} AND t.subject != {x} AND {where}"
             )
         rows = conn.execute(sql, params).fetchall()
-        rows.sort(key=lambda r, c=column, k=key: (k(r[c]), r[0]))
+        sort_in_turns(rows, key=lambda r, c=column, k=key: (k(r[c]), r[0]))
         out.append(rows)
     return out[0], out[1]
 

@@ -145,10 +145,13 @@ class GraphHistory(Part):
         eid = self._entities.id_of(entity) if entity is not None else None
         with collector_paused():
             started, ended = self._store.history.changes(start_key, end_key, eid)
-            return {
+            changes = {
                 "started": [fact_dict(r) for r in started],
                 "ended": [fact_dict(r) for r in ended],
             }
+            let_go(started)  # the rows freed in turns (a quarter of a million at 1M facts)
+            let_go(ended)
+            return changes
 
     # ── The story in order ────────────────────────────────────────────────
 
