@@ -9,7 +9,7 @@ from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, nocase, order, valid_at, valid_at_params
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite.entities import index_entries
-from factlines.core.store.sqlite.ranking import COUNTS
+from factlines.core.store.sqlite.ranking import counts_of
 
 # Every entity's open and ended facts, both directions, a fact about itself once.
 _ALL_COUNTS = (
@@ -138,11 +138,11 @@ class PGEntities(EntityRows):
         ]
         if not counts:  # read for the rows shown (a long list read to find one entity)
             return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
+        ids = [row[0] for row in rows if row[0] is not None]
         by_id = {
             eid: (current, ended)
             for eid, current, ended in conn.execute(
-                f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]} FROM entities e WHERE e.id = ANY(%s)",
-                ([row[0] for row in rows if row[0] is not None],),
+                counts_of(lambda column: f"{column} = ANY(%s)"), (ids, ids)
             )
         }
         return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]

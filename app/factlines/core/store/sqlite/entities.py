@@ -155,14 +155,13 @@ class SQLiteEntities(EntityRows):
         ]
         if not counts:  # read for the rows shown (a long list read to find one entity)
             return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
-        by_id = {
-            eid: (cur, end)
-            for eid, cur, end in rows_for_ids(
-                conn,
-                f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]} FROM entities e WHERE e.id IN",
-                [row[0] for row in rows if row[0] is not None],
-            )
-        }
+        ids = [row[0] for row in rows if row[0] is not None]
+        by_id = {}
+        for start in range(0, len(ids), 400):  # twice in a statement: within SQLite's 999
+            chunk = ids[start : start + 400]
+            marks = ", ".join("?" * len(chunk))
+            sql = ranking.counts_of(lambda column, marks=marks: f"{column} IN ({marks})")
+            by_id.update((eid, (cur, end)) for eid, cur, end in conn.execute(sql, chunk * 2))
         return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
 
     # ── Ranked by counts (see .ranking) ───────────────────────────────────
