@@ -34,7 +34,7 @@ ALL_TYPES = "All types"
 # turn of the event loop (80 rows, 160, 320...), none longer than LONGEST_READ (~25 ms at a
 # million facts: the rows' counts are read only for the rows shown).
 MAX_ROWS_TO_FIND = 250_000
-LONGEST_READ = 10_000
+LONGEST_READ = 5_000
 
 
 class EntityTable(QTableView):
