@@ -324,8 +324,13 @@ def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
                 ),
             }
         )
-    suggestions.sort(key=lambda s: (-s["changing"], s["overlapping"], s["predicate"]))
+    suggestions.sort(key=by_evidence)
     return suggestions
+
+
+def by_evidence(suggestion: dict) -> tuple:
+    """The order of :func:`suggest_single_valued`'s suggestions: most evidence first."""
+    return (-suggestion["changing"], suggestion["overlapping"], suggestion["predicate"])
 
 
 def plural(n: int, word: str) -> str:
@@ -346,6 +351,7 @@ def _percent(share: float) -> str:
 __all__ = [
     "KINDS",
     "as_rows",
+    "by_evidence",
     "overlapping_pairs",
     "plural",
     "predicate_figures",
