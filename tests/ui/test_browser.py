@@ -202,7 +202,7 @@ def test_an_entity_chosen_deep_in_the_list_is_found_in_reads_a_turn_apart(
 
 
 def test_an_entity_further_down_than_one_found_before_is_found_too(kg, qtbot, isolated_settings):
-    """How far the list looks is counted from the rows it has already read, not the top."""
+    """The list goes on from the rows it has already read."""
     with kg.transaction():
         for n in range(2_400):
             kg.add_entity(f"Entity {n:04d}", "thing")
@@ -287,3 +287,23 @@ def test_an_entity_far_down_the_list_is_found_with_the_counts_of_the_rows_shown_
     model = browser.model
     assert [model.index(index.row(), column).data() for column in (2, 3)] == [1, 1]
     assert 0 < sum(counted) <= 3 * model.PAGE  # the rows around it, not the 4,900 read
+
+
+def test_the_list_looks_no_further_than_its_bound_however_often_it_is_asked(
+    kg, qtbot, isolated_settings, monkeypatch
+):
+    # Every row listed is read again after a write of many facts, on the UI thread (100,000
+    # rows: 260 ms): the list holds no more rows than the bound for the entities it looks for.
+    from factlines.ui.views import entity_list
+
+    monkeypatch.setattr(entity_list, "MAX_ROWS_TO_FIND", 300)
+    with kg.transaction():
+        for n in range(600):
+            kg.add_entity(f"Entity {n:04d}", "thing")
+    window = shown_window(qtbot, kg, isolated_settings)
+    browser = window.browser
+    for name in ("Entity 0500", "Entity 0001", "Entity 0500"):
+        window.select_entity(name)
+        qtbot.waitUntil(lambda: not browser.finding.running, timeout=5000)
+    assert browser.model.rowCount() == 300
+    assert browser.view.selectionModel().selectedRows() == []  # not listed that far down

@@ -91,10 +91,10 @@ class EntityModel(QAbstractTableModel):
     def update_rows(self, touched: Touched | None = None) -> None:
         """After a write: read the rows listed again (the counts of those whose counts were
         read); when they are the same entities in the same order, announce just the rows
-        whose counts or names changed (no reset). A write
-        of a few facts, listed by name or type with every entity shown, can change only the
-        counts of its facts' ends, before and after: just those are read again (a hub's list
-        holds thousands of rows), when the write says what they were."""
+        whose counts or names changed (no reset). A write of a few facts, listed by name or
+        type with every entity shown, can change only the counts of its facts' ends, before
+        and after: just those are read again (a hub's list holds thousands of rows), when the
+        write says what they were."""
         kg = self._state.kg
         if kg is None or not self._rows:
             self.refresh()
