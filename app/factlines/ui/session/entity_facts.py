@@ -115,11 +115,10 @@ class EntityFacts:
         if not self.read:  # the facts will be read as they are then
             self.record = self._kg.get_entity(self.entity)
             return FactsPatch()
-        neighbours = {f["other"] for f in self.facts} | {self.entity}
         if (
             touched.everything
             or touched.settings  # the single-valued predicates: conflicts anywhere
-            or touched.entities & neighbours  # a name shown on the rows changed
+            or self._names_shown(touched.entities)  # a name shown on the rows changed
             or len(touched.facts) > MAX_PATCHED
         ):
             self._read_all()
@@ -136,19 +135,39 @@ class EntityFacts:
                     self.facts[self.index_of[tid]].update(row)
                     patch.changed.append(tid)
             elif row is not None:
+                self.index_of[tid] = len(self.facts)
                 self.facts.append(row)
                 patch.added.append(tid)
         if patch.removed:
             gone = set(patch.removed)
             self.facts = [f for f in self.facts if f["id"] not in gone]
-        self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
-        self.starts, self.ends = time_bounds(self.facts)
+            self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
+            self.starts, self.ends = time_bounds(self.facts)
+        else:
+            # The rows changed keep their places, the added come last: only they are redone
+            # (a hub's 20,000 rows redone after each edit took ~60 ms of the UI thread).
+            self._bounds_of([self.index_of[tid] for tid in (*patch.changed, *patch.added)])
         self.valid = valid_mask(self.starts, self.ends, self._at)
         restyled = self._read_conflicts(self._kg) - set(patch.changed) - set(patch.added)
         patch.changed += sorted(tid for tid in restyled if tid in self.index_of)
         if patch:
             self.prepared = {}
         return patch
+
+    def _names_shown(self, entities: set) -> bool:
+        """Whether the rows show the name of one of ``entities`` (theirs, or this one's)."""
+        return bool(entities) and (
+            self.entity in entities or any(f["other"] in entities for f in self.facts)
+        )
+
+    def _bounds_of(self, rows: list[int]) -> None:
+        """The time arrays brought up to date at ``rows`` (those past their end: added)."""
+        starts, ends = time_bounds([self.facts[i] for i in rows])
+        grown = len(self.facts) - len(self.starts)
+        if grown:
+            self.starts = np.concatenate([self.starts, np.zeros(grown)])
+            self.ends = np.concatenate([self.ends, np.zeros(grown)])
+        self.starts[rows], self.ends[rows] = starts, ends
 
     def _read_fact(self, tid: str) -> dict | None:
         """The fact as an ``intervals`` row of this entity, or None when it is not one now."""
