@@ -62,9 +62,9 @@ POSTGRES_CREATE = [
     "CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate)",
     "CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to)",
 ]
-POSTGRES_ADD_COLUMNS = [
-    "ALTER TABLE triples ADD COLUMN source_drawer_id TEXT",
-    "ALTER TABLE triples ADD COLUMN adapter_name TEXT",
+POSTGRES_ADD_COLUMNS = [  # compared byte by byte, as every text column made here
+    'ALTER TABLE triples ADD COLUMN source_drawer_id TEXT COLLATE "C"',
+    'ALTER TABLE triples ADD COLUMN adapter_name TEXT COLLATE "C"',
 ]
 
 

@@ -121,7 +121,8 @@ def prepare(conn, label: str, read_only: bool) -> None:
     ours = "fl_meta" in columns and "fl_writes" in columns
     if read_only or (version == SCHEMA_VERSION and not newer and ours):
         return
-    _write(conn, [f"ALTER TABLE triples ADD COLUMN {c} TEXT" for c in newer] + list(FL_TABLES))
+    added = [f"ALTER TABLE triples ADD COLUMN {c} {_TEXT}" for c in newer]  # bytes, as the rest
+    _write(conn, added + list(FL_TABLES))
 
 
 def _write(conn, statements: list[str]) -> None:
