@@ -124,6 +124,7 @@ def test_cycles_are_collected_on_the_ui_thread_alone(qtbot):
     import gc
     import threading
 
+    from factlines.core import collector
     from factlines.ui.app import collect_on_the_ui_thread
 
     collected_on: list[str] = []
@@ -140,6 +141,9 @@ def test_cycles_are_collected_on_the_ui_thread_alone(qtbot):
         collect_on_the_ui_thread()
         gc.set_threshold(100, 10, 10)
         assert not gc.isenabled()
+        # The timer waits while a whole-graph read has paused the collector: one a window of
+        # an earlier test left running on a worker must end first (a pause never ended fails).
+        qtbot.waitUntil(lambda: not collector.paused(), timeout=30_000)
 
         def worker():
             for _ in range(5_000):  # far past the threshold: Python would collect here

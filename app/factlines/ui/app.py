@@ -109,8 +109,11 @@ def collect_on_the_ui_thread() -> None:
 
         timer = QTimer()
         timer.timeout.connect(_collect_what_is_due)
-        timer.start(COLLECT_EVERY_MS)
         _COLLECTOR.append(timer)
+    # Started again when the application it ran under has gone (another one in the same
+    # process, as in the tests): a timer stopped there would leave nothing collecting.
+    if not _COLLECTOR[0].isActive():
+        _COLLECTOR[0].start(COLLECT_EVERY_MS)
 
 
 def _collect_what_is_due() -> None:
