@@ -220,12 +220,12 @@ class GraphReview(Part):
         (a million facts imported this week took 18 s and 1.6 GB to read whole)."""
         since = _key(self.review_since(), "instant")
         later = _key(later_than, "later_than")
-        counts = [
-            (at, count)
+        recorded = sum(
+            count
             for stamp, count in self._store.facts.recorded_counts(_stamp(since))
             if (at := recorded_instant(stamp)) is not None and at > since
-        ]
-        if sum(count for _at, count in counts) < LEAN_FROM:
+        )
+        if recorded < LEAN_FROM:
             waiting = self.waiting_for_review(write_log)
             summary = {
                 "items": waiting[:shown],
@@ -244,7 +244,7 @@ class GraphReview(Part):
             ended += self._seen_in_write_log(logged, added)
         waiting = [item for item in [*added.values(), *ended] if review_key(item) not in kept]
         waiting.sort(key=_order, reverse=True)
-        in_span = sum(count for _at, count in counts) - self._kept_added(kept, since)
+        in_span = recorded - self._kept_added(kept, since)
         return {
             "items": waiting[:shown],
             "total": in_span + sum(1 for item in waiting if item["kind"] == "ended"),

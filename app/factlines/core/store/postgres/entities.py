@@ -138,11 +138,11 @@ class PGEntities(EntityRows):
         ]
         if not counts:  # read for the rows shown (a long list read to find one entity)
             return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
-        ids = [row[0] for row in rows if row[0] is not None]
+        named = [row[0] for row in rows if row[0] is not None]
         by_id = {
             eid: (current, ended)
             for eid, current, ended in conn.execute(
-                counts_of(lambda column: f"{column} = ANY(%s)"), (ids, ids)
+                counts_of(lambda column: f"{column} = ANY(%s)"), (named, named)
             )
         }
         return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]

@@ -155,10 +155,10 @@ class SQLiteEntities(EntityRows):
         ]
         if not counts:  # read for the rows shown (a long list read to find one entity)
             return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
-        ids = [row[0] for row in rows if row[0] is not None]
+        named = [row[0] for row in rows if row[0] is not None]
         by_id = {}
-        for start in range(0, len(ids), 400):  # twice in a statement: within SQLite's 999
-            chunk = ids[start : start + 400]
+        for start in range(0, len(named), 400):  # twice in a statement: within SQLite's 999
+            chunk = named[start : start + 400]
             marks = ", ".join("?" * len(chunk))
             sql = ranking.counts_of(lambda column, marks=marks: f"{column} IN ({marks})")
             by_id.update((eid, (cur, end)) for eid, cur, end in conn.execute(sql, chunk * 2))
