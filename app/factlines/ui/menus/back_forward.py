@@ -8,8 +8,8 @@ Ctrl+[ and Ctrl+], and the mouse's back and forward buttons) live on the window.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
 from factlines.ui.actions import make_action
 from factlines.ui.session.state import AppState
@@ -41,9 +41,11 @@ class SelectionHistory(QObject):
         )
         state.entityChanged.connect(self._entity_changed)
         state.graphChanged.connect(self.clear)
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
+        # The mouse's buttons are watched on the window's own surfaces (its native window, a
+        # floating dock's), not on the application: a Python filter there is called for
+        # every event of every widget (2,500 in the second after start-up, each waiting for
+        # the interpreter's lock while a worker reads the graph).
+        window.installEventFilter(self)  # its native window exists once shown
         self._update_actions()
 
     def fill(self, menu: QMenu) -> None:
@@ -109,13 +111,31 @@ class SelectionHistory(QObject):
         self.action_forward.setEnabled(bool(self._forward))
 
     # The mouse's back and forward buttons, anywhere in the window
+    def _watch_surfaces(self) -> None:
+        """Watch the window's native window, and each dock's once it floats in one of its own."""
+        self._window.removeEventFilter(self)
+        self._window.windowHandle().installEventFilter(self)
+        for dock in self._window.findChildren(QDockWidget):
+            dock.topLevelChanged.connect(lambda floating, dock=dock: self._dock_floats(dock))
+
+    def _dock_floats(self, dock: QDockWidget) -> None:
+        # Its native window is made when it is shown floating, after this signal.
+        QTimer.singleShot(0, self, lambda: self._watch_dock(dock))
+
+    def _watch_dock(self, dock: QDockWidget) -> None:
+        if dock.isFloating() and dock.windowHandle() is not None:
+            dock.windowHandle().installEventFilter(self)  # twice is once
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.MouseButtonPress or not isinstance(watched, QWidget):
+        kind = event.type()
+        if watched is self._window:
+            if kind == QEvent.Type.Show and self._window.windowHandle() is not None:
+                self._watch_surfaces()
+            return False
+        if kind != QEvent.Type.MouseButtonPress:
             return False
         button = event.button()
         if button not in (Qt.MouseButton.BackButton, Qt.MouseButton.ForwardButton):
-            return False
-        if watched.window() is not self._window:
             return False
         if button == Qt.MouseButton.BackButton:
             self.back()
