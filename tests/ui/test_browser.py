@@ -138,17 +138,23 @@ def test_the_browser_context_menu_renames_and_merges(window, demo, answer_dialog
     ]
 
 
-def test_a_keystroke_paints_the_entity_list_once(window, qtbot):
+def test_a_keystroke_paints_the_entity_list_once_and_its_counts_once(window, qtbot):
+    """The rows at once (no second layout for the scroll bar), their counts read elsewhere and
+    painted when in: two paints, not more."""
     # Short enough that all 31 demo entities need a scroll bar, and one match does not.
     window.resize(1500, 600)
     window.browser.set_search("kai")
     qtbot.wait(50)
     counter = PaintCounter({"list": window.browser.view.viewport()})
     window.browser.set_search("")
+    model = window.browser.model
     qtbot.waitUntil(lambda: counter.counts["list"] > 0, timeout=2000)
+    qtbot.waitUntil(lambda: model._rows[0]["current"] is not None, timeout=2000)
     qtbot.wait(50)
-    assert window.browser.model.rowCount() == 31
-    assert counter.counts == {"list": 1}
+    assert model.rowCount() == 31
+    assert counter.counts == {"list": 2}
+    counts = {(r["id"], r["current"], r["ended"]) for r in model._rows}
+    assert counts == {(e["id"], e["current"], e["ended"]) for e in window.kg.list_entities()}
 
 
 def test_right_click_shows_the_entity_then_offers_its_menu(window, qtbot):
