@@ -13,6 +13,7 @@ from chart_harness import LEFT, NONE, drag_side, menu_action, mouse_click, mouse
 from PySide6.QtCore import QEvent, Qt
 
 from factlines.core import temporal
+from factlines.core.columns import BY_NAME, PROVENANCE
 from factlines.ui.menus.edits import FactActions
 
 
@@ -62,6 +63,23 @@ def test_click_selects_and_selection_highlights(h):
     assert chart.bars.selected == chart.bars.layout.index_of(nova)
     h.state.select_fact(None)
     assert chart.bars.selected == -1
+
+
+def test_the_tooltip_names_every_provenance_column_recorded(h, qtbot):
+    orion = h.fact_id("works_on", "Orion")
+    recorded = {name: f"{name}-value" for name in PROVENANCE}
+    h.kg.update_fact(orion, **recorded)
+    qtbot.waitUntil(
+        lambda: (
+            h.chart.bars.layout.facts[h.chart.bars.layout.index_of(orion)].get("adapter_name")
+            is not None
+        ),
+        timeout=2000,
+    )
+    text = h.chart.tooltip(h.chart.bars.layout.index_of(orion))
+    provenance = text[text.index("Provenance: ") :].split("<br>")[0]
+    for name in PROVENANCE:
+        assert f"{BY_NAME[name].header.lower()}: {name}-value" in provenance
 
 
 def test_hover_tooltip_describes_the_fact(h):

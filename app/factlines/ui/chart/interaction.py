@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QWidget
 
 from factlines.core import temporal
+from factlines.core.columns import BY_NAME, PROVENANCE
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
 from factlines.ui.chart import layout as gl
@@ -396,13 +397,8 @@ class BarPointer:
         )
         rows += [f"<i>{style.MARK} {html.escape(note)}</i>" for note in notes if note]
         sources = [
-            f"{label}: {html.escape(style.tip_text(fact[key]))}"
-            for key, label in (
-                ("source_closet", "closet"),
-                ("source_file", "file"),
-                ("source_drawer_id", "drawer"),
-                ("adapter_name", "adapter"),
-            )
+            f"{BY_NAME[key].header.lower()}: {html.escape(style.tip_text(fact[key]))}"
+            for key in PROVENANCE
             if fact.get(key)
         ]
         rows.append("Provenance: " + (", ".join(sources) if sources else "none recorded"))
