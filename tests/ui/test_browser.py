@@ -5,10 +5,12 @@ from __future__ import annotations
 import threading
 from itertools import pairwise
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
 from factlines import KnowledgeGraph
+from factlines.ui.views import entity_list
 from ui_fixtures import *  # noqa: F403
 from ui_fixtures import PaintCounter, dump, file_query, shown_window, triple_rows
 
@@ -313,3 +315,38 @@ def test_the_list_looks_no_further_than_its_bound_however_often_it_is_asked(
         qtbot.waitUntil(lambda: not browser.finding.running, timeout=5000)
     assert browser.model.rowCount() == 300
     assert browser.view.selectionModel().selectedRows() == []  # not listed that far down
+
+
+@pytest.mark.parametrize("longest_read", [None, 500], ids=["at-once", "in-turns"])
+def test_another_programs_write_keeps_the_list_where_it_was(
+    kg, qtbot, isolated_settings, monkeypatch, longest_read
+):
+    """MemPalace writes while the person looks far down the list: the list stays there, the
+    selected entity still selected (it went back to its first page, nothing selected). The
+    rows loaded are read again at once up to a bound, the rest a read per turn."""
+    if longest_read is not None:
+        monkeypatch.setattr(entity_list, "LONGEST_READ", longest_read)
+    with kg.transaction():
+        for n in range(3_000):
+            kg.add_entity(f"Entity {n:04d}", "thing")
+        kg.add_triple("Entity 2900", "knows", "Entity 0001")
+    window = shown_window(qtbot, kg, isolated_settings)
+    browser, model = window.browser, window.browser.model
+    window.select_entity("Entity 2900")
+    qtbot.waitUntil(lambda: not browser.finding.running, timeout=10_000)
+    view = browser.view
+    top = view.indexAt(view.viewport().rect().topLeft()).row()
+    assert top > 2_000
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    other = KnowledgeGraph(kg.db_path)
+    try:
+        other.add_triple("Entity 2950", "uses", "Newcomer tool", valid_from="2026-01-01")
+    finally:
+        other.close()
+    assert window.check_external_changes()
+    qtbot.waitUntil(lambda: bool(resets), timeout=5_000)  # it read the list again
+    qtbot.waitUntil(lambda: not browser.finding.running, timeout=10_000)
+    [index] = view.selectionModel().selectedRows()
+    assert browser.entity_at(index)["id"] == "entity_2900"
+    assert view.indexAt(view.viewport().rect().topLeft()).row() == top

@@ -79,10 +79,11 @@ class EntityModel(QAbstractTableModel):
             counts=False,
         )
 
-    def refresh(self) -> None:
-        """Re-read the first page and the count (after a filter, sort or data change)."""
+    def refresh(self, most: int | None = None) -> None:
+        """Re-read the count and the rows loaded (the first page after a filter or sort: they
+        were dropped), at most ``most`` of them."""
         kg = self._state.kg
-        keep = max(self.PAGE, len(self._rows)) if self._rows else self.PAGE
+        keep = max(self.PAGE, min(len(self._rows), most if most is not None else len(self._rows)))
         # Read before the reset begins: a read that fails leaves the model as it was.
         rows, total = [], 0
         if kg is not None:
@@ -213,6 +214,9 @@ class EntityModel(QAbstractTableModel):
 
     def row_of(self, entity_id: str | None) -> int:
         return self._row_by_id.get(entity_id, -1)
+
+    def id_at(self, row: int) -> str | None:
+        return self._rows[row]["id"] if 0 <= row < len(self._rows) else None
 
     # Lazy loading
     def canFetchMore(self, parent: Index = ROOT) -> bool:

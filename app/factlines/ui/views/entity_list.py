@@ -253,7 +253,37 @@ class EntityBrowser(QWidget):
                 self._show_types(types)
 
         self._state.read_soon(lambda kg: kg.entity_types(), show)
-        self.apply_filter()
+        self._read_again_in_place()
+
+    def _read_again_in_place(self) -> None:
+        """The list read again after a write that may have changed anything (another
+        program's), kept where the person had it: the rows loaded (up to LONGEST_READ at once,
+        the rest a read per turn), the row at the top of the view, the selection."""
+        if self._search_timer.isActive():  # a search typed meanwhile reads from the top
+            return
+        top = self.model.id_at(self.view.indexAt(self.view.viewport().rect().topLeft()).row())
+        wanted = [
+            e for e in (self._state.entity, top) if e is not None and self.model.row_of(e) >= 0
+        ]
+        finding = self.finding.running
+        self.model.refresh(most=LONGEST_READ)
+        if finding:  # a selection was being looked for: from the top again
+            self.finding.run(self._find(self._state.entity))
+        elif all(self.model.row_of(e) >= 0 for e in wanted):
+            self._scroll_to_top_row(top)
+        else:
+            self.finding.run(self._back_to(wanted, top))
+
+    def _back_to(self, wanted: list[str], top: str | None) -> Iterator[None]:
+        for entity_id in wanted:
+            yield from self._page_to(entity_id)
+        self._show_selection()
+        self._scroll_to_top_row(top)
+
+    def _scroll_to_top_row(self, entity_id: str | None) -> None:
+        row = self.model.row_of(entity_id)
+        if row >= 0:
+            self.view.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
 
     def _show_types(self, types: list) -> None:
         """Offer ``types`` in the type filter; the listing follows when the chosen type is
