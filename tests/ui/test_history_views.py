@@ -10,8 +10,11 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QPushButton, QWid
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
+from factlines.ui.jobs import progress
+from factlines.ui.models import changes as changes_model
 from factlines.ui.models.changes import CHANGE_ROLE
 from factlines.ui.models.fact_models import FACT_ID_ROLE
+from factlines.ui.panels import changes as changes_panel
 from factlines.ui.panels.story import StoryModel, event_key
 from store_helpers import raw_sql
 from ui_fixtures import *  # noqa: F403
@@ -83,6 +86,67 @@ def test_the_whole_graphs_changes_are_read_on_a_worker_thread(window, qtbot):
     assert f"{started} started, {ended} ended" in panel.summary.text()
     panel.whole_graph.setChecked(False)  # one entity's: read where it is asked
     assert not panel.busy
+
+
+def test_the_whole_graphs_tree_is_built_and_let_go_on_workers(window, qtbot, monkeypatch):
+    """Over a long span at a million facts the answer is hundreds of thousands of rows: its
+    tree is built on the worker that read it, and a big tree replaced is freed on one."""
+    built_on_ui, freed_on_ui = [], []
+    build = changes_model.build
+
+    def watched_build(changes):
+        built_on_ui.append(threading.current_thread() is threading.main_thread())
+        return build(changes)
+
+    let_go = progress.let_go
+    monkeypatch.setattr(changes_panel, "build", watched_build)
+    monkeypatch.setattr(
+        progress,
+        "let_go",
+        lambda rows: (
+            freed_on_ui.append(threading.current_thread() is threading.main_thread())
+            or let_go(rows)
+        ),
+    )
+    monkeypatch.setattr(changes_model, "LET_GO_ELSEWHERE_FROM", 1)
+    panel = window.panels.changes
+    panel.whole_graph.setChecked(True)
+    for first in ("2025-01-01", "2023-01-01", "2024-01-01"):
+        panel.set_instants(first, "2026-06-01")
+        qtbot.waitUntil(lambda: not panel.busy, timeout=10000)
+    qtbot.waitUntil(lambda: len(freed_on_ui) >= 2, timeout=5000)
+    assert built_on_ui and not any(built_on_ui)
+    assert not any(freed_on_ui)
+    everything = window.kg.changes_between("2024-01-01", "2026-06-01")
+    rows = fact_rows(view_named(window, "changesPanel").model())
+    assert {i.data(FACT_ID_ROLE) for i, _ in rows} == {
+        f["id"] for f in everything["started"] + everything["ended"]
+    }
+
+
+def test_a_long_answer_lists_its_entities_a_part_at_a_time(window, qtmodeltester, monkeypatch):
+    """The view asks Python about every row it lays out: 100,000 entities changed took the UI
+    thread for a second. The entities are listed a part at a time, more as the list is
+    scrolled to its end; a fact asked for is listed at once."""
+    monkeypatch.setattr(changes_model, "TOP_ROWS_AT_ONCE", 2)
+    everything = window.kg.changes_between("2024-01-01", "2026-06-01")
+    entities = {f["subject"] for f in everything["started"] + everything["ended"]}
+    assert len(entities) > 2
+    model = changes_model.ChangesModel()
+    model.set_changes(everything)
+    assert model.rowCount() == 2 and model.canFetchMore()
+    last = max(everything["ended"], key=lambda f: f["subject_name"])["id"]  # listed last
+    index = model.fact_index(last)
+    assert index.isValid() and index.data(FACT_ID_ROLE) == last
+    assert model.rowCount() > 2
+    while model.canFetchMore():
+        model.fetchMore()
+    assert model.rowCount() == len(entities)
+    rows = fact_rows(model)
+    assert {i.data(FACT_ID_ROLE) for i, _ in rows} == {
+        f["id"] for f in everything["started"] + everything["ended"]
+    }
+    qtmodeltester.check(model)
 
 
 def test_the_diff_is_drawn_on_the_chart_and_a_row_selects_its_fact(window):

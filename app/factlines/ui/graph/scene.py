@@ -9,7 +9,7 @@ reason.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
@@ -39,8 +39,8 @@ STYLES = ("valid", "not valid", "started", "ended", "unchanged valid", "unchange
 class Diff:
     """What the changes panel shows: the facts that started and ended within (A, B]."""
 
-    started: set[str] = field(default_factory=set)
-    ended: set[str] = field(default_factory=set)
+    started: frozenset[str] = frozenset()
+    ended: frozenset[str] = frozenset()
 
     def change(self, facts: list[dict]) -> str:
         ids = {fact["id"] for fact in facts}

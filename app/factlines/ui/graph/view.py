@@ -259,7 +259,8 @@ class GraphView(QGraphicsView):
     def show_diff(self, started, ended, shown: bool) -> None:
         """Draw the changes panel's diff (facts that started / ended within (A, B]) instead
         of validity at as_of while ``shown``."""
-        diff = Diff(set(started), set(ended)) if shown else None
+        # frozenset() of a frozenset is that set: no copy of a wide span's ids per call.
+        diff = Diff(frozenset(started), frozenset(ended)) if shown else None
         if diff == self.diff:
             return
         self.diff = diff

@@ -2,7 +2,8 @@
 
 Export, import, copying a graph, building indexes, the undo or redo of a big step
 (:mod:`factlines.ui.jobs.step_replays`) and every question about the whole graph
-(:mod:`factlines.ui.jobs.whole_graph`) run as a :class:`Job`.
+(:mod:`factlines.ui.jobs.whole_graph`) run as a :class:`Job`; so does freeing a big answer
+replaced (:func:`let_go_elsewhere`).
 
 A :class:`Job` runs ``work(progress)`` on a worker thread while the window goes on answering.
 ``progress(done, total)`` is the core's convention (``factlines.core.progress``): call
@@ -52,6 +53,7 @@ from PySide6.QtWidgets import (
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Cancelled
+from factlines.core.turns import let_go
 from factlines.ui.look.wording import in_words
 
 Work = Callable[[Callable[[int, int], bool]], object]
@@ -207,3 +209,12 @@ class ProgressDialog(QDialog):
     def _ended(self) -> None:
         self._show_timer.stop()
         self.done(QDialog.DialogCode.Accepted)
+
+
+def let_go_elsewhere(rows: list, parent: QObject) -> None:
+    """Free ``rows`` on a worker, a slice at a time (:func:`~factlines.core.turns.let_go`):
+    the caller holds no other reference. Hundreds of thousands of rows freed on the UI thread
+    take it for a few hundred milliseconds."""
+    job = Job(lambda _progress: let_go(rows), parent)
+    job.ended.connect(job.deleteLater)
+    job.start()

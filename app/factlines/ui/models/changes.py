@@ -4,10 +4,13 @@ ended, or both within the span (``kg.changes_between``'s two lists, grouped by s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
+from factlines.core.turns import sort_in_turns
+from factlines.ui.jobs.progress import let_go_elsewhere
 from factlines.ui.look import style
 from factlines.ui.look.wording import fact_in_words
 from factlines.ui.models.roles import (
@@ -54,8 +57,27 @@ def change_words(started: int, ended: int) -> str:
     return ", ".join(parts)
 
 
-def build(changes: dict) -> tuple[list[Node], list[int]]:
-    """The tree's nodes and the top level's node numbers from ``changes_between``'s answer."""
+class Tree(NamedTuple):
+    """``changes_between``'s answer as the panel shows it (see :func:`build`)."""
+
+    nodes: list[Node]
+    top: list[int]  # the top level's node numbers
+    facts: int  # fact rows
+    started: list[str]  # the ids of the facts that started, and of those that ended
+    ended: list[str]
+
+
+# Entities listed at first, and then each time the list is scrolled to its end: a view asks
+# Python a few questions about every row it lays out (100,000 entities: ~1 s).
+TOP_ROWS_AT_ONCE = 500
+# Nodes of a tree replaced that are freed on a worker: the whole graph's changes over a long
+# span at a million facts are hundreds of thousands of rows, each a node and a fact.
+LET_GO_ELSEWHERE_FROM = 20_000
+
+
+def build(changes: dict) -> Tree:
+    """The tree of ``changes_between``'s answer (pure Python: the whole graph's is made on the
+    worker that read it)."""
     # (fact, how it changed); a fact both started and ended once, by id. A fact without an id
     # (MemPalace's table can hold one) cannot be matched, so it is listed for each change.
     listed: list[tuple[dict, str]] = []
@@ -78,7 +100,9 @@ def build(changes: dict) -> tuple[list[Node], list[int]]:
         by_predicate.setdefault(fact["predicate"], []).append((fact, kind))
     nodes: list[Node] = []
     top: list[int] = []
-    for (_name, _key, subject), by_predicate in sorted(groups.items(), key=lambda g: g[0][:2]):
+    entities = list(groups.items())
+    sort_in_turns(entities, key=lambda g: g[0][:2])  # on a worker: the UI thread takes turns
+    for (_name, _key, subject), by_predicate in entities:
         entity = len(nodes)
         first = next(iter(by_predicate.values()))[0][0]
         text = style.stored_text(first["subject_name"])
@@ -107,7 +131,8 @@ def build(changes: dict) -> tuple[list[Node], list[int]]:
                 for counted in (number, entity):
                     nodes[counted].started += kind in ("started", "both")
                     nodes[counted].ended += kind in ("ended", "both")
-    return nodes, top
+    ids = {kind: [f["id"] for f in changes[kind]] for kind in ("started", "ended")}
+    return Tree(nodes, top, len(listed), ids["started"], ids["ended"])
 
 
 def _when_key(listed: tuple[dict, str]) -> tuple:
@@ -127,21 +152,23 @@ class ChangesModel(QAbstractItemModel):
         self._top: list[int] = []
         self.started: list[str] = []
         self.ended: list[str] = []
+        self.fact_count = 0  # fact rows
+        self._listed = 0  # top-level rows listed so far (see TOP_ROWS_AT_ONCE)
         self._bold = QFont()
         self._bold.setBold(True)
 
-    def set_changes(self, changes: dict | None) -> None:
-        changes = changes or {"started": [], "ended": []}
-        nodes, top = build(changes)
+    def set_changes(self, changes: dict | None, tree: Tree | None = None) -> None:
+        """Show ``changes`` (``changes_between``'s answer): ``tree``, its :func:`build`, when
+        made already (on a worker). A big tree replaced is freed on a worker, in turns."""
+        tree = tree or build(changes or {"started": [], "ended": []})
+        replaced = self._nodes
         self.beginResetModel()
-        self._nodes, self._top = nodes, top
-        self.started = [f["id"] for f in changes["started"]]
-        self.ended = [f["id"] for f in changes["ended"]]
+        self._nodes, self._top, self.fact_count = tree.nodes, tree.top, tree.facts
+        self._listed = min(len(tree.top), TOP_ROWS_AT_ONCE)
+        self.started, self.ended = tree.started, tree.ended
         self.endResetModel()
-
-    @property
-    def fact_count(self) -> int:
-        return sum(1 for node in self._nodes if node.kind == "fact")
+        if len(replaced) >= LET_GO_ELSEWHERE_FROM:
+            let_go_elsewhere(replaced, self)
 
     def node(self, index: Index) -> Node | None:
         if not index.isValid():
@@ -150,24 +177,40 @@ class ChangesModel(QAbstractItemModel):
         return self._nodes[number] if 0 <= number < len(self._nodes) else None
 
     def fact_index(self, triple_id: str) -> QModelIndex:
-        """The row of a fact (column 0), invalid when it is not listed."""
+        """The row of a fact (column 0), invalid when it is not in the tree; its entity's row
+        is listed first if it was not yet."""
         for number, node in enumerate(self._nodes):
             if node.fact is not None and node.fact["id"] == triple_id:
+                entity = self._nodes[self._nodes[node.parent].parent]
+                while entity.row >= self._listed:
+                    self.fetchMore()
                 return self.createIndex(node.row, 0, number + 1)
         return QModelIndex()
+
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
+        return not parent.isValid() and self._listed < len(self._top)
+
+    def fetchMore(self, parent: Index = ROOT) -> None:
+        if not self.canFetchMore(parent):
+            return
+        more = min(TOP_ROWS_AT_ONCE, len(self._top) - self._listed)
+        self.beginInsertRows(ROOT, self._listed, self._listed + more - 1)
+        self._listed += more
+        self.endInsertRows()
 
     # Model
     def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
         if column < 0 or column >= len(self.COLUMNS) or row < 0:
             return QModelIndex()
         if not parent.isValid():
-            children = self._top
+            children, rows = self._top, self._listed
         else:
             node = self.node(parent)
             if node is None or parent.column() != 0:
                 return QModelIndex()
             children = node.children
-        if row >= len(children):
+            rows = len(children)
+        if row >= rows:
             return QModelIndex()
         return self.createIndex(row, column, children[row] + 1)
 
@@ -179,7 +222,7 @@ class ChangesModel(QAbstractItemModel):
 
     def rowCount(self, parent: Index = ROOT) -> int:
         if not parent.isValid():
-            return len(self._top)
+            return self._listed
         if parent.column() != 0:
             return 0
         node = self.node(parent)

@@ -27,7 +27,7 @@ from factlines.core.errors import Refused, Unavailable
 from factlines.ui.jobs.whole_graph import BackgroundRead
 from factlines.ui.look import style
 from factlines.ui.look.wording import in_words
-from factlines.ui.models.changes import ChangesModel
+from factlines.ui.models.changes import ChangesModel, Tree, build
 from factlines.ui.models.roles import ENTITY_ID_ROLE, FACT_ID_ROLE
 from factlines.ui.panels.chart_diff import ChartDiff
 from factlines.ui.session.state import AppState
@@ -119,7 +119,9 @@ class ChangesPanel(QWidget):
         self._span: tuple[float, float] | None = None
         self._asked: tuple[str, str] = ("", "")  # the instants the worker reads
         self._reader = BackgroundRead(self)
-        self._reader.answered.connect(lambda changes: self._show(changes, None, *self._asked))
+        self._reader.answered.connect(
+            lambda answer: self._show(answer[0], None, *self._asked, tree=answer[1])
+        )
         self._reader.failed.connect(
             lambda words: self._show(None, f"Not shown: {words}", *self._asked)
         )
@@ -178,7 +180,7 @@ class ChangesPanel(QWidget):
                     self._asked = (first, last)
                     self.summary.setText("Reading the whole graph's changes…")
                     self._reader.start(
-                        str(kg.db_path), lambda graph, _progress: graph.changes_between(first, last)
+                        str(kg.db_path), lambda graph, _progress: _read(graph, first, last)
                     )
                     return
                 changes = kg.changes_between(first, last, entity)
@@ -191,9 +193,16 @@ class ChangesPanel(QWidget):
         self._timer.stop()
         self._reader.stop()
 
-    def _show(self, changes: dict | None, problem: str | None, first: str, last: str) -> None:
+    def _show(
+        self,
+        changes: dict | None,
+        problem: str | None,
+        first: str,
+        last: str,
+        tree: Tree | None = None,
+    ) -> None:
         entity = None if self.whole_graph.isChecked() else self._state.entity
-        self.model.set_changes(changes)
+        self.model.set_changes(changes, tree)
         if problem is not None:
             self.summary.setText(problem)
             self._span = None
@@ -244,3 +253,10 @@ class ChangesPanel(QWidget):
         if fact is not None and state.entity not in (fact["subject"], fact["object"]):
             state.select_entity(fact["subject"])
         state.select_fact(triple_id)
+
+
+def _read(graph, first: str, last: str) -> tuple[dict, Tree]:
+    """On the worker: the whole graph's changes and their tree (over a long span at a million
+    facts, hundreds of thousands of rows grouped and sorted)."""
+    changes = graph.changes_between(first, last)
+    return changes, build(changes)

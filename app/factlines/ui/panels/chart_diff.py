@@ -29,6 +29,8 @@ class ChartDiff(QObject):
         self._chart = chart
         self.started: list[str] = []
         self.ended: list[str] = []
+        self.started_ids: frozenset[str] = frozenset()
+        self.ended_ids: frozenset[str] = frozenset()
         self.span: tuple[float, float] | None = None
         self.shown = False
         self.band = pg.LinearRegionItem(
@@ -48,10 +50,14 @@ class ChartDiff(QObject):
     def show_diff(self, started: list[str], ended: list[str], span) -> None:
         """Mark these facts over ``span`` (POSIX A, B), or nothing when ``span`` is None."""
         self.started, self.ended, self.span = list(started), list(ended), span
+        # Looked up by id (a wide span of the whole graph: hundreds of thousands of ids).
+        self.started_ids, self.ended_ids = frozenset(self.started), frozenset(self.ended)
         self.redraw()
         self.changed.emit()
 
     def set_shown(self, shown: bool) -> None:
+        if shown == self.shown:
+            return
         self.shown = shown
         self.redraw()
         self.changed.emit()
@@ -65,9 +71,16 @@ class ChartDiff(QObject):
         """The marks as drawn: ``{id, change, x, row}`` for the facts on the chart now."""
         layout = self._chart.bars.layout
         found = []
-        for change, ids, ends in (("started", self.started, False), ("ended", self.ended, True)):
-            for tid in ids:
-                i = layout.index_of(tid)
+        for change, ids, ends in (
+            ("started", self.started_ids, False),
+            ("ended", self.ended_ids, True),
+        ):
+            # The fewer looked up in the more: the bars shown, or the ids of the span.
+            if len(ids) > layout.n:
+                bars = [(i, tid) for i, tid in enumerate(layout.ids) if tid in ids]
+            else:
+                bars = [(layout.index_of(tid), tid) for tid in ids]
+            for i, tid in bars:
                 if i < 0:
                     continue
                 x = float(layout.end[i] if ends else layout.start[i])
