@@ -38,6 +38,10 @@ class ChartDiff(QObject):
         )
         self.band.setZValue(4)
         self.marks = pg.ScatterPlotItem(pxMode=True, size=MARK_PX)
+        # One pen and a brush per change, made once: pyqtgraph renders a symbol for each pen
+        # and brush object it is given (1,400 marks: 260 ms, and its atlas grew each time).
+        self._pen = pg.mkPen("w", width=1)
+        self._brushes = {"started": pg.mkBrush(STARTED_COLOR), "ended": pg.mkBrush(ENDED_COLOR)}
         self.marks.setZValue(6)
         for item in (self.band, self.marks):
             item.setVisible(False)
@@ -101,10 +105,8 @@ class ChartDiff(QObject):
                 {
                     "pos": (spot["x"], spot["row"]),
                     "symbol": "t2" if spot["change"] == "started" else "t3",
-                    "brush": pg.mkBrush(
-                        STARTED_COLOR if spot["change"] == "started" else ENDED_COLOR
-                    ),
-                    "pen": pg.mkPen("w", width=1),
+                    "brush": self._brushes[spot["change"]],
+                    "pen": self._pen,
                     "data": spot["id"],
                 }
                 for spot in self.spots()
