@@ -211,10 +211,15 @@ class ProgressDialog(QDialog):
         self.done(QDialog.DialogCode.Accepted)
 
 
-def let_go_elsewhere(rows: list, parent: QObject) -> None:
-    """Free ``rows`` on a worker, a slice at a time (:func:`~factlines.core.turns.let_go`):
-    the caller holds no other reference. Hundreds of thousands of rows freed on the UI thread
-    take it for a few hundred milliseconds."""
-    job = Job(lambda _progress: let_go(rows), parent)
+def let_go_elsewhere(lists: list[list], parent: QObject) -> None:
+    """Free each of ``lists`` on a worker, a slice at a time
+    (:func:`~factlines.core.turns.let_go`): nothing else may hold them. Hundreds of thousands
+    of rows freed on the UI thread take it for a few hundred milliseconds."""
+
+    def work(_progress) -> None:
+        for rows in lists:
+            let_go(rows)
+
+    job = Job(work, parent)
     job.ended.connect(job.deleteLater)
     job.start()

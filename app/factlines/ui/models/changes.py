@@ -3,7 +3,6 @@ ended, or both within the span (``kg.changes_between``'s two lists, grouped by s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
@@ -32,20 +31,25 @@ STARTED_COLOR = QColor("#2e7d32")
 ENDED_COLOR = QColor("#c62828")
 
 
-@dataclass
-class Node:
-    """A row of the tree: an entity, a predicate under it, or a fact under that."""
+class Node(NamedTuple):
+    """A row of the tree: an entity, a predicate under it, or a fact under that (read from
+    the tree's columns when asked for)."""
 
     kind: str  # "entity", "predicate", "fact"
     parent: int  # the parent's node number, -1 at the top
     row: int  # the row under the parent
     text: str
-    fact: dict | None = None
-    change: str = ""  # a fact's: "started", "ended", "both"
-    entity: str | None = None
-    started: int = 0
-    ended: int = 0
-    children: list[int] = field(default_factory=list)
+    fact: dict | None
+    change: str  # a fact's: "started", "ended", "both"
+    entity: str | None
+    started: int
+    ended: int
+    first: int  # the first child's node number: a node's children are numbered in a run
+    count: int  # how many children
+
+    @property
+    def children(self) -> range:
+        return range(self.first, self.first + self.count)
 
 
 def change_words(started: int, ended: int) -> str:
@@ -58,13 +62,30 @@ def change_words(started: int, ended: int) -> str:
 
 
 class Tree(NamedTuple):
-    """``changes_between``'s answer as the panel shows it (see :func:`build`)."""
+    """``changes_between``'s answer as the panel shows it (see :func:`build`): the nodes held
+    column-wise, a list per field of :class:`Node`. A wide span of the whole graph at a
+    million facts is 500,000 nodes: as objects, Python's cycle collector walked them all on
+    the UI thread (100-450 ms, each time it looked at the older objects); as a dozen lists of
+    plain values, it walks a dozen lists."""
 
-    nodes: list[Node]
+    kind: list[str]
+    parent: list[int]
+    row: list[int]
+    text: list[str]
+    fact: list[dict | None]
+    change: list[str]
+    entity: list[str | None]
+    started: list[int]
+    ended: list[int]
+    first: list[int]
+    count: list[int]
     top: list[int]  # the top level's node numbers
     facts: int  # fact rows
-    started: list[str]  # the ids of the facts that started, and of those that ended
-    ended: list[str]
+    started_ids: list[str]  # the ids of the facts that started, and of those that ended
+    ended_ids: list[str]
+
+    def node(self, number: int) -> Node:
+        return Node(*(column[number] for column in self[:11]))
 
 
 # Entities listed at first, and then each time the list is scrolled to its end: a view asks
@@ -98,41 +119,40 @@ def build(changes: dict) -> Tree:
             (style.order_key(fact["subject_name"]), style.order_key(subject), subject), {}
         )
         by_predicate.setdefault(fact["predicate"], []).append((fact, kind))
-    nodes: list[Node] = []
+    columns: tuple[list, ...] = tuple([] for _ in Node._fields)
+    kinds, started, ended, firsts, counts = (columns[i] for i in (0, 7, 8, 9, 10))
     top: list[int] = []
+
+    def add(*values) -> int:
+        for column, value in zip(columns, values):
+            column.append(value)
+        return len(kinds) - 1
+
     entities = list(groups.items())
     sort_in_turns(entities, key=lambda g: g[0][:2])  # on a worker: the UI thread takes turns
     for (_name, _key, subject), by_predicate in entities:
-        entity = len(nodes)
+        predicates = sorted(by_predicate, key=style.order_key)
         first = next(iter(by_predicate.values()))[0][0]
         text = style.stored_text(first["subject_name"])
-        nodes.append(Node("entity", -1, len(top), text, entity=subject))
+        # The entity, then its predicates in a run, then each one's facts in a run.
+        entity = add("entity", -1, len(top), text, None, "", subject, 0, 0, 0, 0)
+        firsts[entity], counts[entity] = entity + 1, len(predicates)
         top.append(entity)
-        for predicate in sorted(by_predicate, key=style.order_key):
-            number = len(nodes)
-            nodes[entity].children.append(number)
-            under = len(nodes[entity].children) - 1
+        for under, predicate in enumerate(predicates):
             text = style.stored_text(predicate)
-            nodes.append(Node("predicate", entity, under, text, entity=subject))
-            for fact, kind in sorted(by_predicate[predicate], key=_when_key):
-                leaf = len(nodes)
-                nodes[number].children.append(leaf)
-                nodes.append(
-                    Node(
-                        "fact",
-                        number,
-                        len(nodes[number].children) - 1,
-                        f"→ {style.stored_text(fact['object_name'])}",
-                        fact=fact,
-                        change=kind,
-                        entity=subject,
-                    )
-                )
+            add("predicate", entity, under, text, None, "", subject, 0, 0, 0, 0)
+        for under, predicate in enumerate(predicates):
+            number = entity + 1 + under
+            facts = sorted(by_predicate[predicate], key=_when_key)
+            firsts[number], counts[number] = len(kinds), len(facts)
+            for row, (fact, kind) in enumerate(facts):
+                name = f"→ {style.stored_text(fact['object_name'])}"
+                add("fact", number, row, name, fact, kind, subject, 0, 0, 0, 0)
                 for counted in (number, entity):
-                    nodes[counted].started += kind in ("started", "both")
-                    nodes[counted].ended += kind in ("ended", "both")
+                    started[counted] += kind in ("started", "both")
+                    ended[counted] += kind in ("ended", "both")
     ids = {kind: [f["id"] for f in changes[kind]] for kind in ("started", "ended")}
-    return Tree(nodes, top, len(listed), ids["started"], ids["ended"])
+    return Tree(*columns, top, len(listed), ids["started"], ids["ended"])
 
 
 def _when_key(listed: tuple[dict, str]) -> tuple:
@@ -148,8 +168,7 @@ class ChangesModel(QAbstractItemModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._nodes: list[Node] = []
-        self._top: list[int] = []
+        self._tree = build({"started": [], "ended": []})
         self.started: list[str] = []
         self.ended: list[str] = []
         self.fact_count = 0  # fact rows
@@ -161,72 +180,77 @@ class ChangesModel(QAbstractItemModel):
         """Show ``changes`` (``changes_between``'s answer): ``tree``, its :func:`build`, when
         made already (on a worker). A big tree replaced is freed on a worker, in turns."""
         tree = tree or build(changes or {"started": [], "ended": []})
-        replaced = self._nodes
+        replaced = self._tree
         self.beginResetModel()
-        self._nodes, self._top, self.fact_count = tree.nodes, tree.top, tree.facts
+        self._tree, self.fact_count = tree, tree.facts
         self._listed = min(len(tree.top), TOP_ROWS_AT_ONCE)
-        self.started, self.ended = tree.started, tree.ended
+        self.started, self.ended = tree.started_ids, tree.ended_ids
         self.endResetModel()
-        if len(replaced) >= LET_GO_ELSEWHERE_FROM:
-            let_go_elsewhere(replaced, self)
+        if len(replaced.kind) >= LET_GO_ELSEWHERE_FROM:
+            let_go_elsewhere(list(replaced[: len(Node._fields)]), self)  # not the id lists
 
     def node(self, index: Index) -> Node | None:
         if not index.isValid():
             return None
         number = index.internalId() - 1
-        return self._nodes[number] if 0 <= number < len(self._nodes) else None
+        return self._tree.node(number) if 0 <= number < len(self._tree.kind) else None
 
     def fact_index(self, triple_id: str) -> QModelIndex:
         """The row of a fact (column 0), invalid when it is not in the tree; its entity's row
         is listed first if it was not yet."""
-        for number, node in enumerate(self._nodes):
-            if node.fact is not None and node.fact["id"] == triple_id:
-                entity = self._nodes[self._nodes[node.parent].parent]
-                while entity.row >= self._listed:
+        tree = self._tree
+        for number, fact in enumerate(tree.fact):
+            if fact is not None and fact["id"] == triple_id:
+                entity = tree.parent[tree.parent[number]]
+                while tree.row[entity] >= self._listed:
                     self.fetchMore()
-                return self.createIndex(node.row, 0, number + 1)
+                return self.createIndex(tree.row[number], 0, number + 1)
         return QModelIndex()
 
     def canFetchMore(self, parent: Index = ROOT) -> bool:
-        return not parent.isValid() and self._listed < len(self._top)
+        return not parent.isValid() and self._listed < len(self._tree.top)
 
     def fetchMore(self, parent: Index = ROOT) -> None:
         if not self.canFetchMore(parent):
             return
-        more = min(TOP_ROWS_AT_ONCE, len(self._top) - self._listed)
+        more = min(TOP_ROWS_AT_ONCE, len(self._tree.top) - self._listed)
         self.beginInsertRows(ROOT, self._listed, self._listed + more - 1)
         self._listed += more
         self.endInsertRows()
 
     # Model
+    def _number(self, index: Index) -> int:
+        """The node number of ``index``, -1 for the root (or an index of no node)."""
+        number = index.internalId() - 1 if index.isValid() else -1
+        return number if number < len(self._tree.kind) else -1
+
     def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:
         if column < 0 or column >= len(self.COLUMNS) or row < 0:
             return QModelIndex()
+        tree = self._tree
         if not parent.isValid():
-            children, rows = self._top, self._listed
-        else:
-            node = self.node(parent)
-            if node is None or parent.column() != 0:
+            if row >= self._listed:
                 return QModelIndex()
-            children = node.children
-            rows = len(children)
-        if row >= rows:
+            return self.createIndex(row, column, tree.top[row] + 1)
+        number = self._number(parent)
+        if number < 0 or parent.column() != 0 or row >= tree.count[number]:
             return QModelIndex()
-        return self.createIndex(row, column, children[row] + 1)
+        return self.createIndex(row, column, tree.first[number] + row + 1)
 
     def parent(self, index: Index = ROOT) -> QModelIndex:  # type: ignore[override]
-        node = self.node(index)
-        if node is None or node.parent < 0:
+        number = self._number(index)
+        up = self._tree.parent[number] if number >= 0 else -1
+        if up < 0:
             return QModelIndex()
-        return self.createIndex(self._nodes[node.parent].row, 0, node.parent + 1)
+        return self.createIndex(self._tree.row[up], 0, up + 1)
 
     def rowCount(self, parent: Index = ROOT) -> int:
         if not parent.isValid():
             return self._listed
         if parent.column() != 0:
             return 0
-        node = self.node(parent)
-        return len(node.children) if node is not None else 0
+        number = self._number(parent)
+        return self._tree.count[number] if number >= 0 else 0
 
     def columnCount(self, parent: Index = ROOT) -> int:
         return len(self.COLUMNS)
