@@ -81,8 +81,10 @@ class Tree(NamedTuple):
     count: list[int]
     top: list[int]  # the top level's node numbers
     facts: int  # fact rows
-    started_ids: list[str]  # the ids of the facts that started, and of those that ended
-    ended_ids: list[str]
+    # The ids of the facts that started, and of those that ended: sets, made with the tree
+    # (the chart and the graph look ids up in them; a wide span has hundreds of thousands).
+    started_ids: frozenset[str]
+    ended_ids: frozenset[str]
 
     def node(self, number: int) -> Node:
         return Node(*(column[number] for column in self[:11]))
@@ -151,7 +153,7 @@ def build(changes: dict) -> Tree:
                 for counted in (number, entity):
                     started[counted] += kind in ("started", "both")
                     ended[counted] += kind in ("ended", "both")
-    ids = {kind: [f["id"] for f in changes[kind]] for kind in ("started", "ended")}
+    ids = {kind: frozenset(f["id"] for f in changes[kind]) for kind in ("started", "ended")}
     return Tree(*columns, top, len(listed), ids["started"], ids["ended"])
 
 
@@ -169,9 +171,6 @@ class ChangesModel(QAbstractItemModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._tree = build({"started": [], "ended": []})
-        self.started: list[str] = []
-        self.ended: list[str] = []
-        self.fact_count = 0  # fact rows
         self._listed = 0  # top-level rows listed so far (see TOP_ROWS_AT_ONCE)
         self._bold = QFont()
         self._bold.setBold(True)
@@ -182,12 +181,26 @@ class ChangesModel(QAbstractItemModel):
         tree = tree or build(changes or {"started": [], "ended": []})
         replaced = self._tree
         self.beginResetModel()
-        self._tree, self.fact_count = tree, tree.facts
+        self._tree = tree
         self._listed = min(len(tree.top), TOP_ROWS_AT_ONCE)
-        self.started, self.ended = tree.started_ids, tree.ended_ids
         self.endResetModel()
         if len(replaced.kind) >= LET_GO_ELSEWHERE_FROM:
             let_go_elsewhere(list(replaced[: len(Node._fields)]), self)  # not the id lists
+
+    @property
+    def fact_count(self) -> int:
+        """Fact rows."""
+        return self._tree.facts
+
+    @property
+    def started(self) -> frozenset[str]:
+        """The ids of the facts that started in the span."""
+        return self._tree.started_ids
+
+    @property
+    def ended(self) -> frozenset[str]:
+        """The ids of the facts that ended in the span."""
+        return self._tree.ended_ids
 
     def node(self, index: Index) -> Node | None:
         if not index.isValid():

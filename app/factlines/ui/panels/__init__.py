@@ -48,9 +48,7 @@ class Panels(QObject):
         self.chart_diff = ChartDiff(state, window.gantt, self)
         self.changes = ChangesPanel(state, self.chart_diff, window)
         diff = self.chart_diff
-        diff.changed.connect(
-            lambda: window.graph_view.show_diff(diff.started_ids, diff.ended_ids, diff.on)
-        )
+        diff.changed.connect(lambda: window.graph_view.show_diff(diff.started, diff.ended, diff.on))
         self.narrative = StoryPanel(state, window)
         self.find_facts = FindFactsPanel(state, window)
         self.edit_history = EditHistoryPanel(state, window)

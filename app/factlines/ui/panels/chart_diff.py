@@ -9,6 +9,7 @@ placed from the chart's layout each time the chart lays its bars out again.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import pyqtgraph as pg
 import shiboken6
@@ -28,10 +29,9 @@ class ChartDiff(QObject):
     def __init__(self, state: AppState, chart: GanttChart, parent: QObject | None = None):
         super().__init__(parent)
         self._chart = chart
-        self.started: list[str] = []
-        self.ended: list[str] = []
-        self.started_ids: frozenset[str] = frozenset()
-        self.ended_ids: frozenset[str] = frozenset()
+        # Looked up by id (a wide span of the whole graph: hundreds of thousands of ids).
+        self.started: frozenset[str] = frozenset()
+        self.ended: frozenset[str] = frozenset()
         self.span: tuple[float, float] | None = None
         self.shown = False
         self.band = pg.LinearRegionItem(
@@ -52,11 +52,10 @@ class ChartDiff(QObject):
         state.factsChanged.connect(lambda _patch: self.redraw())
         state.graphChanged.connect(self.redraw)
 
-    def show_diff(self, started: list[str], ended: list[str], span) -> None:
-        """Mark these facts over ``span`` (POSIX A, B), or nothing when ``span`` is None."""
-        self.started, self.ended, self.span = list(started), list(ended), span
-        # Looked up by id (a wide span of the whole graph: hundreds of thousands of ids).
-        self.started_ids, self.ended_ids = frozenset(self.started), frozenset(self.ended)
+    def show_diff(self, started: Iterable[str], ended: Iterable[str], span) -> None:
+        """Mark these facts over ``span`` (POSIX A, B), or nothing when ``span`` is None.
+        Sets given are kept as they are (``frozenset`` of one is that one)."""
+        self.started, self.ended, self.span = frozenset(started), frozenset(ended), span
         self.redraw()
         self.changed.emit()
 
@@ -77,8 +76,8 @@ class ChartDiff(QObject):
         layout = self._chart.bars.layout
         found = []
         for change, ids, ends in (
-            ("started", self.started_ids, False),
-            ("ended", self.ended_ids, True),
+            ("started", self.started, False),
+            ("ended", self.ended, True),
         ):
             # The fewer looked up in the more: the bars shown, or the ids of the span.
             if len(ids) > layout.n:
