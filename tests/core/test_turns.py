@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
+
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +21,22 @@ def test_a_read_lets_its_rows_go_a_slice_at_a_time():
     rows = Watched(range(turns.LET_GO_AT_ONCE * 2 + 5))
     turns.let_go(rows)
     assert rows == [] and sizes == [turns.LET_GO_AT_ONCE, turns.LET_GO_AT_ONCE, 5]
+
+
+def test_an_array_of_objects_keeps_its_length_and_lets_its_items_go_until_told_to_stop():
+    class Item:
+        pass
+
+    items = [Item() for _ in range(turns.LET_GO_AT_ONCE * 3)]
+    alive = [weakref.ref(item) for item in items]
+    column = np.fromiter(items, dtype=object, count=len(items))
+    del items
+    slices = []
+    turns.let_go(column, lambda: slices.append(1) or len(slices) < 2)  # stop after the second
+    assert len(column) == turns.LET_GO_AT_ONCE * 3
+    assert sum(ref() is None for ref in alive) == turns.LET_GO_AT_ONCE * 2
+    assert all(item is None for item in column[turns.LET_GO_AT_ONCE :])
+    assert all(ref() is not None for ref in alive[: turns.LET_GO_AT_ONCE])
 
 
 def test_rows_grouped_by_a_key_are_let_go_a_group_and_a_slice_at_a_time(monkeypatch):

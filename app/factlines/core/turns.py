@@ -10,16 +10,25 @@ short steps.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence
 
 LET_GO_AT_ONCE = 1_000  # rows freed in one step of the interpreter (~2 ms)
 SORT_AT_ONCE = 20_000  # rows sorted in one step (~15 ms)
 
 
-def let_go(rows: list) -> None:
-    """Empty ``rows`` a slice at a time: the UI thread can take a turn between slices."""
-    while rows:
-        del rows[-LET_GO_AT_ONCE:]
+def let_go(rows: list | MutableSequence, between: Callable[[], bool] | None = None) -> None:
+    """Empty ``rows`` a slice at a time: the UI thread can take a turn between slices. A
+    sequence that is not a list (a numpy array of objects) keeps its length, each of its
+    items replaced by None. ``between()`` is called after each slice (a pause: see
+    :func:`~factlines.ui.jobs.progress.let_go_elsewhere`); when it says False, the rest is
+    left as it is."""
+    for end in range(len(rows), 0, -LET_GO_AT_ONCE):
+        if isinstance(rows, list):
+            del rows[-LET_GO_AT_ONCE:]
+        else:
+            rows[max(0, end - LET_GO_AT_ONCE) : end] = None
+        if between is not None and not between():
+            return
 
 
 def let_go_each(groups: dict) -> None:

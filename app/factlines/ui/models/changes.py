@@ -3,12 +3,15 @@ ended, or both within the span (``kg.changes_between``'s two lists, grouped by s
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from factlines.core.turns import sort_in_turns
+from factlines.core.turns import let_go, sort_in_turns
 from factlines.ui.jobs.progress import let_go_elsewhere
 from factlines.ui.look import style
 from factlines.ui.look.wording import fact_in_words
@@ -63,23 +66,24 @@ def change_words(started: int, ended: int) -> str:
 
 class Tree(NamedTuple):
     """``changes_between``'s answer as the panel shows it (see :func:`build`): the nodes held
-    column-wise, a list per field of :class:`Node`. A wide span of the whole graph at a
-    million facts is 500,000 nodes: as objects, Python's cycle collector walked them all on
-    the UI thread (100-450 ms, each time it looked at the older objects); as a dozen lists of
-    plain values, it walks a dozen lists."""
+    column-wise, a column per field of :class:`Node`, none of them a list. A wide span of the
+    whole graph at a million facts is 500,000 nodes: as objects, Python's cycle collector
+    walked them all on the UI thread (100-450 ms, each time it looked at the older objects);
+    as lists of values, it still read every item of each list (70-130 ms); numbers are kept
+    in arrays (``array``) and the rest in numpy arrays of objects, which it does not look into."""
 
-    kind: list[str]
-    parent: list[int]
-    row: list[int]
-    text: list[str]
-    fact: list[dict | None]
-    change: list[str]
-    entity: list[str | None]
-    started: list[int]
-    ended: list[int]
-    first: list[int]
-    count: list[int]
-    top: list[int]  # the top level's node numbers
+    kind: Sequence[str]
+    parent: Sequence[int]
+    row: Sequence[int]
+    text: Sequence[str]
+    fact: Sequence[dict | None]
+    change: Sequence[str]
+    entity: Sequence[str | None]
+    started: Sequence[int]
+    ended: Sequence[int]
+    first: Sequence[int]
+    count: Sequence[int]
+    top: Sequence[int]  # the top level's node numbers
     facts: int  # fact rows
     # The ids of the facts that started, and of those that ended: sets, made with the tree
     # (the chart and the graph look ids up in them; a wide span has hundreds of thousands).
@@ -154,7 +158,26 @@ def build(changes: dict) -> Tree:
                     started[counted] += kind in ("started", "both")
                     ended[counted] += kind in ("ended", "both")
     ids = {kind: frozenset(f["id"] for f in changes[kind]) for kind in ("started", "ended")}
-    return Tree(*columns, top, len(listed), ids["started"], ids["ended"])
+    held = [_held(name, column) for name, column in zip(Tree._fields, (*columns, top))]
+    tree = Tree(*held, len(listed), ids["started"], ids["ended"])
+    # The groupings let go of here, in turns: freed with the frame as it returns, a wide span
+    # at a million facts held the interpreter's lock 180-250 ms in one call.
+    groups.clear()
+    where.clear()
+    for rows in (listed, entities, *columns, top):
+        let_go(rows)
+    return tree
+
+
+OF_OBJECTS = ("kind", "text", "fact", "change", "entity")  # the columns not of numbers
+
+
+def _held(name: str, column: list) -> Sequence:
+    """A column as the tree holds it (see :class:`Tree`): numbers in an ``array``, anything
+    else in a numpy array of objects."""
+    if name in OF_OBJECTS:
+        return np.fromiter(column, dtype=object, count=len(column))
+    return array("q", column)
 
 
 def _when_key(listed: tuple[dict, str]) -> tuple:
@@ -184,8 +207,8 @@ class ChangesModel(QAbstractItemModel):
         self._tree = tree
         self._listed = min(len(tree.top), TOP_ROWS_AT_ONCE)
         self.endResetModel()
-        if len(replaced.kind) >= LET_GO_ELSEWHERE_FROM:
-            let_go_elsewhere(list(replaced[: len(Node._fields)]), self)  # not the id lists
+        if len(replaced.kind) >= LET_GO_ELSEWHERE_FROM:  # its numbers hold no object
+            let_go_elsewhere([getattr(replaced, name) for name in OF_OBJECTS], self)
 
     @property
     def fact_count(self) -> int:
