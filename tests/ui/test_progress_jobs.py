@@ -5,6 +5,7 @@ handler with its traceback; the progress dialog and its Cancel."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -12,6 +13,8 @@ from PySide6.QtWidgets import QWidget
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import report
+from factlines.core.turns import LET_GO_AT_ONCE
+from factlines.ui.jobs import progress
 from factlines.ui.jobs.progress import Job, ProgressDialog
 from ui_fixtures import *  # noqa: F403
 
@@ -193,3 +196,24 @@ def test_cancel_button_cancels(qtbot):
     qtbot.waitUntil(lambda: seen.ended, timeout=5000)
     assert seen.kinds() == ["cancelled", "ended"]
     stop.set()
+
+
+def test_what_the_window_let_go_is_freed_with_pauses_and_stops_when_the_app_ends(
+    qtbot, monkeypatch
+):
+    """Freed without a pause, a big tree let go held the interpreter's lock from each of the
+    UI thread's calls into Python (a paint is hundreds). A job still running as the app ends
+    is stopped and waited for: Qt ends the process when a thread it deletes still runs."""
+    monkeypatch.setattr(progress, "LET_GO_PAUSE_S", 0.05)
+    slept = []
+    sleep = time.sleep
+    monkeypatch.setattr(time, "sleep", lambda s: slept.append(s) or sleep(s))
+    rows = list(range(LET_GO_AT_ONCE * 100))
+    progress.let_go_elsewhere([rows], QWidget())
+    qtbot.waitUntil(lambda: len(slept) >= 2, timeout=5000)
+    started = time.monotonic()
+    progress._stop_running()
+    assert time.monotonic() - started < 1.0  # not the 5 s the pauses would take
+    assert not any(worker.isRunning() for worker in progress._RUNNING)
+    assert 0 < len(rows) < LET_GO_AT_ONCE * 100  # stopped part way, its pauses taken
+    assert set(slept) == {0.05}

@@ -37,9 +37,10 @@ stopped; it closes itself when the job ends. Window-modal, shown once the work l
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -67,6 +68,14 @@ SHOW_AFTER_MS = 300  # a job quicker than this never flashes a dialog
 _RUNNING: set[QThread] = set()
 
 
+@atexit.register
+def _stop_running() -> None:
+    """Jobs still running as the app ends are stopped at their next step, and waited for: Qt
+    ends the process with an error when a thread it deletes is still running."""
+    for worker in list(_RUNNING):
+        worker.stop()
+
+
 class _Worker(QThread):
     progressed = Signal(int, int)
     named = Signal(int, int, str)
@@ -84,6 +93,10 @@ class _Worker(QThread):
             self.result = self._work(self._progress)
         except BaseException as exc:  # handed to the UI thread, which sorts it
             self.error = exc
+
+    def stop(self) -> None:
+        self._cancel.set()
+        self.wait()
 
     def _progress(self, done: int, total: int, what: str | None = None) -> bool:
         if what is not None:  # a step of its own (an index): few, each passed on
@@ -211,14 +224,27 @@ class ProgressDialog(QDialog):
         self.done(QDialog.DialogCode.Accepted)
 
 
-def let_go_elsewhere(lists: list[list], parent: QObject) -> None:
-    """Free each of ``lists`` on a worker, a slice at a time
-    (:func:`~factlines.core.turns.let_go`): nothing else may hold them. Hundreds of thousands
-    of rows freed on the UI thread take it for a few hundred milliseconds."""
+# A worker freeing what the window let go of sleeps this long after each slice. Qt's event
+# loop takes the interpreter's lock again for each call into Python (a paint is hundreds),
+# and each time it waited for the worker's turn to end (:data:`~factlines.ui.app.UI_TURN_S`):
+# the Changes panel's tree at a million facts, freed without a pause while the next one was
+# shown, stopped the window 220-330 ms.
+LET_GO_PAUSE_S = 0.001
 
-    def work(_progress) -> None:
+
+def let_go_elsewhere(lists: list[MutableSequence], parent: QObject) -> None:
+    """Free each of ``lists`` on a worker, a slice at a time
+    (:func:`~factlines.core.turns.let_go`) with a pause after each: nothing else may hold
+    them, and nobody waits for them. Hundreds of thousands of rows freed on the UI thread
+    take it for a few hundred milliseconds."""
+
+    def work(progress) -> None:
+        def pause() -> bool:
+            time.sleep(LET_GO_PAUSE_S)
+            return progress(0, 0)  # False once cancelled (the app quitting)
+
         for rows in lists:
-            let_go(rows)
+            let_go(rows, pause)
 
     job = Job(work, parent)
     job.ended.connect(job.deleteLater)
