@@ -186,7 +186,7 @@ def test_the_diff_is_drawn_on_the_chart_and_a_row_selects_its_fact(window):
     panel.set_visible_in_window(True)
     panel.set_instants("2025-01-01", "2026-06-01")
     diff = window.panels.chart_diff
-    assert diff.band.isVisible() and diff.marks.isVisible()
+    assert diff.band.isVisible() and all(item.isVisible() for item in diff.marks.values())
     spots = diff.spots()
     expected = window.kg.changes_between("2025-01-01", "2026-06-01", "kai_moreno")
     assert {s["id"] for s in spots if s["change"] == "started"} == {
@@ -200,18 +200,18 @@ def test_the_diff_is_drawn_on_the_chart_and_a_row_selects_its_fact(window):
         temporal.to_posix("2025-01-01T00:00:00Z"),
         temporal.to_posix("2026-06-01T00:00:00Z"),
     )
-    # The marks share two looks: pyqtgraph draws a symbol per pen and brush object it gets.
+    # One look per change: pyqtgraph draws a symbol per pen and brush object it is given.
     assert len(spots) > 2
     for first in ("2024-01-01", "2025-01-01"):
         panel.set_instants(first, "2026-06-01")
-    assert len(diff.marks.fragmentAtlas) <= 2
+    assert all(len(item.fragmentAtlas) <= 1 for item in diff.marks.values())
 
     index, _change = fact_rows(view_named(window, "changesPanel").model())[0]
     view_named(window, "changesPanel").activated.emit(index)
     assert window.selected_fact() == index.data(FACT_ID_ROLE)
 
     panel.on_chart.setChecked(False)
-    assert not diff.marks.isVisible()
+    assert not any(item.isVisible() for item in diff.marks.values())
 
 
 def test_changes_default_to_since_as_of_and_refuse_a_backwards_span(window, qtbot):

@@ -259,9 +259,16 @@ class GraphView(QGraphicsView):
     def show_diff(self, started, ended, shown: bool) -> None:
         """Draw the changes panel's diff (facts that started / ended within (A, B]) instead
         of validity at as_of while ``shown``."""
-        # frozenset() of a frozenset is that set: no copy of a wide span's ids per call.
+        # frozenset() of a frozenset is that set: no copy of a wide span's ids per call. The
+        # sets compared as objects: compared item by item, a wide span's took 16 ms.
         diff = Diff(frozenset(started), frozenset(ended)) if shown else None
-        if diff == self.diff:
+        was = self.diff
+        if diff is was or (
+            diff is not None
+            and was is not None
+            and diff.started is was.started
+            and diff.ended is was.ended
+        ):
             return
         self.diff = diff
         if self._drawn is not None:
