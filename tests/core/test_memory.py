@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 
 import pytest
@@ -24,9 +23,9 @@ def test_memory_a_worker_freed_is_handed_back():
     kept: list[bytes] = []
 
     def read_something_big() -> None:
-        # 300 MB in pieces the C library serves (over pymalloc's 512 bytes), a few kept
+        # 120 MB in pieces the C library serves (over pymalloc's 512 bytes), a few kept
         # alive among them, as a read's answer is: the rest is freed between them.
-        pieces = [bytes(1500) for _ in range(200_000)]
+        pieces = [bytes(1500) for _ in range(80_000)]
         kept.extend(pieces[::64])
 
     worker = threading.Thread(target=read_something_big)
@@ -34,5 +33,5 @@ def test_memory_a_worker_freed_is_handed_back():
     worker.join()
     freed = _resident_mb()
     memory.give_back()
-    assert _resident_mb() < freed - 150, sys.platform
-    assert len(kept) == 3125
+    assert _resident_mb() < freed - 60
+    kept.clear()

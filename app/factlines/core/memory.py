@@ -3,8 +3,8 @@
 glibc keeps what a thread frees in that thread's heap, for its next allocations: after the
 reads a window makes of a million facts on its workers (each a few hundred megabytes at its
 peak), the window kept ~590 MB resident of which Python used ~110 MB. ``malloc_trim`` returns
-the free pages (``bench_window.py --big``: the window's peak 570-586 MB before, see the README
-for after). Elsewhere (macOS, Windows, musl) there is nothing to call, and nothing is done.
+the free pages (``bench_window.py --big``: the window's peak RSS 567-583 MB before, 497-514 MB
+after). Elsewhere (macOS, Windows, musl) there is nothing to call, and nothing is done.
 """
 
 from __future__ import annotations

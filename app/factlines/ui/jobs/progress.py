@@ -40,8 +40,9 @@ from __future__ import annotations
 import atexit
 import threading
 import time
-from collections.abc import Callable, MutableSequence
+from collections.abc import Callable
 
+import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -64,17 +65,24 @@ Work = Callable[[Callable[[int, int], bool]], object]
 # that reports every row would otherwise flood the UI thread's queue.
 PROGRESS_EVERY_S = 0.03
 SHOW_AFTER_MS = 300  # a job quicker than this never flashes a dialog
+# Work that lasted this long hands back what it freed (:mod:`factlines.core.memory`): 4-7 ms at
+# a million facts, which a quick job (a page of counts, an entity's facts) would wait for.
+GIVE_BACK_AFTER_S = 0.2
 # Workers running now. A worker has no parent: a window closed while its job runs deletes the
 # job, and Qt aborts the process when a thread it deletes is still running.
 _RUNNING: set[QThread] = set()
 
 
+STOP_AT_EXIT_S = 10.0  # how long the app's end waits for the jobs still running
+
+
 @atexit.register
 def _stop_running() -> None:
-    """Jobs still running as the app ends are stopped at their next step, and waited for: Qt
-    ends the process with an error when a thread it deletes is still running."""
+    """Jobs still running as the app ends are stopped at their next step, and waited for (a
+    while): Qt ends the process with an error when a thread it deletes is still running."""
+    until = time.monotonic() + STOP_AT_EXIT_S
     for worker in list(_RUNNING):
-        worker.stop()
+        worker.stop(max(0.0, until - time.monotonic()))
 
 
 class _Worker(QThread):
@@ -90,15 +98,17 @@ class _Worker(QThread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        began = time.monotonic()
         try:
             self.result = self._work(self._progress)
         except BaseException as exc:  # handed to the UI thread, which sorts it
             self.error = exc
-        memory.give_back()  # what the work freed: most of what it read, at a million facts
+        if time.monotonic() - began >= GIVE_BACK_AFTER_S:
+            memory.give_back()  # what the work freed: most of what it read, at a million facts
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float) -> None:
         self._cancel.set()
-        self.wait()
+        self.wait(round(timeout_s * 1000))
 
     def _progress(self, done: int, total: int, what: str | None = None) -> bool:
         if what is not None:  # a step of its own (an index): few, each passed on
@@ -234,19 +244,21 @@ class ProgressDialog(QDialog):
 LET_GO_PAUSE_S = 0.001
 
 
-def let_go_elsewhere(lists: list[MutableSequence], parent: QObject) -> None:
+def let_go_elsewhere(lists: list[list | np.ndarray], parent: QObject) -> None:
     """Free each of ``lists`` on a worker, a slice at a time
     (:func:`~factlines.core.turns.let_go`) with a pause after each: nothing else may hold
     them, and nobody waits for them. Hundreds of thousands of rows freed on the UI thread
     take it for a few hundred milliseconds."""
 
     def work(progress) -> None:
-        def pause() -> bool:
-            time.sleep(LET_GO_PAUSE_S)
-            return progress(0, 0)  # False once cancelled (the app quitting)
+        for done, rows in enumerate(lists):
 
-        for rows in lists:
-            let_go(rows, pause)
+            def pause(done: int = done) -> bool:
+                time.sleep(LET_GO_PAUSE_S)
+                return progress(done, len(lists))  # False once cancelled (the app quitting)
+
+            if not let_go(rows, pause):
+                return
 
     job = Job(work, parent)
     job.ended.connect(job.deleteLater)

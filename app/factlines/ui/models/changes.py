@@ -161,7 +161,8 @@ def build(changes: dict) -> Tree:
     held = [_held(name, column) for name, column in zip(Tree._fields, (*columns, top))]
     tree = Tree(*held, len(listed), ids["started"], ids["ended"])
     # The groupings let go of here, in turns: freed with the frame as it returns, a wide span
-    # at a million facts held the interpreter's lock 180-250 ms in one call.
+    # at a million facts held the interpreter's lock 180-250 ms in one call. (``groups`` only
+    # drops references, ``entities`` holds the same; ``where``'s ints go at once, ~5 ms.)
     groups.clear()
     where.clear()
     for rows in (listed, entities, *columns, top):

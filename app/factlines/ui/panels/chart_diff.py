@@ -20,7 +20,7 @@ from factlines.ui.models.changes import ENDED_COLOR, STARTED_COLOR
 from factlines.ui.session.state import AppState
 
 MARK_PX = 11
-_SYMBOLS = {"started": "t2", "ended": "t3"}
+_LOOKS = {"started": ("t2", STARTED_COLOR), "ended": ("t3", ENDED_COLOR)}  # symbol, colour
 
 
 class ChartDiff(QObject):
@@ -47,7 +47,7 @@ class ChartDiff(QObject):
             change: pg.ScatterPlotItem(
                 pxMode=True, size=MARK_PX, symbol=symbol, pen=pen, brush=pg.mkBrush(color)
             )
-            for (change, symbol), color in zip(_SYMBOLS.items(), (STARTED_COLOR, ENDED_COLOR))
+            for change, (symbol, color) in _LOOKS.items()
         }
         for item in self.marks.values():
             item.setZValue(6)
@@ -108,6 +108,8 @@ class ChartDiff(QObject):
         for item in (self.band, *self.marks.values()):
             item.setVisible(self.on)
         if not self.on:
+            for item in self.marks.values():
+                item.clear()  # nor kept: a wide span's ids
             return
         self.band.setRegion(self.span)
         for change, item in self.marks.items():
