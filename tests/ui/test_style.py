@@ -1,5 +1,8 @@
 """Colours every view shares: the predicate palette."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from factlines.core.demo import create_demo
 from factlines.ui.look import style
 
@@ -47,3 +50,30 @@ def test_tie_ranks_rank_only_the_rows_the_keys_leave_tied():
     assert ranks[4] == 0  # alone on its key: not ranked
     assert ranks[2] < ranks[0] and ranks[3] < ranks[1]  # a before b, y before z
     assert np.lexsort((ranks, first)).tolist() == [3, 1, 2, 0, 4]
+
+
+def _ranks_by_sort_key(values: list, distinct: bool) -> list[int]:
+    """Ranks as the tuple keys give them: the reference the text keys must agree with."""
+    keyed = sorted({(style.order_key(v), v) if distinct else (style.order_key(v),) for v in values})
+    rank_of = {key: rank for rank, key in enumerate(keyed)}
+    return [rank_of[(style.order_key(v), v) if distinct else (style.order_key(v),)] for v in values]
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from("aAzZ009 _-.éßİ²١\x00\x01\x7f"), max_size=8), max_size=40
+    ),
+    st.booleans(),
+)
+def test_text_columns_rank_as_their_sort_keys_say(values, distinct):
+    # Text columns (a hub's names and ids) are ranked by one string key each; mixed columns
+    # by the tuple keys: both must give every column the same order.
+    assert style.order_ranks(values, distinct).tolist() == _ranks_by_sort_key(values, distinct)
+
+
+def test_numbers_in_text_rank_by_value_and_leading_zeros_only_break_ties():
+    values = ["Entity 10", "entity 9", "Entity 009", "Entity 0", "Entity", "Entity 9a", "Éa 1"]
+    ranks = style.order_ranks(values).tolist()
+    in_order = ["Entity", "Entity 0", "Entity 009", "entity 9", "Entity 9a", "Entity 10", "Éa 1"]
+    assert sorted(values, key=lambda v: ranks[values.index(v)]) == in_order
+    assert ranks == _ranks_by_sort_key(values, False)

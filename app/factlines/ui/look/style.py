@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import zlib
 from dataclasses import dataclass, field
 
@@ -361,13 +362,53 @@ def order_ranks(values: list, distinct: bool = False) -> np.ndarray:
     keys share a rank, or, when ``distinct``, only equal values do (ties between different
     values broken by the values themselves: equal keys mean equal types). The key is made
     once per distinct value: a column of 20,000 facts names a few predicates."""
-    keyed = sorted((order_key(value), value) for value in dict.fromkeys(values))
+    distinct_values = list(dict.fromkeys(values))
+    text_key = _text_order_keys(distinct_values, distinct)
+    if text_key is not None:
+        rank_of_key = {key: rank for rank, key in enumerate(sorted(set(text_key.values())))}
+        rank_of = {value: rank_of_key[key] for value, key in text_key.items()}
+        return np.fromiter(map(rank_of.__getitem__, values), dtype=np.int64, count=len(values))
+    keyed = sorted((order_key(value), value) for value in distinct_values)
     rank_of, rank, previous = {}, -1, None
     for key, value in keyed:
         if distinct or rank < 0 or key != previous:
             rank += 1
         rank_of[value], previous = rank, key
     return np.fromiter(map(rank_of.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+# A digit run in a text key: a separator below every character of the text, its length (so
+# that more digits sort later) and its digits without leading zeros (so 007 equals 7).
+_DIGIT_RUN_MARK, _DIGIT_COUNT_BASE = "\x01", 0x100
+_LONGEST_RUN = sys.maxunicode - _DIGIT_COUNT_BASE
+
+
+def _text_order_keys(values: list, distinct: bool) -> dict[str, str] | None:
+    """For a column of text only, each value's :func:`order_key` as one string that compares
+    the same way (a NUL ends its parts, then comes the casefolded text, then, when
+    ``distinct``, the value): strings sort in C, nested tuples in Python, and the column is
+    split and folded in one piece (a 20,000-fact hub's names: 88 → 33 ms). None for any other
+    column."""
+    if not all(type(value) is str for value in values):
+        return None
+    joined = "\x00".join(values)
+    if _DIGIT_RUN_MARK in joined or joined.count("\x00") >= len(values):
+        return None  # text holding characters the keys use takes the tuple keys
+    folded = joined.casefold()
+    pieces = _DIGITS.split(folded)  # text, digits, text, …: the values' parts, end to end
+    runs = [run.lstrip("0") for run in pieces[1::2]]
+    if runs and max(map(len, runs)) > _LONGEST_RUN:
+        return None
+    pieces[1::2] = [f"{_DIGIT_RUN_MARK}{chr(_DIGIT_COUNT_BASE + len(run))}{run}" for run in runs]
+    parts = "".join(pieces).split("\x00")
+    if distinct:
+        return {
+            value: f"{part}\x00{text}\x00{value}"
+            for value, part, text in zip(values, parts, folded.split("\x00"))
+        }
+    return {
+        value: f"{part}\x00{text}" for value, part, text in zip(values, parts, folded.split("\x00"))
+    }
 
 
 def tie_ranks(keys: list[np.ndarray], values: list, distinct: bool = False) -> np.ndarray:
