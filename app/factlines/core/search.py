@@ -10,7 +10,9 @@ narrows the last scan. The store rebuilds the index when the file changed.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 from factlines.core.names import entity_id
 
@@ -26,7 +28,8 @@ SEPARATOR = "\n"
 def _fold(value) -> str:
     """A stored name or id as searched: folded text; a NULL id (a hand-edited file) as ""."""
     if isinstance(value, str):
-        return value.casefold()
+        folded = value.casefold()
+        return value if folded == value else folded  # ids are folded already: held once
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace").casefold()
     return "" if value is None else str(value).casefold()
@@ -38,12 +41,10 @@ class _Column:
     def __init__(self, values: list[str]):
         self.values = values
         self.text = SEPARATOR.join(values)
-        self.starts: list[int] = []
-        offset = 0
-        for value in values:
-            self.starts.append(offset)
-            offset += len(value) + 1
-        self.order = sorted(range(len(values)), key=values.__getitem__)
+        # Positions as machine integers: a list of 100,000 int objects is 3.6 MB, this 0.8.
+        lengths = (len(value) + 1 for value in values)
+        self.starts = array("q", accumulate(lengths, initial=0))[: len(values)]
+        self.order = array("q", sorted(range(len(values)), key=values.__getitem__))
         self.sorted = [values[i] for i in self.order]
 
     def containing(self, query: str, limit: int) -> list[int] | None:
@@ -65,7 +66,7 @@ class _Column:
             found = text.find(query, starts[i + 1])
         return hits
 
-    def starting_with(self, query: str) -> list[int]:
+    def starting_with(self, query: str) -> array:
         """Positions of the values starting with ``query``, in no particular order."""
         low = bisect_left(self.sorted, query)
         high = bisect_left(self.sorted, query + LAST, low)
@@ -79,7 +80,8 @@ class EntitySearchIndex:
         # rows: (id, name, type) in the store's name order; an id may be NULL (hand edits).
         self.ids = [row[0] for row in rows]
         self.names = [row[1] for row in rows]
-        self.types = [row[2] for row in rows]
+        kinds: dict = {}  # each type held once, not once per row read
+        self.types = [kinds.setdefault(row[2], row[2]) for row in rows]
         self._names = _Column([_fold(row[1]) for row in rows])
         self._id_keys = _Column([_fold(row[0]) for row in rows])
         # One key per entity so a single `in` test covers both; NUL never occurs in a query.
