@@ -54,7 +54,7 @@ def discard_new_graph(url: str) -> None:
             conn.execute(f"DROP TABLE {table}")
 
 
-class PostgresStore(EngineStore):
+class PostgresStore(EngineStore[PGConnection]):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one PostgreSQL database."""
 
     def __init__(self, url: str, *, read_only: bool = False, write_wait: float = WRITE_WAIT):

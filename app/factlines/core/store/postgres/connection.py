@@ -73,8 +73,8 @@ def label_of(url: str) -> str:
 class PGConnection(RowWrites):
     """The connection, its lock, the open transaction's depth, recordings and the feed."""
 
-    MARK = "%s"
-    OTHERS = "another client"
+    MARK: str = "%s"
+    OTHERS: str = "another client"
 
     def __init__(self, url: str, *, read_only: bool = False, write_wait: float = WRITE_WAIT):
         super().__init__()

@@ -20,7 +20,7 @@ from factlines.core.store.sqlite.fact_search import SEARCHED, like_pattern
 _EXTREME_BATCH = 64
 
 
-class PGFacts(FactRows):
+class PGFacts(FactRows[PGConnection]):
     _timesql = timesql
     BYTE_ORDER = C
 
@@ -179,7 +179,7 @@ def _extreme(conn, column: str, length: int | None, descending: bool) -> str | N
         after = values[-1]
 
 
-class PGPredicates(PredicateRows):
+class PGPredicates(PredicateRows[PGConnection]):
     """The graph's predicates (:class:`PredicateRows`); PostgreSQL keeps no order of writing,
     so its rows come in id order."""
 
