@@ -179,10 +179,10 @@ class EntityEdits(Part):
 
     @writes
     def set_entity_properties(self, ref: str, properties: dict) -> None:
-        properties = properties_json(properties)
+        text = properties_json(properties)
         with self._store.transaction():
             entity = self.require(ref)
-            self._store.entities.update(entity["id"], properties=properties)
+            self._store.entities.update(entity["id"], properties=text)
 
     @writes
     def merge_entities(self, source: str, target: str, progress: Progress | None = None) -> str:

@@ -9,6 +9,8 @@ refusals, unavailability and bugs. The driver, psycopg 3, is an optional extra
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress
 from factlines.core.store.changes import Touched
@@ -139,6 +141,7 @@ class PostgresStore(EngineStore[PGConnection]):
         self.refuse_writes()
         names = self.missing_indexes()
         psycopg = driver()
+        conn: Any  # see connect()
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 for done, name in enumerate(names):

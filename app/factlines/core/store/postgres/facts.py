@@ -3,6 +3,9 @@ the SQLite engine's answers (its SQL where it is the same, :mod:`.timesql` where
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from factlines.core import temporal
 from factlines.core.store.engine_common import (
     FACT_COLUMNS,
@@ -26,7 +29,7 @@ class PGFacts(FactRows[PGConnection]):
 
     def __init__(self, db: PGConnection):
         self._db = db
-        self._kept: dict[str, tuple[int, object]] = {}
+        self._kept: dict[str, tuple[int, Any]] = {}
 
     # ── One fact ──────────────────────────────────────────────────────────
 
@@ -101,7 +104,7 @@ class PGFacts(FactRows[PGConnection]):
 
     # ── Graph-wide figures, kept until this client learns of a change ─────
 
-    def _keep(self, name: str, compute):
+    def _keep(self, name: str, compute: Callable[[Any], Any]) -> Any:
         self._db.poll()
         generation = self._db.generation
         kept = self._kept.get(name)
