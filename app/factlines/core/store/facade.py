@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TypeGuard
+from typing import Literal, TypeGuard
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.progress import Progress
@@ -257,7 +257,7 @@ class KnowledgeGraph:
     def __enter__(self) -> KnowledgeGraph:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         self.close()
         return False
 
