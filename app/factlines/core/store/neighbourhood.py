@@ -31,7 +31,7 @@ def in_id_order(ids) -> list:
 
 @dataclass
 class Neighbourhood:
-    centre: str | bytes  # a BLOB id (a hand-edited file) stands for itself
+    centre: str
     rings: list[list[str]]  # rings[k - 1]: ids at distance k
     # (position, subject, object) of every fact with an end in the centre or a ring but the
     # last (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring whose search
@@ -52,7 +52,7 @@ class Neighbourhood:
     def depth(self) -> int:
         return len(self.rings)
 
-    def distances(self) -> dict[str | bytes, int]:
+    def distances(self) -> dict[str, int]:
         """Each entity's distance from the centre (the centre's is 0)."""
         found = {self.centre: 0}
         for k, ring in enumerate(self.rings, start=1):
