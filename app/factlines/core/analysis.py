@@ -14,10 +14,11 @@ Conflict rows are ``{kind, subject, predicate, a, b, start, end}`` (see :data:`K
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from itertools import pairwise
 from operator import itemgetter
+from typing import Any
 
 from factlines.core.temporal import DAY_END_SUFFIX, DAY_START_SUFFIX
 from factlines.core.turns import let_go_each
@@ -139,7 +140,7 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
     return found
 
 
-def as_rows(found: list[tuple], more: list[tuple] = ()) -> list[dict]:
+def as_rows(found: list[tuple], more: Sequence[tuple] = ()) -> list[dict]:
     """Conflict tuples ``(subject, predicate, start, kind, a, b, end)`` (``""`` for an unknown
     start and no ``b``, ``"~"`` for an open end) as rows ``{kind, subject, predicate, a, b,
     start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids.
@@ -155,7 +156,8 @@ def as_rows(found: list[tuple], more: list[tuple] = ()) -> list[dict]:
                 add(more[at])
                 at += 1
             add(item)
-        found = merged + more[at:]
+        merged += more[at:]
+        found = merged
     return [
         {
             "kind": KINDS[kind],
@@ -240,7 +242,8 @@ def predicate_figures(
 
 def _figures(facts: list[tuple], days: _Days) -> dict:
     """One predicate's figures but its overlaps (see :func:`predicate_figures`)."""
-    figure = dict.fromkeys(("subjects", "changing", "changes", "following", "closed", "brief"), 0)
+    keys = ("subjects", "changing", "changes", "following", "closed", "brief")
+    figure: dict[str, Any] = dict.fromkeys(keys, 0)
     figure["pairs"] = []
     held: defaultdict[str, list] = defaultdict(list)
     for subject, _predicate, obj, _tid, valid_from, valid_to in facts:

@@ -62,7 +62,7 @@ class WriteLogEntry:
         "seconds",
     )
 
-    def __init__(self, line: int, logged_at: str, operation: str, params: dict):
+    def __init__(self, line: int, logged_at: object, operation: str, params: dict):
         self.line = line
         self.logged_at = logged_at
         self.at = _utc(logged_at)
@@ -162,7 +162,11 @@ class WriteLog:
         with self._lock:
             self._refresh()
             if not self._in_order:
-                return [e for e in self._timed if after < e.at and (until is None or e.at <= until)]
+                return [
+                    e
+                    for e in self._timed
+                    if e.at is not None and after < e.at and (until is None or e.at <= until)
+                ]
             end = len(self._times) if until is None else bisect_right(self._times, until)
             return self._timed[bisect_right(self._times, after) : end]
 

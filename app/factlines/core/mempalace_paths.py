@@ -77,7 +77,9 @@ def mempalace_graph_candidates(
     home_dir = _home(env, home)
     found: list[GraphCandidate] = []
     keys: list[str] = []
-    places = [(_expanduser(f"~/.mempalace/{KG_FILE}", home_dir), DEFAULT, None, None)]
+    places: list[tuple[str, str, Path | None, str | None]] = [
+        (_expanduser(f"~/.mempalace/{KG_FILE}", home_dir), DEFAULT, None, None)
+    ]
     palace = _palace_path(env, home_dir)
     if palace is not None:
         palace_dir, source = palace

@@ -32,6 +32,7 @@ class Spool:
     def batch(self, index: int) -> object:
         """The batch at ``index`` (in the order they were appended)."""
         offset, length = self._blocks[index]
+        assert self._file is not None  # it holds the blocks
         self._file.seek(offset)
         return pickle.loads(self._file.read(length))
 

@@ -13,6 +13,7 @@ import math
 import re
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
+from typing import overload
 
 from factlines.core.errors import TimeValueError
 
@@ -112,6 +113,12 @@ def is_date(value: str | None) -> bool:
     return value is not None and len(value) == DAY_LENGTH and value[4] == "-" and value[7] == "-"
 
 
+@overload
+def start_key(value: str) -> str: ...
+@overload
+def start_key(value: None) -> None: ...
+@overload
+def start_key(value: str | None) -> str | None: ...
 def start_key(value: str | None) -> str | None:
     """The comparable instant of a value used as a start."""
     if value is None:
@@ -119,6 +126,12 @@ def start_key(value: str | None) -> str | None:
     return value + DAY_START_SUFFIX if is_date(value) else value
 
 
+@overload
+def end_key(value: str) -> str: ...
+@overload
+def end_key(value: None) -> None: ...
+@overload
+def end_key(value: str | None) -> str | None: ...
 def end_key(value: str | None) -> str | None:
     """The comparable instant of a value used as an end."""
     if value is None:

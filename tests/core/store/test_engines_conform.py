@@ -1,5 +1,6 @@
-"""Both engines keep the store protocol, checked statically by pyright (it comes with the test
-extra): the protocol has some eighty methods, and a test that calls them can miss one."""
+"""Both engines keep the store protocol, and the core type-checks, statically by pyright (it
+comes with the test extra): the protocol has some eighty methods, and a test that calls them
+can miss one; the engines' shared code holds their connections as a protocol too."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
+CORE = ROOT / "app" / "factlines" / "core"
 
 
 def pyright(*paths: Path) -> dict:
@@ -41,31 +44,55 @@ PROBE = (
 )
 
 
+class Checked(NamedTuple):
+    summary: dict
+    core: list[dict]  # the diagnostics of factlines.core's modules
+    conform: list[dict]  # of engines_conform.py
+    probe: list[dict]  # of the probe
+
+
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory):
-    """One pyright run over both files (each run reads the whole package again): its summary
-    and each file's diagnostics."""
+def checked(tmp_path_factory) -> Checked:
+    """One pyright run over the core and both files (each run reads the whole package again):
+    its summary and the diagnostics of each."""
     probe = tmp_path_factory.mktemp("pyright") / "probe.py"
     probe.write_text(PROBE)
     conform = HERE / "engines_conform.py"
-    report = pyright(conform, probe)
-    found = {conform: [], probe: []}
+    report = pyright(CORE, conform, probe)
+    found: dict[Path, list[dict]] = {CORE: [], conform: [], probe: []}
     for diagnostic in report["generalDiagnostics"]:
-        found[Path(diagnostic["file"])].append(diagnostic)
-    return report["summary"], found[conform], found[probe]
+        path = Path(diagnostic["file"])
+        found[path if path in (conform, probe) else CORE].append(diagnostic)
+    return Checked(report["summary"], found[CORE], found[conform], found[probe])
+
+
+def errors_in(diagnostics: list[dict]) -> list[str]:
+    return [
+        f"{Path(d['file']).relative_to(ROOT)}:{d['range']['start']['line'] + 1}: "
+        f"{d['message']} ({d.get('rule', '')})"
+        for d in diagnostics
+        if d["severity"] == "error"
+    ]
 
 
 @pytest.mark.slow
 def test_both_engines_keep_the_store_protocol(checked):
-    summary, diagnostics, _ = checked
-    errors = [d for d in diagnostics if d["severity"] == "error"]
-    assert errors == [], "\n".join(d["message"] for d in errors)
-    assert summary["filesAnalyzed"] >= 2
+    errors = errors_in(checked.conform)
+    assert errors == [], "\n".join(errors)
+    assert checked.summary["filesAnalyzed"] >= 2
+
+
+@pytest.mark.slow
+def test_the_core_type_checks(checked):
+    # Both engines' connections keep the protocol their shared code holds them as, among the rest.
+    errors = errors_in(checked.core)
+    said = f"pyright finds {len(errors)} errors in factlines.core:"
+    assert errors == [], "\n".join([said, *errors])
 
 
 @pytest.mark.slow
 def test_the_check_can_fail(checked):
     # An engine whose method drifted from the protocol is refused: the check is not vacuous.
-    _, _, diagnostics = checked
+    diagnostics = checked.probe
     assert [d["rule"] for d in diagnostics] == ["reportReturnType"]
     assert "incompatible with protocol" in diagnostics[0]["message"]

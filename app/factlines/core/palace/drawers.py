@@ -124,7 +124,8 @@ class ChromaDrawers:
             ):
                 value = _cell(*values)
                 if key == "chroma:document":
-                    drawers[row_id].text = value
+                    # Text, but a hand-edited file may hold it in another column.
+                    drawers[row_id].text = None if value is None else str(value)
                 elif key is not None and not key.startswith("chroma:") and value is not None:
                     drawers[row_id].metadata[key] = value
         return list(drawers.values())

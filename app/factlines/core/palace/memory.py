@@ -18,7 +18,7 @@ import time
 
 from factlines.core.palace import snapshot
 from factlines.core.palace.drawers import ChromaDrawers, Drawer, ExactDrawers
-from factlines.core.palace.place import CHROMA, CLOSETS_COLLECTION, LOCAL_FILES, Palace
+from factlines.core.palace.place import CHROMA, CLOSETS_COLLECTION, Palace
 
 FOUND = "found"
 MISSING = "missing"
@@ -75,7 +75,7 @@ class Memories:
         if not source_file or self._unreadable_because() is not None:
             return set()
         try:
-            drawers = self._attempt(lambda of: of(self.palace.collection).of_file(source_file))
+            drawers = self._attempt(lambda of: of(self._readable.collection).of_file(source_file))
         except (snapshot.Busy, sqlite3.Error, OSError):
             return set()
         return {d.id for d in drawers} | {d.parent for d in drawers if d.parent}
@@ -100,7 +100,7 @@ class Memories:
                 f"The palace {palace.path} uses the backend {palace.backend!r}, which "
                 "Factlines cannot read."
             )
-        if status == NO_PALACE:
+        if status == NO_PALACE and palace.database is not None:
             return f"No memories in {where} ({palace.database.name} is missing)."
         if status == NO_DRAWER:
             return "The fact names no drawer, only where it was found."
@@ -114,15 +114,22 @@ class Memories:
             return NO_PALACE
         if palace.on_server:
             return ON_SERVER
-        if palace.backend not in LOCAL_FILES:
+        database = palace.database
+        if database is None:  # a backend Factlines cannot read
             return UNKNOWN_BACKEND
-        if not palace.database.is_file():
+        if not database.is_file():
             return NO_PALACE  # a folder MemPalace has not filed anything into (yet)
         return None
 
+    @property
+    def _readable(self) -> Palace:
+        """The palace, once :meth:`_unreadable_because` said it can be read."""
+        assert self.palace is not None
+        return self.palace
+
     def _read(self, found: dict, drawer_id: str | None, closet_id: str | None) -> str | None:
         def work(collection):
-            drawers = collection(self.palace.collection)
+            drawers = collection(self._readable.collection)
             rows = drawers.find(drawer_id) if drawer_id else []
             closet = collection(CLOSETS_COLLECTION).find(closet_id) if closet_id else []
             return rows, closet, bool(drawer_id) and not rows and drawers.queued(drawer_id)
@@ -148,7 +155,7 @@ class Memories:
         """``work(collection)`` in one snapshot of the palace's file (``collection(name)``
         gives that collection's drawers); tried again, a little later, while a writer holds
         the file (or while ``retry_when(answer)``)."""
-        palace = self.palace
+        palace = self._readable
         path = str(palace.database)
         reader = ChromaDrawers if palace.backend == CHROMA else ExactDrawers
         attempt = 1

@@ -63,7 +63,7 @@ class Touched:
     # The entities at either end of the touched facts before the write, where each fact's
     # row was read before it was written (a recorded write); None: not known. A hint for
     # views, not part of what was touched.
-    fact_ends: set[str] | None = field(default=None, compare=False)
+    fact_ends: set[str | None] | None = field(default=None, compare=False)
 
     def add(self, table: str, row_id: str) -> None:
         {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)

@@ -30,7 +30,6 @@ from factlines.core.store.wiring import Part, writes
 
 TOOL = "factlines"
 T = TypeVar("T")
-_END = object()  # past the last of write_in_parts' parts
 _HISTORY_LIMIT = 10_000
 # Within one second (the clocks' resolution), events in the order a fact lives them.
 _LIFE = {"recorded": 0, "added": 1, "confirmed": 2, "changed": 3, "ended": 4, "deleted": 5}
@@ -88,7 +87,7 @@ class EditHistory(Part):
         self._store.refuse_writes()
         with self._store.lock:  # (the recording holds it too) no other thread writes between
             if self._store.writing:  # part of the caller's write: all or nothing with it
-                with self.logged(what, reason) if entry is not None else nullcontext():
+                with self.logged(what, reason) if what is not None else nullcontext():
                     yield
                 return
             change, outer = None, self._give_way
@@ -151,9 +150,13 @@ class EditHistory(Part):
             with self.batch():
                 began = time.monotonic()
                 while not done or time.monotonic() - began < HOLD_S:
-                    part = ahead.pop(0) if ahead else next(parts, _END)
-                    if part is _END:
-                        break
+                    if ahead:
+                        part = ahead.pop(0)
+                    else:
+                        try:
+                            part = next(parts)
+                        except StopIteration:
+                            break
                     write(part)
                     done.append(part)
             fitted = len(done)

@@ -5,13 +5,15 @@ the plain row writes of facts and entities. Each uses its connection's ``MARK``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Generic, Protocol
 
 from factlines.core import temporal
 from factlines.core.columns import COLUMNS
 from factlines.core.errors import ConflictError
 from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
+from factlines.core.store.engine_connection import DB, EngineConnection, TimeSQL
 from factlines.core.store.protocol import EntityStore
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
 from factlines.core.turns import sort_in_turns
@@ -85,11 +87,17 @@ TAKE_BACK_ROWS = 300
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 
-class EngineStore:
+class IndexedEntities(EntityStore, Protocol):
+    """An engine's entities: the store drops their search index after a write of entities."""
+
+    def forget_index(self) -> None: ...
+
+
+class EngineStore(Generic[DB]):
     """A :class:`~factlines.core.store.protocol.GraphStore`'s part that is its connection's."""
 
-    _db: object  # a RowWrites connection with lock, read_only, write_wait, close, closed
-    entities: EntityStore
+    _db: DB
+    entities: IndexedEntities
 
     def close(self) -> None:
         self._db.close()
@@ -99,7 +107,7 @@ class EngineStore:
         return self._db.closed
 
     @property
-    def lock(self):
+    def lock(self) -> AbstractContextManager:
         return self._db.lock
 
     @property
@@ -164,17 +172,17 @@ class EngineStore:
             self.entities.forget_index()
 
 
-def _marks(db, n: int) -> str:
+def _marks(db: EngineConnection, n: int) -> str:
     return ", ".join([db.MARK] * n)
 
 
-class FactRows:
+class FactRows(Generic[DB]):
     """Rows of ``triples``: one by id, an entity's, a predicate's (the engine's ``_timesql``
     writes the time rules), a neighbourhood's links, and plain writes in the caller's
     transaction."""
 
-    _db: object
-    _timesql: object  # the engine's timesql module
+    _db: DB
+    _timesql: TimeSQL
     # A row's position in a neighbourhood's links: any value that changes when a fact is
     # replaced by a new row (SQLite's rowid is cheaper to read than the long ids).
     POSITION = "id"
@@ -455,12 +463,26 @@ def _check(values: dict) -> None:
         raise TypeError(f"not fact columns: {sorted(unknown)}")
 
 
-class EntityRows:
+class EntityRows(Generic[DB]):
     """Rows of ``entities``: one by id, a name resolved, candidates for a name (the engine's
     ``_same_name`` and ``_like`` compare as SQLite's NOCASE and LIKE do), and plain writes in
     the caller's transaction."""
 
-    _db: object
+    _db: DB
+
+    # The engine's SQL: a column compared with a parameter as NOCASE does, or matched as LIKE
+    # does (escaped with a backslash); and the list's rows of ids, or of (id, name, type) rows.
+    @staticmethod
+    def _same_name(column: str) -> str:
+        raise NotImplementedError
+
+    @staticmethod
+    def _like(column: str) -> str:
+        raise NotImplementedError
+
+    @staticmethod
+    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
+        raise NotImplementedError
 
     def listed(self, ids: list[str]) -> list[dict]:
         with self._db.read() as conn:
@@ -565,10 +587,10 @@ def bulk_columns(table: str, columns: tuple[str, ...]) -> str:
     return ", ".join(f'"{c}"' for c in columns)
 
 
-class RowInserts:
+class RowInserts(Generic[DB]):
     """Rows inserted as given, for import (``entities`` and ``triples``)."""
 
-    _db: object
+    _db: DB
 
     def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
         """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
@@ -588,16 +610,16 @@ class RowInserts:
                 cursor.close()
 
 
-class PredicateRows:
+class PredicateRows(Generic[DB]):
     """The graph's predicates: figures per predicate, and one predicate's facts at once (what
     renaming or merging a predicate reads). ``_timesql`` is the engine's time rules in SQL,
     ``ORDER`` the order the rows were written in."""
 
-    _db: object
-    _timesql: object
+    _db: DB
+    _timesql: TimeSQL
     ORDER: str
 
-    def __init__(self, db):
+    def __init__(self, db: DB):
         self._db = db
 
     def stats(self, now_key: str) -> list[tuple]:

@@ -8,6 +8,7 @@ themselves, then MemPalace's id of the name, then a display name.
 from __future__ import annotations
 
 import json
+from typing import overload
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -56,6 +57,12 @@ class EntityEdits(Part):
             return None
         return self._store.entities.resolve(ref)
 
+    @overload
+    def id_of(self, ref: str) -> str: ...
+    @overload
+    def id_of(self, ref: bytes) -> bytes: ...
+    @overload
+    def id_of(self, ref: str | bytes) -> str | bytes: ...
     def id_of(self, ref: str | bytes) -> str | bytes:
         """The id ``ref`` stands for; MemPalace's rule when no entity matches (a BLOB id stands
         for itself)."""
@@ -179,10 +186,10 @@ class EntityEdits(Part):
 
     @writes
     def set_entity_properties(self, ref: str, properties: dict) -> None:
-        properties = properties_json(properties)
+        text = properties_json(properties)
         with self._store.transaction():
             entity = self.require(ref)
-            self._store.entities.update(entity["id"], properties=properties)
+            self._store.entities.update(entity["id"], properties=text)
 
     @writes
     def merge_entities(self, source: str, target: str, progress: Progress | None = None) -> str:

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Literal, TypeGuard
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.progress import Progress
@@ -256,7 +257,7 @@ class KnowledgeGraph:
     def __enter__(self) -> KnowledgeGraph:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         self.close()
         return False
 
@@ -457,7 +458,7 @@ def write_methods() -> list[str]:
     )
 
 
-def is_database_url(location: object) -> bool:
+def is_database_url(location: object) -> TypeGuard[str]:
     """Whether ``location`` is a PostgreSQL URL (``postgresql://…``) rather than a file path."""
     return isinstance(location, str) and location.startswith(DATABASE_URL_SCHEMES)
 

@@ -206,8 +206,10 @@ class GraphHistory(Part):
         span = self._facts.time_span()
         if span is None:
             return {key: [] for key in _NO_HISTOGRAM}
-        first = int(temporal.to_posix(span[0]))
-        width = int(temporal.to_posix(span[1])) + 1 - first
+        first_posix, last_posix = temporal.to_posix(span[0]), temporal.to_posix(span[1])
+        assert first_posix is not None and last_posix is not None  # the span's are real instants
+        first = int(first_posix)
+        width = int(last_posix) + 1 - first
         # Exact arithmetic: edge i is first + i * width / bins.
         seconds = [first - (-i * width // bins) for i in range(bins + 1)]  # ceil: first key in
         before = [temporal.before_posix(s) for s in seconds]  # the last key before each edge

@@ -8,11 +8,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
+from typing import TYPE_CHECKING, overload
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
 from factlines.core.progress import Progress, report
 from factlines.core.store.changes import TRIPLES, Change, RowImage
 from factlines.core.store.giving_way import HOLD_S, GiveWay
+
+if TYPE_CHECKING:  # row_writes imports this module
+    from factlines.core.store.row_writes import RowWrites
 
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
@@ -73,7 +77,7 @@ class StepReplay:
 
     def __init__(
         self,
-        db,
+        db: RowWrites,
         change: Change,
         to_before: bool,
         conflict: type[Refused],
@@ -202,8 +206,8 @@ class StepReplay:
         opened: list[tuple[str, dict]] = []
         end = stop
         for n in range(start, stop):
-            looks = deadline is not None and n > start and not (n - start) % _CLOCK_EVERY
-            if looks and time.monotonic() > deadline:
+            looks = n > start and not (n - start) % _CLOCK_EVERY
+            if looks and deadline is not None and time.monotonic() > deadline:
                 end = n
                 break
             table, row_id, expected, wanted = self.rows[n]
@@ -213,7 +217,7 @@ class StepReplay:
             db.touch(conn, table, row_id)
             db._put_row(conn, table, row_id, wanted)
             self._written.append(n)
-            if table == TRIPLES and _opens(current, wanted):
+            if table == TRIPLES and wanted is not None and _opens(current, wanted):
                 opened.append((row_id, wanted.values))
         for row_id, values in opened:
             if self._open_twin(conn, row_id, values):
@@ -245,8 +249,12 @@ class StepReplay:
                         table, row_id, expected, wanted = self.rows[n]
                         if db._row_image(conn, table, row_id) != wanted:
                             continue
-                        reopens = table == TRIPLES and _opens(wanted, expected)
-                        if reopens and self._open_twin(conn, row_id, expected.values):
+                        if (
+                            table == TRIPLES
+                            and expected is not None
+                            and _opens(wanted, expected)
+                            and self._open_twin(conn, row_id, expected.values)
+                        ):
                             continue
                         db.touch(conn, table, row_id)
                         db._put_row(conn, table, row_id, expected)
@@ -289,7 +297,11 @@ class StepReplay:
         return f"{subject} {values.get('predicate')} {obj}"
 
 
-class _Wanted(Sequence):
+# (table, id, the row as the step left it, the row wanted)
+WantedRow = tuple[str, str, RowImage | None, RowImage | None]
+
+
+class _Wanted(Sequence[WantedRow]):
     """A step's rows as a replay writes them: (table, id, the row as the step left it, the
     row wanted), from the change's rows in replay order (read as they are needed)."""
 
@@ -299,7 +311,11 @@ class _Wanted(Sequence):
     def __len__(self) -> int:
         return len(self._rows)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> WantedRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[WantedRow]: ...
+    def __getitem__(self, index: int | slice) -> WantedRow | list[WantedRow]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         (table, row_id), (before, after) = self._rows[index]
@@ -308,7 +324,7 @@ class _Wanted(Sequence):
         return table, row_id, before, after
 
 
-def _keeps_entity(db, conn, table: str, row_id: str, current, expected, wanted) -> bool:
+def _keeps_entity(db: RowWrites, conn, table: str, row_id: str, current, expected, wanted) -> bool:
     """Whether an entity row stays as it is although the step would remove or create it:
     removed, when a fact still refers to it or someone else rewrote it; created, when it
     exists again."""
@@ -327,7 +343,7 @@ def _keeps_entity(db, conn, table: str, row_id: str, current, expected, wanted) 
     return used is not None
 
 
-def take_back(db, change: Change, rows_per_write: int) -> None:
+def take_back(db: RowWrites, change: Change, rows_per_write: int) -> None:
     """Remove again what ``change`` wrote, for a write made of several transactions that failed
     part-way: each row goes back to its image from before, in transactions of
     ``rows_per_write`` rows (giving way to other programs' writes in between, as

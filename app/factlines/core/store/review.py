@@ -167,7 +167,7 @@ class GraphReview(Part):
         """The ends MemPalace's write log shows in the span (``logged``: its entries there);
         the facts added in the span that it shows it adding."""
         _told_added(logged, added)
-        by_subject: dict[str, list] = {}
+        by_subject: dict[str | None, list] = {}
         for entry in logged:
             if entry.operation != "kg_add":  # an add ends nothing: a week of adds is 20,000
                 by_subject.setdefault(_subject_id(entry), []).append(entry)

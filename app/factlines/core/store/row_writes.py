@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -26,9 +27,9 @@ class RowWrites:
     """Recordings, listeners and replay over an engine's connection (see the module)."""
 
     # The engine's parameter marker in SQL (``?`` for sqlite3, ``%s`` for psycopg).
-    MARK = "?"
+    MARK: str = "?"
     # Who else writes the graph, as a refusal names them.
-    OTHERS = "another program"
+    OTHERS: str = "another program"
 
     def __init__(self) -> None:
         self._depth = 0
@@ -46,7 +47,12 @@ class RowWrites:
 
     # ── What the engine supplies ──────────────────────────────────────────
 
+    lock: AbstractContextManager[Any]  # held by every read and write of the connection
+
     def transaction(self, wait: float | None = None) -> AbstractContextManager:
+        raise NotImplementedError
+
+    def snapshot(self) -> AbstractContextManager:
         raise NotImplementedError
 
     def _row_image(self, conn, table: str, row_id: str) -> RowImage | None:

@@ -50,7 +50,8 @@ class forwarded(Generic[P, R]):
     def __init__(self, part: str, method: Callable[Concatenate[Any, P], R]):
         self.part = part
         self.method = method
-        functools.update_wrapper(self, method)
+        # Not a callable but a descriptor: it takes the method's names and doc all the same.
+        functools.update_wrapper(self, method)  # pyright: ignore[reportArgumentType]
 
     def __set_name__(self, owner: type, name: str) -> None:
         if name != self.method.__name__:
@@ -61,7 +62,7 @@ class forwarded(Generic[P, R]):
     @overload
     def __get__(self, graph: object, owner: type | None = None) -> Callable[P, R]: ...
 
-    def __get__(self, graph, owner=None):
+    def __get__(self, graph: object, owner: type | None = None) -> Callable[..., R]:
         if graph is None:
             return self.method
         return self.method.__get__(getattr(graph, self.part))

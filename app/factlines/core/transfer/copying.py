@@ -171,7 +171,8 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
         settings = src.graph_settings()
         logged = _edit_log(src)
         with dst.batch():
-            checked or _prepare(dst, rows.extras)
+            if not checked:
+                _prepare(dst, rows.extras)
             dst.set_graph_settings(settings)
             dst.add_edit_log_entries(logged)
             # The last word before the last write is committed: a cancel until now leaves

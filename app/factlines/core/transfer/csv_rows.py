@@ -208,7 +208,7 @@ class _Rows:
     def _entity(self, fields: list[str], eid: str, name: str, side: str, stored: bool) -> dict:
         """The entity row to create should the graph lack it: its other cells as written (a
         new fact's empty ones take MemPalace's defaults)."""
-        entity = {"id": eid, "name": name or eid}
+        entity: dict[str, str | None] = {"id": eid, "name": name or eid}
         for column, i in self.entity_cells[side]:
             if fields[i] or stored:
                 entity[column] = fields[i] or None

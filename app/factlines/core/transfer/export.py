@@ -66,6 +66,7 @@ def export_graph(
     target = Path(path)
     fmt = fmt or format_of(target)
     writer = formats.to_write(fmt).writer
+    assert writer is not None  # to_write gives a format that writes
     as_of = temporal.parse(as_of, "as_of")
     mode = _mode_for(target, kg)
     with kg.selection(as_of=as_of, entity=entity) as selection:

@@ -58,7 +58,9 @@ def import_file(
     Refused: a file that cannot be read or is none of the three kinds, a read-only graph,
     another program's write meanwhile of a fact the import would add.
     """
-    data = formats.to_read(path).reader(Path(path), progress)
+    reader = formats.to_read(path).reader
+    assert reader is not None  # to_read gives a format that reads
+    data = reader(Path(path), progress)
     rep = ImportReport(data.kind, rejected=list(data.problems))
     planner = {"json": _plan_copy, "csv": plan_csv, "seed": plan_seed}[data.kind]
     with kg.batched(words):

@@ -83,7 +83,9 @@ class _Stream:
     def peek(self) -> str:
         """The next character that is not white space ('' at the end), not consumed."""
         while True:
-            self.pos = _SPACE.match(self.text, self.pos).end()
+            space = _SPACE.match(self.text, self.pos)
+            assert space is not None  # white space or none: it matches anywhere
+            self.pos = space.end()
             if self.pos < len(self.text) or not self._more():
                 return self.text[self.pos : self.pos + 1]
 

@@ -85,7 +85,7 @@ def insert(kg, table: str, rows: Iterable, steps: Steps, columns: tuple | None =
 def still_new(kg, table: str, rows: list, columns: tuple | None) -> list:
     """``rows`` less the entities the graph has now (inside the write that inserts them);
     refused when the id of one of the facts is taken now."""
-    position = {name: i for i, name in enumerate(columns or ())}
+    position: dict[str, int] = {name: i for i, name in enumerate(columns or ())}
     ids = [row.get("id") if isinstance(row, dict) else row[position["id"]] for row in rows]
     there = kg.rows_with_ids(table, ids)
     if table == "entities":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from factlines.core.transfer.repeats import RepeatedIds
 
@@ -28,16 +29,17 @@ class ImportFile:
     objects of ``entities`` or ``triples``, ``size`` at a time, ``counts`` says how many.
     ``problems`` are rows that could not be read at all. ``extras`` are the columns of each
     table beyond MemPalace's the rows carry (a newer MemPalace's), as checked (name, kind)
-    pairs. ``repeats`` knows which ids the file may give twice (all of them when None)."""
+    pairs. ``repeats`` knows which ids the file may give twice."""
 
     kind: str
     rows: dict[str, list[tuple[int, object]]]
     problems: list[Problem]
     columns: dict[str, int] | None = None
     extras: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    batches: Callable[[str, int], Iterator[list[tuple[int, object]]]] | None = None
+    # A row's value is as ``kind`` makes it (fields, an object, a seed's (key, facts)).
+    batches: Callable[[str, int], Iterator[list[tuple[int, Any]]]] = field(kw_only=True)
     counts: dict[str, int] = field(default_factory=dict)
-    repeats: RepeatedIds | None = None
+    repeats: RepeatedIds = field(kw_only=True)
 
     def row_count(self) -> int:
         return sum(self.counts.values()) + sum(len(rows) for rows in self.rows.values())

@@ -9,6 +9,8 @@ refusals, unavailability and bugs. The driver, psycopg 3, is an optional extra
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress
 from factlines.core.store.changes import Touched
@@ -54,7 +56,7 @@ def discard_new_graph(url: str) -> None:
             conn.execute(f"DROP TABLE {table}")
 
 
-class PostgresStore(EngineStore):
+class PostgresStore(EngineStore[PGConnection]):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one PostgreSQL database."""
 
     def __init__(self, url: str, *, read_only: bool = False, write_wait: float = WRITE_WAIT):
@@ -139,6 +141,7 @@ class PostgresStore(EngineStore):
         self.refuse_writes()
         names = self.missing_indexes()
         psycopg = driver()
+        conn: Any  # see connect()
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 for done, name in enumerate(names):

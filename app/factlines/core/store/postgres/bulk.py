@@ -96,7 +96,7 @@ class PGSelection:
                 yield rows
 
 
-class PGBulk(RowInserts):
+class PGBulk(RowInserts[PGConnection]):
     def __init__(self, db: PGConnection):
         self._db = db
 

@@ -21,6 +21,8 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any, cast
 
 from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import RowImage, Touched
@@ -45,6 +47,7 @@ def driver():
     """psycopg, imported when a PostgreSQL graph is opened (an optional extra)."""
     try:
         import psycopg
+        import psycopg.conninfo  # imported by psycopg itself: named for the type checker
     except ImportError:
         raise Unavailable(
             "opening a PostgreSQL graph needs the PostgreSQL driver: "
@@ -53,8 +56,10 @@ def driver():
     return psycopg
 
 
-def connect(url: str):
-    """A new autocommit connection to ``url``, waiting at most the engine's connect timeout."""
+def connect(url: str) -> Any:
+    """A new autocommit connection to ``url``, waiting at most the engine's connect timeout.
+    Typed as Any: the engine composes its SQL as text, where psycopg's types ask for literal
+    strings, and reads rows its own schema makes."""
     return driver().connect(url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT)
 
 
@@ -62,7 +67,7 @@ def label_of(url: str) -> str:
     """The URL as a person may see it: without its password."""
     info = driver().conninfo.conninfo_to_dict(url)
     info.pop("password", None)
-    host = info.get("host") or ""
+    host = str(info.get("host") or "")
     port = f":{info['port']}" if info.get("port") else ""
     user = f"{info['user']}@" if info.get("user") else ""
     socket = f"?host={host}" if host.startswith("/") else ""
@@ -73,8 +78,8 @@ def label_of(url: str) -> str:
 class PGConnection(RowWrites):
     """The connection, its lock, the open transaction's depth, recordings and the feed."""
 
-    MARK = "%s"
-    OTHERS = "another client"
+    MARK: str = "%s"
+    OTHERS: str = "another client"
 
     def __init__(self, url: str, *, read_only: bool = False, write_wait: float = WRITE_WAIT):
         super().__init__()
@@ -94,8 +99,8 @@ class PGConnection(RowWrites):
         self._own_writes = 0
         self._asserted = False
         self._closed = False
-        self._conn = None
-        self._feed = None
+        self._conn: Any = None  # connect()'s
+        self._feed: Any = None
         self.pid = 0
         self.role = ""
         try:
@@ -165,7 +170,7 @@ class PGConnection(RowWrites):
     def _alive(self, conn) -> bool:
         return conn is not None and not conn.closed and not conn.broken
 
-    def raw(self):
+    def raw(self) -> Any:
         """The connection, connected again if it was lost (Unavailable when it cannot be)."""
         if self._closed:
             raise Refused(f"the knowledge graph {self.label} is closed")
@@ -343,12 +348,15 @@ class PGConnection(RowWrites):
     def note_assertion(self) -> None:
         self._asserted = True
 
-    def _write_mark(self, conn) -> object:
-        """Before this write's own count: all clients' writes, and this client's."""
+    def _write_mark(self, conn) -> tuple[Decimal, int]:
+        """Before this write's own count: all clients' writes (a SUM of BIGINT is NUMERIC), and
+        this client's."""
         return conn.execute("SELECT SUM(n) FROM fl_writes").fetchone()[0], self._own_writes
 
     def _written_since(self, conn, mark: object) -> bool:
-        (all_then, own_then), (all_now, own_now) = mark, self._write_mark(conn)
+        # A mark this connection made (_write_mark's).
+        all_then, own_then = cast("tuple[Decimal, int]", mark)
+        all_now, own_now = self._write_mark(conn)
         return all_now - all_then != own_now - own_then
 
     def _row_image(self, conn, table: str, row_id: str) -> RowImage | None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from factlines.core.search import EntitySearchIndex
 from factlines.core.store.engine_common import EntityRows
 from factlines.core.store.postgres.connection import PGConnection
-from factlines.core.store.postgres.timesql import C, nocase, order, valid_at, valid_at_params
+from factlines.core.store.postgres.timesql import C, nocase, valid_at, valid_at_params
+from factlines.core.store.postgres.timesql import order as order_sql
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite.entities import index_entries
 from factlines.core.store.sqlite.ranking import counts_of
@@ -20,7 +21,7 @@ _ALL_COUNTS = (
 )
 
 
-class PGEntities(EntityRows):
+class PGEntities(EntityRows[PGConnection]):
     @staticmethod
     def _same_name(column: str) -> str:
         return f"{nocase(column)} = {nocase('%s')}"
@@ -56,7 +57,7 @@ class PGEntities(EntityRows):
         search: str,
         entity_type: str | None,
         valid_at_key: str | None,
-        order_by: str,
+        order: str,
         descending: bool,
         limit: int,
         offset: int,
@@ -68,7 +69,7 @@ class PGEntities(EntityRows):
             if search:
                 index = self._index(conn)
                 hits = index.matches(search, entity_type)
-                if order_by == "name":
+                if order == "name":
                     if valid_at_key is not None:
                         valid = self._valid_ids(conn, [index.ids[i] for i in hits], valid_at_key)
                         hits = [i for i in hits if index.ids[i] in valid]
@@ -76,17 +77,20 @@ class PGEntities(EntityRows):
                     page = index_entries(index, hits[offset : offset + limit])
                     return self._rows_with_counts(conn, page, counts)
                 ids = [index.ids[i] for i in hits]
-            if order_by in ("current", "ended"):
-                rows = self._ranked(conn, order_by, descending, ids, entity_type, valid_at_key)
+            if order in ("current", "ended"):
+                rows = self._ranked(conn, order, descending, ids, entity_type, valid_at_key)
                 return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows[offset : offset + limit]]
             where, params = _filter(ids, entity_type, valid_at_key)
-            if order_by == "type":
+            if order == "type":
                 sort = (
-                    f"{order(nocase('e.type'), descending)}, {order(nocase('e.name'))}, "
-                    f"{order('e.id ' + C)}"
+                    f"{order_sql(nocase('e.type'), descending)}, {order_sql(nocase('e.name'))}, "
+                    f"{order_sql('e.id ' + C)}"
                 )
             else:
-                sort = f"{order(nocase('e.name'), descending)}, {order('e.id ' + C, descending)}"
+                sort = (
+                    f"{order_sql(nocase('e.name'), descending)}, "
+                    f"{order_sql('e.id ' + C, descending)}"
+                )
             rows = conn.execute(
                 f"SELECT e.id, e.name, e.type FROM entities e {where} "
                 f"ORDER BY {sort} LIMIT %s OFFSET %s",
@@ -173,7 +177,7 @@ class PGEntities(EntityRows):
         with self._db.snapshot() as conn:
             return EntitySearchIndex(self._search_rows(conn))
 
-    def adopt_search_index(self, index: EntitySearchIndex, stamp: tuple) -> bool:
+    def adopt_search_index(self, index: EntitySearchIndex, stamp: object) -> bool:
         self._db.poll()
         if (self._db.generation, self._forgotten) != stamp:
             return False
@@ -192,7 +196,7 @@ class PGEntities(EntityRows):
     def _search_rows(conn) -> list[tuple]:
         return conn.execute(
             "SELECT id, name, type FROM entities "
-            f"ORDER BY {order(nocase('name'))}, {order('id ' + C)}"
+            f"ORDER BY {order_sql(nocase('name'))}, {order_sql('id ' + C)}"
         ).fetchall()
 
     def forget_index(self) -> None:
@@ -208,7 +212,7 @@ class PGEntities(EntityRows):
 
     def names(self) -> list[str]:
         with self._db.read() as conn:
-            rows = conn.execute(f"SELECT name FROM entities ORDER BY {order(nocase('name'))}")
+            rows = conn.execute(f"SELECT name FROM entities ORDER BY {order_sql(nocase('name'))}")
             return [r[0] for r in rows]
 
 
@@ -216,8 +220,8 @@ def _ranking(conn, order_by: str, descending: bool, where: str, params: list) ->
     return conn.execute(
         "SELECT e.id, e.name, e.type, COALESCE(c.current, 0), COALESCE(c.ended, 0) "
         f"FROM entities e LEFT JOIN {_ALL_COUNTS} c ON c.e = e.id {where} "
-        f"ORDER BY {order('COALESCE(c.' + order_by + ', 0)', descending)}, "
-        f"{order(nocase('e.name'))}, {order('e.id ' + C)}",
+        f"ORDER BY {order_sql('COALESCE(c.' + order_by + ', 0)', descending)}, "
+        f"{order_sql(nocase('e.name'))}, {order_sql('e.id ' + C)}",
         params,
     ).fetchall()
 

@@ -3,6 +3,9 @@ the SQLite engine's answers (its SQL where it is the same, :mod:`.timesql` where
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from factlines.core import temporal
 from factlines.core.store.engine_common import (
     FACT_COLUMNS,
@@ -20,13 +23,13 @@ from factlines.core.store.sqlite.fact_search import SEARCHED, like_pattern
 _EXTREME_BATCH = 64
 
 
-class PGFacts(FactRows):
+class PGFacts(FactRows[PGConnection]):
     _timesql = timesql
     BYTE_ORDER = C
 
     def __init__(self, db: PGConnection):
         self._db = db
-        self._kept: dict[str, tuple[int, object]] = {}
+        self._kept: dict[str, tuple[int, Any]] = {}
 
     # ── One fact ──────────────────────────────────────────────────────────
 
@@ -101,7 +104,7 @@ class PGFacts(FactRows):
 
     # ── Graph-wide figures, kept until this client learns of a change ─────
 
-    def _keep(self, name: str, compute):
+    def _keep(self, name: str, compute: Callable[[Any], Any]) -> Any:
         self._db.poll()
         generation = self._db.generation
         kept = self._kept.get(name)
@@ -179,7 +182,7 @@ def _extreme(conn, column: str, length: int | None, descending: bool) -> str | N
         after = values[-1]
 
 
-class PGPredicates(PredicateRows):
+class PGPredicates(PredicateRows[PGConnection]):
     """The graph's predicates (:class:`PredicateRows`); PostgreSQL keeps no order of writing,
     so its rows come in id order."""
 

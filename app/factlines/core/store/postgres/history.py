@@ -5,6 +5,7 @@ the SQLite engine finds by walking its indexes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import accumulate
 
 from factlines.core.store.engine_common import (
@@ -69,7 +70,7 @@ class PGHistory:
             ).fetchall()
 
     def irregular(
-        self, now_key: str, today: str, eid: str | None, skip: list[str] = ()
+        self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()
     ) -> list[tuple]:
         subject, params = ("", []) if eid is None else (" AND subject = %s", [eid])
         others = " AND NOT (predicate = ANY(%s))" if skip else ""

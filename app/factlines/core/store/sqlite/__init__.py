@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from typing import SupportsInt, cast
 
 from factlines.core.errors import Unavailable
 from factlines.core.progress import Cancelled, Progress, report
@@ -68,7 +69,7 @@ def discard_new_graph(path: str) -> None:
         conn.close()
 
 
-class SQLiteStore(EngineStore):
+class SQLiteStore(EngineStore[Connection]):
     """A :class:`~factlines.core.store.protocol.GraphStore` over one SQLite file."""
 
     def __init__(
@@ -141,7 +142,8 @@ class SQLiteStore(EngineStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT rowid, {names} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (int(after), int(limit)),
+                # A rowid this engine gave, passed back by MemPalace's code (an int or like one).
+                (int(cast("SupportsInt | str", after)), int(limit)),
             ).fetchall()
         return [(row[0], row[1:]) for row in rows]
 

@@ -93,7 +93,7 @@ def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple]]:
         yield rows
 
 
-class SQLiteBulk(RowInserts):
+class SQLiteBulk(RowInserts[Connection]):
     def __init__(self, db: Connection):
         self._db = db
 

@@ -289,8 +289,7 @@ class Connection(RowWrites):
             (sid, pred, oid),
         ).fetchall()
 
-    @staticmethod
-    def _row_image(conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
+    def _row_image(self, conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(
             f"SELECT rowid, * FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,)
         )
@@ -314,8 +313,9 @@ class Connection(RowWrites):
                 images[values[key]] = RowImage(values, position=row[0])
         return images
 
-    @staticmethod
-    def _put_row(conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None):
+    def _put_row(
+        self, conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None
+    ) -> None:
         conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,))
         if image is None:
             return

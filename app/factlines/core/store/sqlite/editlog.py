@@ -77,6 +77,9 @@ class EditLogWrites:
     def __init__(self, db):
         self._db = db
 
+    def _size_and_budget(self, conn) -> tuple[int, int]:
+        raise NotImplementedError
+
     def write(self, entry: dict, change: Change) -> bool:
         """Log the rows ``change`` recorded in the open write (their images before, and as they
         are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the

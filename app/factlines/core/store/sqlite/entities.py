@@ -36,7 +36,7 @@ def index_entries(index: EntitySearchIndex, positions) -> list:
     ]
 
 
-class SQLiteEntities(EntityRows):
+class SQLiteEntities(EntityRows[Connection]):
     @staticmethod
     def _same_name(column: str) -> str:
         return f"{column} = ? COLLATE NOCASE"
@@ -239,7 +239,7 @@ class SQLiteEntities(EntityRows):
         with self._db.snapshot() as conn:
             return EntitySearchIndex(self._search_rows(conn))
 
-    def adopt_search_index(self, index: EntitySearchIndex, stamp: tuple) -> bool:
+    def adopt_search_index(self, index: EntitySearchIndex, stamp: object) -> bool:
         with self._db.snapshot() as conn:
             version = self._version(conn)
             if (version, self._forgotten) != stamp:

@@ -46,7 +46,7 @@ def _well_formed(value: str | None) -> bool:
     return value is None or (len(value) in (10, 20) and temporal.is_accepted(value))
 
 
-class SQLiteFacts(FactRows):
+class SQLiteFacts(FactRows[Connection]):
     _timesql = timesql
     POSITION = "rowid"
     ENTITY_ESTIMATE = "SELECT MAX(rowid) FROM entities"

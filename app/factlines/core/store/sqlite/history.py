@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -140,7 +141,7 @@ class SQLiteHistory:
             ).fetchall()
 
     def irregular(
-        self, now_key: str, today: str, eid: str | None, skip: list[str] = ()
+        self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()
     ) -> list[tuple]:
         """Every fact that is one of two or more open copies (``duplicate_open``, not for the
         predicates in ``skip``), has an inverted interval (``inverted``), or ends after
@@ -202,8 +203,7 @@ class SQLiteHistory:
                     conn, f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE t.id IN", ids
                 )
             }
-            if None in ids:
-                unnamed = _facts_without_id(conn, eid)
+            unnamed = _facts_without_id(conn, eid) if None in ids else []
         return [
             (at, kind, facts[tid] if tid is not None else _unnamed_row(unnamed, kind, at))
             for tid, kind, at in page
@@ -267,7 +267,8 @@ class SQLiteHistory:
             cursor = lo
             while True:
                 value = _next_dated(conn, cursor, hi, len(lo), ends)
-                prefix = value[:width]  # the bucket holds event number offset: never None
+                assert value is not None  # the bucket holds event number offset
+                prefix = value[:width]
                 n = _bucket(conn, kept, prefix, ends)
                 if before + n > offset:
                     lo, hi = prefix, prefix + _TOP
@@ -380,7 +381,7 @@ def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
     return page
 
 
-def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: list[str]) -> list[list]:
+def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: Sequence[str]) -> list[list]:
     """The rowids of the facts that are one of two or more open copies of one (subject,
     predicate, object), not of the predicates in ``skip``, and those of the facts inverted
     or ending after now (``odd``: :func:`_odd_params`); in one statement, so that on a

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from factlines.core.store.engine_common import PredicateRows
 from factlines.core.store.sqlite import timesql
+from factlines.core.store.sqlite.connection import Connection
 
 
-class SQLitePredicates(PredicateRows):
+class SQLitePredicates(PredicateRows[Connection]):
     _timesql = timesql
     ORDER = "t.rowid"

@@ -73,7 +73,7 @@ def valid_at(alias: str = "t") -> str:
     )
 
 
-def valid_at_params(key: str) -> list:
+def valid_at_params(key: str) -> list[str | None]:
     """The parameters of :func:`valid_at` for an instant key (a :func:`start_key`)."""
     day = key[:10] if key[10:] < DAY_END_SUFFIX else None
     return [key, key, day]
