@@ -8,6 +8,11 @@
 both in child processes, one after the other, ``--rounds`` times each, alternating (a shared
 machine's pace drifts by the minute), and prints both side by side with their ratio.
 
+The hub is selected twice over: while the whole-graph questions the window asks when it opens
+are still being answered on workers, then once they all are (as round 1 measured it: those
+questions were answered on the UI thread before the window answered anything); every figure
+after the first selections is of the settled window.
+
 Targets: window shown with the entity list populated <= 500 ms from construction; a search
 keystroke <= 20 ms; selecting the hub <= 100 ms (2,000 facts) or <= 300 ms (20,000 facts) until
 every view is updated; an as_of step <= 16 ms with all views updated and painted, <= 10 ms
@@ -117,6 +122,15 @@ def run_until(done) -> None:
     check.stop()
 
 
+def settle_jobs(window, timeout_s: float = 300.0) -> None:
+    """Run the event loop until the window's whole-graph questions, asked by its opening and
+    answered on workers, have all been answered."""
+    deadline = time.perf_counter() + timeout_s
+    busy = (window.panels, getattr(window, "figures", window.panels))
+    run_until(lambda: not any(b.busy for b in busy) or time.perf_counter() > deadline)
+    run_until(lambda: True)
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far (Linux reports KiB, macOS bytes)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -224,6 +238,11 @@ def measure(args) -> dict:
     search = statistics.median(keystrokes)
 
     # this 2-core machine is noisy: a median of few runs swings by 50 ms
+    busy_selects, _, _ = select_hub(app, window, 11)
+    # Then as round 1 measured it, its whole-graph questions asked on the UI thread before the
+    # window answered: once the window has settled (their reads on workers ended), and the
+    # rest of the figures too.
+    settle_jobs(window)
     selects, select_views, select_cpu = select_hub(app, window, 11)
     select = statistics.median(selects)
     # One edit on the hub (end one of its open facts), until every view shows it; undone after.
@@ -297,6 +316,11 @@ def measure(args) -> dict:
         ("search keystroke over 10k entities (median of 10)", search, 20),
         ("  worst keystroke", max(keystrokes), 20),
         ("  of which count + first page + model reset (median)", statistics.median(queries), 20),
+        (
+            f"select the {HUB_FACTS:,}-fact hub while the open's reads run (median)",
+            statistics.median(busy_selects),
+            select_target,
+        ),
         (f"select the {HUB_FACTS:,}-fact hub, all views updated (median)", select, select_target),
         (
             "  chart, table and graph shown (the list paging after them)",
@@ -367,14 +391,17 @@ def side_by_side(args) -> int:
     def spread(values: list[float]) -> str:
         return f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
 
-    for row, (name, _figure, target) in enumerate(runs["now"][0]["table"]):
-        before = [run["table"][row][1] for run in runs["before"]]
-        now = [run["table"][row][1] for run in runs["now"]]
-        ratio = statistics.median(now) / max(statistics.median(before), 1e-9)
+    for name, _figure, target in runs["now"][0]["table"]:  # by name: the code before may lack one
+        before = [
+            figure for run in runs["before"] for row, figure, _ in run["table"] if row == name
+        ]
+        now = [figure for run in runs["now"] for row, figure, _ in run["table"] if row == name]
+        ratio = f"{statistics.median(now) / max(statistics.median(before), 1e-9):>6.2f}"
         verdict = "PASS" if statistics.median(now) <= target else "MISS"
         u = unit(name)
+        was = f"{spread(before)}{u}" if before else "-"
         print(
-            f"{name:<58} {spread(before):>13}{u} {spread(now):>13}{u} {ratio:>6.2f} "
+            f"{name:<58} {was:>15} {spread(now):>13}{u} {ratio if before else '':>6} "
             f"{target:>6}{u}  {verdict}"
         )
     return 0
