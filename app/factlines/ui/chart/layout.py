@@ -51,7 +51,7 @@ OUTGOING = "outgoing"
 INCOMING = "incoming"
 
 
-@dataclass
+@dataclass(slots=True)  # one per lane: a hub has 20,000
 class Lane:
     row: int
     predicate: str
