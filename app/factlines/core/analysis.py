@@ -14,7 +14,8 @@ Conflict rows are ``{kind, subject, predicate, a, b, start, end}`` (see :data:`K
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from datetime import date
 from itertools import pairwise
 from operator import itemgetter
@@ -223,21 +224,46 @@ def predicate_figures(
         by_predicate[row[1]].append(row)
     figures: dict[str, dict] = {}
     for predicate, facts in by_predicate.items():
-        # Each predicate's overlaps on their own: smaller groups, sorted faster. Whether a
-        # subject overlapped needs only its first overlap: a hub holding thousands of objects
-        # at once has millions of pairs, listed only when they would be shown.
-        figure = figures[predicate] = _figures(facts, days)
-        groups = _by_subject(facts)
-        figure["overlapping"] = sum(
-            1
-            for subject, group in groups.items()
-            if len(group) > 1
-            and any(pair[3] == _OVERLAP for pair in _subject_pairs(subject, group))
-        )
+        figure, groups = _figures_and_groups(facts, days)
+        figures[predicate] = figure
         if pairs_for(figure):
             figure["pairs"] = [pair for pair in _ordered_pairs(groups) if pair[3] != _DUPLICATE]
         let_go_each(groups)
     return figures
+
+
+def _figures_and_groups(facts: list[tuple], days: _Days) -> tuple[dict, dict]:
+    """The figures of facts holding whole subjects, and the facts grouped by subject."""
+    # Each predicate's overlaps on their own: smaller groups, sorted faster. Whether a subject
+    # overlapped needs only its first overlap: a hub holding thousands of objects at once has
+    # millions of pairs, listed only when they would be shown.
+    figure = _figures(facts, days)
+    groups = _by_subject(facts)
+    figure["overlapping"] = sum(
+        1
+        for subject, group in groups.items()
+        if len(group) > 1 and any(pair[3] == _OVERLAP for pair in _subject_pairs(subject, group))
+    )
+    return figure, groups
+
+
+def _figure_in_parts(parts: Iterable[list[tuple]]) -> dict | None:
+    """One predicate's figures (:func:`predicate_figures`, without pairs) from its facts in
+    parts that each hold whole subjects (every figure is a sum over subjects); None when it
+    has none."""
+    days, total = _Days(), None
+    for facts in parts:
+        figure, groups = _figures_and_groups(facts, days)
+        let_go_each(groups)
+        if total is None:
+            total = figure
+        else:
+            for name in _SUMMED:
+                total[name] += figure[name]
+    return total
+
+
+_SUMMED = ("subjects", "changing", "overlapping", "changes", "following", "closed", "brief")
 
 
 def _figures(facts: list[tuple], days: _Days) -> dict:
@@ -286,49 +312,56 @@ def _looks_single_valued(figure: dict) -> bool:
     )
 
 
-def suggest_single_valued(rows: Iterable[tuple]) -> list[dict]:
-    """Predicates whose subjects hold one object at a time, with the figures that say so.
+def suggest_single_valued(
+    predicate: str, parts: Callable[[], Generator[list[tuple], None, None]]
+) -> dict | None:
+    """The suggestion to mark ``predicate`` single-valued when its subjects hold one object at
+    a time, with the figures that say so; else None.
+
+    ``parts()`` gives the predicate's facts (as :func:`overlapping_pairs` takes them) in
+    parts that each hold whole subjects, in subject order: a million facts are never held at
+    once. The figures come first; only a predicate suggested is read again for its pairs.
 
     From :func:`predicate_figures`: at least :data:`SUGGEST_CHANGING` subjects changed object
     and at most :data:`SUGGEST_BRIEF` of the facts with both dates are brief; then either at
     least :data:`SUGGEST_ONE_AT_A_TIME` of the subjects that changed never held two at once,
     or at least :data:`SUGGEST_FOLLOWING_ON` of them did not and as much of the changes
-    follow on. Each suggestion has the figures (``pairs`` as :func:`as_rows` rows,
-    ``overlaps`` how many of them are overlaps) and ``text`` saying it in words: ``works_at:
-    92% of 120 subjects hold one at a time; 41 of 45 changes follow on within a month; 14
-    overlaps``. Ordered by evidence, most first.
+    follow on. The suggestion has the figures (``pairs`` as :func:`as_rows` rows, ``overlaps``
+    how many of them are overlaps) and ``text`` saying it in words: ``works_at: 92% of 120
+    subjects hold one at a time; 41 of 45 changes follow on within a month; 14 overlaps``.
     """
-    suggestions = []
-    for predicate, figure in predicate_figures(rows, _looks_single_valued).items():
-        if not _looks_single_valued(figure):
-            continue
-        subjects, overlapping = figure["subjects"], figure["overlapping"]
-        overlaps = sum(1 for pair in figure["pairs"] if pair[3] == _OVERLAP)
-        following = (
-            f"{figure['following']:,} of {plural(figure['changes'], 'change')} follow on "
-            "within a month; "
-            if figure["changes"]
-            else ""
-        )
-        suggestions.append(
-            {
-                "predicate": predicate,
-                "subjects": subjects,
-                "changing": figure["changing"],
-                "overlapping": overlapping,
-                "changes": figure["changes"],
-                "following": figure["following"],
-                "overlaps": overlaps,
-                "pairs": as_rows(figure["pairs"]),
-                "text": (
-                    f"{predicate}: {_percent((subjects - overlapping) / subjects)} of "
-                    f"{subjects:,} subjects hold one at a time; {following}"
-                    f"{plural(overlaps, 'overlap')}"
-                ),
-            }
-        )
-    suggestions.sort(key=by_evidence)
-    return suggestions
+    with closing(parts()) as read:  # the read ends here, even when the figures fail
+        figure = _figure_in_parts(read)
+    if figure is None or not _looks_single_valued(figure):
+        return None
+    with closing(parts()) as read:
+        # In subject order part after part, each part's pairs in order: the list in order.
+        pairs = [
+            pair for facts in read for pair in overlapping_pairs(facts) if pair[3] != _DUPLICATE
+        ]
+    subjects, overlapping = figure["subjects"], figure["overlapping"]
+    overlaps = sum(1 for pair in pairs if pair[3] == _OVERLAP)
+    following = (
+        f"{figure['following']:,} of {plural(figure['changes'], 'change')} follow on "
+        "within a month; "
+        if figure["changes"]
+        else ""
+    )
+    return {
+        "predicate": predicate,
+        "subjects": subjects,
+        "changing": figure["changing"],
+        "overlapping": overlapping,
+        "changes": figure["changes"],
+        "following": figure["following"],
+        "overlaps": overlaps,
+        "pairs": as_rows(pairs),
+        "text": (
+            f"{predicate}: {_percent((subjects - overlapping) / subjects)} of "
+            f"{subjects:,} subjects hold one at a time; {following}"
+            f"{plural(overlaps, 'overlap')}"
+        ),
+    }
 
 
 def by_evidence(suggestion: dict) -> tuple:

@@ -266,3 +266,45 @@ def test_counts_read_in_a_write_mempalace_rolls_back_are_not_kept(kg):
     assert [e["at"] for e in kg.narrative()] == ["2010-05-01", "2020-01-01"]
     conn.execute("ROLLBACK")
     assert [e["at"] for e in kg.narrative()] == ["2020-01-01"]
+
+
+# ── single-valued suggestions, read in parts ──────────────────────────────
+
+
+def _employment(kg) -> None:
+    """Thirty people changing employer (a few with two at once), and a predicate that is not
+    single-valued: enough subjects for parts of a few rows to split between them."""
+    for i in range(30):
+        person = f"P{i:02}"
+        kg.add_triple(person, "works_at", "Acme", valid_from="2020-01-01", valid_to="2021-01-01")
+        kg.add_triple(person, "works_at", "Bolt", valid_from="2021-01-01")
+        if i % 5 == 0:
+            kg.add_triple(person, "works_at", "Side", valid_from="2020-06-01")
+        kg.add_triple(person, "knows", f"P{(i + 1) % 30:02}")
+        kg.add_triple(person, "knows", f"P{(i + 2) % 30:02}")
+
+
+def test_a_predicate_s_facts_come_in_parts_of_whole_subjects(kg):
+    _employment(kg)
+    history = kg._store.history
+    parts = list(history.subject_parts("works_at", 4))
+    rows = [row for part in parts for row in part]
+    assert sorted(rows) == sorted(history.interval_rows(["works_at"], None))
+    subjects = [row[0] for row in rows]
+    assert subjects == sorted(subjects)  # in subject order
+    ends = [part[-1][0] for part in parts]
+    starts = [part[0][0] for part in parts[1:]]
+    assert all(end != start for end, start in zip(ends, starts))  # no subject split
+    assert all(len(part) <= 4 + 2 for part in parts)  # a part: about 4 rows, whole subjects
+    assert len(parts) > 5
+
+
+def test_suggestions_read_in_small_parts_are_those_read_at_once(kg, monkeypatch):
+    from factlines.core.store import history
+
+    _employment(kg)
+    at_once = kg.single_valued_suggestions()
+    monkeypatch.setattr(history, "SUGGESTION_ROWS", 3)
+    assert kg.single_valued_suggestions() == at_once
+    assert [s["predicate"] for s in at_once] == ["works_at"]
+    assert at_once[0]["overlapping"] == 6 and at_once[0]["subjects"] == 30

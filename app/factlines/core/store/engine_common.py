@@ -51,6 +51,24 @@ def changed_facts(
     return out[0], out[1]
 
 
+def whole_subjects(cursor, rows_at_once: int) -> Iterator[list[tuple]]:
+    """Rows ordered by their first column (a subject), read ``rows_at_once`` at a time and
+    handed out in lists that each end with a subject's last row."""
+    held: list[tuple] = []
+    while batch := cursor.fetchmany(rows_at_once):
+        held += batch
+        if len(batch) < rows_at_once:  # the last rows: every subject held is whole
+            break
+        cut, last = len(held), held[-1][0]
+        while cut and held[cut - 1][0] == last:  # the last subject may go on in the next batch
+            cut -= 1
+        if cut:
+            yield held[:cut]
+            held = held[cut:]
+    if held:
+        yield held
+
+
 def change_params(start_key: str, end_key: str, eid: str | None) -> dict:
     """The named parameters of both engines' ``changes`` SQL."""
     return {

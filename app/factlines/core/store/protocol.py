@@ -10,7 +10,7 @@ propagate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
@@ -119,6 +119,11 @@ class HistoryStore(Protocol):
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
     ) -> list[tuple]: ...
+    # ``interval_rows([predicate], None)`` by subject, in lists of about ``rows_at_once`` rows
+    # that each hold whole subjects, read from one snapshot.
+    def subject_parts(
+        self, predicate: str, rows_at_once: int
+    ) -> Generator[list[tuple], None, None]: ...
     # A context: it starts the search, and yields a function that gives the rows once the
     # caller has done its own reading (the SQLite engine searches meanwhile on a thread).
     def irregular(

@@ -5,7 +5,7 @@ the SQLite engine finds by walking its indexes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from itertools import accumulate
 
 from factlines.core.store.engine_common import (
@@ -13,10 +13,12 @@ from factlines.core.store.engine_common import (
     FACT_LEFT_JOIN,
     change_params,
     changed_facts,
+    whole_subjects,
 )
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, dated, end_key, start_key
 
+_INTERVAL_ROWS = "SELECT subject, predicate, object, id, valid_from, valid_to FROM triples"
 _SK = start_key("valid_from")
 _EK = end_key("valid_to")
 _INVERTED = (
@@ -64,10 +66,18 @@ class PGHistory:
             params.append(eid)
         with self._db.read() as conn:
             return conn.execute(
-                "SELECT subject, predicate, object, id, valid_from, valid_to FROM triples"
-                + (" WHERE " + " AND ".join(where) if where else ""),
-                params,
+                _INTERVAL_ROWS + (" WHERE " + " AND ".join(where) if where else ""), params
             ).fetchall()
+
+    def subject_parts(
+        self, predicate: str, rows_at_once: int
+    ) -> Generator[list[tuple], None, None]:
+        # The answer waits in libpq's compact buffer; its Python rows are made a part at a time.
+        with self._db.read() as conn:
+            cursor = conn.execute(
+                f"{_INTERVAL_ROWS} WHERE predicate = %s ORDER BY subject", [predicate]
+            )
+            yield from whole_subjects(cursor, rows_at_once)
 
     def irregular(
         self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -27,6 +27,7 @@ from factlines.core.store.engine_common import (
     change_params,
     changed_facts,
     day_of,
+    whole_subjects,
 )
 from factlines.core.store.rows import FACT_FIELDS
 from factlines.core.store.sqlite import timesql
@@ -47,6 +48,10 @@ _INVERTED = (
 # :func:`_odd_params`). A day after today sorts after now too, so the index finds both.
 _ODD = f"{_INVERTED} OR (valid_to > ? AND (valid_to > ? OR length(valid_to) != 10))"
 _STREAMS = (("valid_from", "start"), ("valid_to", "end"))
+_INTERVAL_ROWS = (
+    "SELECT subject, predicate, object, id, "
+    f"{timesql.as_text('valid_from')}, {timesql.as_text('valid_to')}"
+)
 # A prefix p bounds the values that start with it in [p, p + _TOP): no character is above.
 _TOP = "\U0010ffff"
 _END = _TOP * 2
@@ -125,20 +130,24 @@ class SQLiteHistory:
         with self._db.read() as conn:
             source = "triples"
             if eid is None and predicates is not None:
-                # Reading a quarter of the table or more by the predicate index costs more
-                # than reading it all in order: count first (on the index alone).
-                share = conn.execute(
-                    f"SELECT COUNT(*) * 4 > (SELECT MAX(rowid) FROM triples) FROM triples "
-                    f"WHERE {where[0]}",
-                    predicates,
-                ).fetchone()[0]
-                source = "triples NOT INDEXED" if share else source
+                source = _by_predicate(conn, where[0], predicates)
             return conn.execute(
-                "SELECT subject, predicate, object, id, "
-                f"{timesql.as_text('valid_from')}, {timesql.as_text('valid_to')} "
-                f"FROM {source}{' WHERE ' + ' AND '.join(where) if where else ''}",
+                f"{_INTERVAL_ROWS} FROM {source}{' WHERE ' + ' AND '.join(where) if where else ''}",
                 params,
             ).fetchall()
+
+    def subject_parts(
+        self, predicate: str, rows_at_once: int
+    ) -> Generator[list[tuple], None, None]:
+        """:meth:`interval_rows` of ``predicate`` by subject, in lists of about
+        ``rows_at_once`` rows that each hold whole subjects, from one snapshot."""
+        with self._db.read() as conn:
+            source = _by_predicate(conn, "predicate = ?", [predicate])
+            cursor = conn.execute(
+                f"{_INTERVAL_ROWS} FROM {source} WHERE predicate = ? ORDER BY subject",
+                [predicate],
+            )
+            yield from whole_subjects(cursor, rows_at_once)
 
     def irregular(
         self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()
@@ -379,6 +388,17 @@ def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
         ends = _undated_of(conn, kept.undated, "end", dated.get("end"))
         page += ends[skip : skip + limit - len(page)]
     return page
+
+
+def _by_predicate(conn, where: str, predicates: list[str]) -> str:
+    """Where to read the facts ``where`` selects by predicate: reading a quarter of the table
+    or more by the predicate index costs more than reading it all in order (counted first,
+    on the index alone)."""
+    share = conn.execute(
+        f"SELECT COUNT(*) * 4 > (SELECT MAX(rowid) FROM triples) FROM triples WHERE {where}",
+        predicates,
+    ).fetchone()[0]
+    return "triples NOT INDEXED" if share else "triples"
 
 
 def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: Sequence[str]) -> list[list]:
