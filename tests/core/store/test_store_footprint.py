@@ -392,3 +392,17 @@ def test_a_default_index_too_slow_to_build_unasked_becomes_a_speed_index(
         assert kg.speed_indexes() == [*DEFAULT_INDEXES, *SPEED_INDEXES]
         kg.remove_speed_indexes()
         assert kg.speed_indexes() == []
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_graph_opened_for_whole_graph_reads_keeps_a_small_page_cache(kg_path, read_only):
+    # Reads of the whole graph read each page once: a big cache would only hold memory.
+    from factlines.core.store.sqlite.connection import SCAN_CACHE_KIB
+    from factlines.core.store.sqlite.schema import CACHE_KIB
+
+    KnowledgeGraph(kg_path).close()
+    with open_graph(kg_path, read_only=read_only, scanning=True) as scanning:
+        assert scanning._conn().execute("PRAGMA cache_size").fetchone()[0] == -SCAN_CACHE_KIB
+        assert scanning.stats()["triples"] == 0
+    with open_graph(kg_path, read_only=read_only) as window_s:
+        assert window_s._conn().execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB

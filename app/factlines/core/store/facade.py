@@ -59,6 +59,7 @@ class KnowledgeGraph:
         initialize_empty: bool = False,
         store: GraphStore | None = None,
         write_wait: float = WRITE_WAIT,
+        scanning: bool = False,
     ):
         """Open the graph at ``db_path`` (MemPalace's default path when None), a SQLite file,
         or a PostgreSQL database named by its URL (``postgresql://…``; one graph per database,
@@ -69,6 +70,8 @@ class KnowledgeGraph:
         ``write_wait``: seconds the app's own edits wait for another program's write to end
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
+        ``scanning``: the graph is opened for reads that go through all of it (conflicts,
+        suggestions, counts of the whole graph), which gain nothing from a big page cache.
         """
         if store is None and is_database_url(db_path):
             from factlines.core.store.postgres import PostgresStore
@@ -85,6 +88,7 @@ class KnowledgeGraph:
                 read_only=read_only,
                 initialize_empty=initialize_empty,
                 write_wait=write_wait,
+                scanning=scanning,
             )
         self._store = store
         self.db_path = store.location
@@ -476,6 +480,7 @@ def open_graph(
     create: bool = True,
     read_only: bool = False,
     initialize_empty: bool = False,
+    scanning: bool = False,
 ) -> KnowledgeGraph:
     """Open the knowledge graph at ``location`` (a file path, or a ``postgresql://`` URL)
     behind the store's façade.
@@ -484,7 +489,7 @@ def open_graph(
     refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
     database without tables) is refused untouched unless ``initialize_empty``: ask the person
     first. Read-only is also chosen automatically when the file may not be written; see
-    ``KnowledgeGraph.read_only_reason``.
+    ``KnowledgeGraph.read_only_reason``. ``scanning``: see :class:`KnowledgeGraph`.
     """
     if is_database_url(location):
         return KnowledgeGraph(location, read_only=read_only)
@@ -494,7 +499,9 @@ def open_graph(
         raise Refused(f"{path} does not exist")
     if found is not None and not stat.S_ISREG(found.st_mode):
         raise NotAKnowledgeGraph(f"{path} is not a file")
-    return KnowledgeGraph(path, read_only=read_only, initialize_empty=initialize_empty)
+    return KnowledgeGraph(
+        path, read_only=read_only, initialize_empty=initialize_empty, scanning=scanning
+    )
 
 
 def graph_exists(location: str | os.PathLike) -> bool:

@@ -69,7 +69,11 @@ class BackgroundRead(QObject):
             # The collector waits until the read has built its answer and let go of the rest:
             # the UI thread's collection would walk what it still holds (the review inbox of
             # a graph recorded this week: 1,000,000 items, 150-170 ms at 1M facts).
-            with _ONE_AT_A_TIME, collector_paused(), open_graph(path, read_only=True) as kg:
+            with (
+                _ONE_AT_A_TIME,
+                collector_paused(),
+                open_graph(path, read_only=True, scanning=True) as kg,
+            ):
                 return read(kg, progress)
 
         self._job = job = Job(work, self)

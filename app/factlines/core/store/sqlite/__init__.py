@@ -79,11 +79,16 @@ class SQLiteStore(EngineStore[Connection]):
         read_only: bool = False,
         initialize_empty: bool = False,
         write_wait: float = WRITE_WAIT,
+        scanning: bool = False,
     ):
         self.location = path
         self.engine = engine_version()
         self._db = Connection(
-            path, read_only=read_only, initialize_empty=initialize_empty, write_wait=write_wait
+            path,
+            read_only=read_only,
+            initialize_empty=initialize_empty,
+            write_wait=write_wait,
+            scanning=scanning,
         )
         self.entities = SQLiteEntities(self._db)
         self.facts = SQLiteFacts(self._db)

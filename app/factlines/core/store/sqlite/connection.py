@@ -22,6 +22,9 @@ from factlines.core.store.sqlite.access import Snapshot, access_for
 from factlines.core.store.sqlite.errors import unavailable
 from factlines.core.store.sqlite.schema import open_connection
 
+# The page cache of a store opened for reads of the whole graph (``scanning``).
+SCAN_CACHE_KIB = 8_192
+
 # Ids per ``IN (…)`` list: far below SQLite's limit of parameters (999 before 3.32).
 _IDS_PER_STATEMENT = 300
 # An end of this many facts is searched by the other end when that one has fewer.
@@ -43,9 +46,11 @@ class Connection(RowWrites):
         read_only: bool = False,
         initialize_empty: bool = False,
         write_wait: float = WRITE_WAIT,
+        scanning: bool = False,
     ):
         super().__init__()
         self.path = path
+        self._scanning = scanning
         self.lock = threading.RLock()
         self.write_wait = write_wait
         self._busy_ms: int | None = None
@@ -83,6 +88,11 @@ class Connection(RowWrites):
         )
         held.release(self._held)
         self._held = held.hold(source or self.path)
+        if self._scanning:
+            # Reads that go through the whole graph read each page once: the page cache a
+            # window's store keeps warm would only hold their memory (the suggestions at a
+            # million facts: 104 MB over their start with it, 29 with this; faster too).
+            conn.execute(f"PRAGMA cache_size = -{SCAN_CACHE_KIB}")
         return conn
 
     def close(self) -> None:
