@@ -70,8 +70,6 @@ class KnowledgeGraph:
         ``write_wait``: seconds the app's own edits wait for another program's write to end
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
-        ``scanning``: the graph is opened for reads that go through all of it (conflicts,
-        suggestions, counts of the whole graph), which gain nothing from a big page cache.
         """
         if store is None and is_database_url(db_path):
             from factlines.core.store.postgres import PostgresStore
@@ -489,7 +487,9 @@ def open_graph(
     refused instead of created. An existing empty file (any file of 0 bytes, or a SQLite
     database without tables) is refused untouched unless ``initialize_empty``: ask the person
     first. Read-only is also chosen automatically when the file may not be written; see
-    ``KnowledgeGraph.read_only_reason``. ``scanning``: see :class:`KnowledgeGraph`.
+    ``KnowledgeGraph.read_only_reason``. ``scanning``: the graph is opened for reads that go
+    through all of it (conflicts, suggestions, counts of the whole graph), which gain nothing
+    from a big page cache.
     """
     if is_database_url(location):
         return KnowledgeGraph(location, read_only=read_only)
