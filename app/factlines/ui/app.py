@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from factlines import is_database_url
-from factlines.core import collector
+from factlines.core import collector, memory
 
 SCREENSHOT_SIZE = (1500, 950)
 
@@ -75,13 +75,15 @@ UI_TURN_S = 0.001
 
 def settle_after_startup() -> None:
     """Keep what start-up made (modules, Qt wrappers, the window) out of the collector's scans,
-    and let the UI thread take the interpreter from a worker sooner (:data:`UI_TURN_S`).
+    let the UI thread take the interpreter from a worker sooner (:data:`UI_TURN_S`), and have
+    big blocks handed back when freed (:func:`~factlines.core.memory.hand_back_big_blocks`).
 
     A full garbage collection walks every live object: ~70k after start-up, 70-90 ms, and
     it lands in the middle of a selection once in a while. Objects made later are still
     collected, in fewer, larger rounds.
     """
     gc.freeze()
+    memory.hand_back_big_blocks()
     _young, *older = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *older)
     sys.setswitchinterval(UI_TURN_S)
