@@ -258,18 +258,18 @@ def _figure_in_parts(parts: Iterable[list[tuple]]) -> dict | None:
         if total is None:
             total = figure
         else:
-            for name in _SUMMED:
+            for name in (*_COUNTED, "overlapping"):
                 total[name] += figure[name]
     return total
 
 
-_SUMMED = ("subjects", "changing", "overlapping", "changes", "following", "closed", "brief")
+# A predicate's figures counted over its facts (``overlapping`` is counted apart).
+_COUNTED = ("subjects", "changing", "changes", "following", "closed", "brief")
 
 
 def _figures(facts: list[tuple], days: _Days) -> dict:
     """One predicate's figures but its overlaps (see :func:`predicate_figures`)."""
-    keys = ("subjects", "changing", "changes", "following", "closed", "brief")
-    figure: dict[str, Any] = dict.fromkeys(keys, 0)
+    figure: dict[str, Any] = dict.fromkeys(_COUNTED, 0)
     figure["pairs"] = []
     held: defaultdict[str, list] = defaultdict(list)
     for subject, _predicate, obj, _tid, valid_from, valid_to in facts:

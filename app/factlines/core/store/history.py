@@ -126,7 +126,7 @@ class GraphHistory(Part):
         with collector_paused():
             # A predicate at a time (each is judged on its own facts), read in parts of whole
             # subjects: the whole graph read at once held ~1 GB at a million facts, a
-            # predicate at once 180 MB.
+            # predicate at once 160 MB.
             for predicate in self._store.facts.predicates():
                 suggestion = suggest_single_valued(
                     predicate, partial(history.subject_parts, predicate, SUGGESTION_ROWS)

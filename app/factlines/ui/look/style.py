@@ -401,13 +401,9 @@ def _text_order_keys(values: list, distinct: bool) -> dict[str, str] | None:
         return None
     pieces[1::2] = [f"{_DIGIT_RUN_MARK}{chr(_DIGIT_COUNT_BASE + len(run))}{run}" for run in runs]
     parts = "".join(pieces).split("\x00")
-    if distinct:
-        return {
-            value: f"{part}\x00{text}\x00{value}"
-            for value, part, text in zip(values, parts, folded.split("\x00"))
-        }
     return {
-        value: f"{part}\x00{text}" for value, part, text in zip(values, parts, folded.split("\x00"))
+        value: f"{part}\x00{text}\x00{value}" if distinct else f"{part}\x00{text}"
+        for value, part, text in zip(values, parts, folded.split("\x00"))
     }
 
 
