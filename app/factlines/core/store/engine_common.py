@@ -1,6 +1,7 @@
 """What the engines share where their code is the same but for SQL's parameter marker: the
 store's delegation to its connection (transactions, recordings, listeners, read-only), and
-the plain row writes of facts and entities. Each uses its connection's ``MARK``."""
+the plain row reads and writes of facts (of entities: ``engine_entities``). Each uses its
+connection's ``MARK``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from typing import Generic, Protocol
 from factlines.core import temporal
 from factlines.core.columns import COLUMNS
 from factlines.core.errors import ConflictError
-from factlines.core.names import entity_id
 from factlines.core.store.changes import Change, Touched
 from factlines.core.store.engine_connection import DB, EngineConnection, TimeSQL
 from factlines.core.store.protocol import EntityStore
-from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS, fact_dict
+from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.turns import sort_in_turns
 
 # A fact row (rows.FACT_FIELDS). A fact whose entity row is missing (MemPalace never deletes
@@ -92,9 +92,6 @@ def escape_like(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-# A name shorter than this has no candidates (MemPalace 3.11's rule).
-_MIN_CANDIDATE_LEN = 3
-# What a fact write may set: every column but the id and the time MemPalace stamps on insert.
 # Ids per ``IN (…)`` list: within every engine's limit of parameters (SQLite's 999 among them).
 CHUNK = 300
 # A neighbourhood's ring read in one pass over the facts once its ends are this share of the
@@ -102,6 +99,7 @@ CHUNK = 300
 _SCAN_SHARE = 3 / 10
 # Rows put back per transaction when a write of several transactions is taken back.
 TAKE_BACK_ROWS = 300
+# What a fact write may set: every column but the id and the time MemPalace stamps on insert.
 WRITABLE_FACT_COLUMNS = set(TRIPLE_COLUMNS) - {"id", "extracted_at"}
 
 
@@ -387,13 +385,7 @@ class FactRows(Generic[DB]):
         _check(values)
         if not values:
             return
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "triples", tid)
-            assignments = ", ".join(f"{column} = {self._db.MARK}" for column in values)
-            conn.execute(
-                f"UPDATE triples SET {assignments} WHERE id = {self._db.MARK}",
-                [*values.values(), tid],
-            )
+        update_row(self._db, "triples", tid, values)
 
     def update_many(self, tids: list[str], values: dict) -> None:
         """Set the same ``values`` on every row of ``tids`` (one statement, run per row)."""
@@ -481,117 +473,14 @@ def _check(values: dict) -> None:
         raise TypeError(f"not fact columns: {sorted(unknown)}")
 
 
-class EntityRows(Generic[DB]):
-    """Rows of ``entities``: one by id, a name resolved, candidates for a name (the engine's
-    ``_same_name`` and ``_like`` compare as SQLite's NOCASE and LIKE do), and plain writes in
-    the caller's transaction."""
-
-    _db: DB
-
-    # The engine's SQL: a column compared with a parameter as NOCASE does, or matched as LIKE
-    # does (escaped with a backslash); and the list's rows of ids, or of (id, name, type) rows.
-    @staticmethod
-    def _same_name(column: str) -> str:
-        raise NotImplementedError
-
-    @staticmethod
-    def _like(column: str) -> str:
-        raise NotImplementedError
-
-    @staticmethod
-    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
-        raise NotImplementedError
-
-    def listed(self, ids: list[str]) -> list[dict]:
-        with self._db.read() as conn:
-            return self._rows_with_counts(conn, list(ids))
-
-    def every(self) -> list[tuple]:
-        """(id, name, type) of every entity, in no order."""
-        with self._db.read() as conn:
-            return conn.execute("SELECT id, name, type FROM entities").fetchall()
-
-    def get(self, eid: str) -> dict | None:
-        """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
-        with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities WHERE id = {self._db.MARK}",
-                (eid,),
-            ).fetchone()
-        if row is None:
-            return None
-        return dict(zip(ENTITY_COLUMNS, row))
-
-    def resolve(self, ref: str, rule_first: bool = False) -> str | None:
-        """The id of the entity ``ref`` names: the id itself, MemPalace's id of the name, or a
-        display name (a renamed entity keeps its old id). ``rule_first`` asks MemPalace's rule
-        before the literal id, as MemPalace's own name lookups do. None when nothing matches."""
-        by_id = f"id = {self._db.MARK}"
-        steps = [(by_id, ref), (by_id, entity_id(ref))]
-        if rule_first:
-            steps.reverse()
-        steps.append((self._same_name("name"), ref.strip()))
-        with self._db.read() as conn:
-            for where, value in steps:
-                row = conn.execute(
-                    f"SELECT id FROM entities WHERE {where} LIMIT 1", (value,)
-                ).fetchone()
-                if row is not None:
-                    return row[0]
-        return None
-
-    def candidates(self, name: str) -> list[dict]:
-        """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
-        if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
-            return []
-        eid = entity_id(name)
-        name_esc, id_esc = escape_like(name.strip()), escape_like(eid)
-        mark = self._db.MARK
-        like = " OR ".join([self._like("name")] * 3 + [self._like("id")] * 3)
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT id, name FROM entities WHERE id = {mark} OR name = {mark} OR {like} "
-                "LIMIT 5",
-                (
-                    eid,
-                    name,
-                    f"{name_esc} %",
-                    f"% {name_esc}",
-                    f"% {name_esc} %",
-                    f"{id_esc}\\_%",
-                    f"%\\_{id_esc}",
-                    f"%\\_{id_esc}\\_%",
-                ),
-            ).fetchall()
-        return [{"id": rid, "name": rname} for rid, rname in rows if rid != eid]
-
-    def ensure(self, eid: str, name: str) -> None:
-        """Create the entity ``eid`` named ``name`` unless it exists."""
-        mark = self._db.MARK
-        with self._db.transaction() as conn:
-            if conn.execute(f"SELECT 1 FROM entities WHERE id = {mark}", (eid,)).fetchone() is None:
-                self._db.touch(conn, "entities", eid)
-                conn.execute(
-                    f"INSERT INTO entities (id, name) VALUES ({mark}, {mark})", (eid, name)
-                )
-
-    def update(self, eid: str, **values) -> None:
-        """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
-        unknown = set(values) - {"name", "type", "properties"}
-        if unknown:
-            raise TypeError(f"not entity columns: {sorted(unknown)}")
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            assignments = ", ".join(f"{column} = {self._db.MARK}" for column in values)
-            conn.execute(
-                f"UPDATE entities SET {assignments} WHERE id = {self._db.MARK}",
-                [*values.values(), eid],
-            )
-
-    def delete(self, eid: str) -> None:
-        with self._db.transaction() as conn:
-            self._db.touch(conn, "entities", eid)
-            conn.execute(f"DELETE FROM entities WHERE id = {self._db.MARK}", (eid,))
+def update_row(db: EngineConnection, table: str, key: str, values: dict) -> None:
+    """Set ``values`` (column: value) on the row ``key`` of ``table``, noted for recordings."""
+    with db.transaction() as conn:
+        db.touch(conn, table, key)
+        assignments = ", ".join(f"{column} = {db.MARK}" for column in values)
+        conn.execute(
+            f"UPDATE {table} SET {assignments} WHERE id = {db.MARK}", [*values.values(), key]
+        )
 
 
 def bulk_columns(table: str, columns: tuple[str, ...]) -> str:

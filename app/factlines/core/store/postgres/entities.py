@@ -4,7 +4,7 @@ the SQLite engine's answers (SQLite's NOCASE for names, its LIKE's ASCII case fo
 from __future__ import annotations
 
 from factlines.core.search import EntitySearchIndex
-from factlines.core.store.engine_common import EntityRows
+from factlines.core.store.engine_entities import EntityRows
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, nocase, valid_at, valid_at_params
 from factlines.core.store.postgres.timesql import order as order_sql
@@ -124,32 +124,14 @@ class PGEntities(EntityRows[PGConnection]):
         return {r[0] for r in conn.execute(f"SELECT e.id FROM entities e {where}", params)}
 
     @staticmethod
-    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
-        """Entity rows with their counts (None without ``counts``), in the order of ``page``
-        (ids to read, or rows already read); ids no longer in the table are left out, a NULL
-        id has no facts."""
-        ids = [item for item in page if not isinstance(item, tuple)]
-        found = {
-            row[0]: row
-            for row in conn.execute(
-                "SELECT id, name, type FROM entities WHERE id = ANY(%s)", (ids,)
-            )
-        }
-        rows = [
-            item if isinstance(item, tuple) else found[item]
-            for item in page
-            if isinstance(item, tuple) or item in found
-        ]
-        if not counts:  # read for the rows shown (a long list read to find one entity)
-            return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
-        named = [row[0] for row in rows if row[0] is not None]
-        by_id = {
-            eid: (current, ended)
-            for eid, current, ended in conn.execute(
-                counts_of(lambda column: f"{column} = ANY(%s)"), (named, named)
-            )
-        }
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
+    def _rows_of(conn, ids: list[str]) -> list[tuple]:
+        sql = "SELECT id, name, type FROM entities WHERE id = ANY(%s)"
+        return conn.execute(sql, (ids,)).fetchall()
+
+    @staticmethod
+    def _counts_of(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
+        where = counts_of(lambda column: f"{column} = ANY(%s)")
+        return {eid: (current, ended) for eid, current, ended in conn.execute(where, (ids, ids))}
 
     def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int:
         with self._db.snapshot() as conn:

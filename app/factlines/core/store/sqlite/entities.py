@@ -5,26 +5,17 @@ from __future__ import annotations
 import json
 
 from factlines.core.search import EntitySearchIndex
-from factlines.core.store.engine_common import EntityRows
+from factlines.core.store.engine_entities import EntityRows
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite import ranking, timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.kept import Kept
-from factlines.core.store.sqlite.ranking import COUNTS
+from factlines.core.store.sqlite.ranking import COUNTS, rows_for_ids
 from factlines.core.store.sqlite.schema import NAME_INDEX
 
 # Past this offset a name-ordered page is sliced from the in-memory name order (loaded once per
 # change of the file) rather than sorted by SQLite, when no name index exists.
 _DEEP_OFFSET = 2_000
-
-
-def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
-    """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
-    rows: list[tuple] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows += conn.execute(f"{select_where_in} ({', '.join('?' * len(chunk))})", chunk)
-    return rows
 
 
 def index_entries(index: EntitySearchIndex, positions) -> list:
@@ -138,31 +129,18 @@ class SQLiteEntities(EntityRows[Connection]):
             return self._rows_with_counts(conn, rows, counts)
 
     @staticmethod
-    def _rows_with_counts(conn, page: list, counts: bool = True) -> list[dict]:
-        """Entity rows with their counts (None without ``counts``), in the order of ``page``:
-        ids to read, or (id, name, type) rows already read; ids no longer in the table are
-        left out. A row whose id is NULL (a hand-edited file) is listed with no facts: no fact
-        can name it."""
-        ids = [item for item in page if not isinstance(item, tuple)]
-        found = {
-            row[0]: row
-            for row in rows_for_ids(conn, "SELECT id, name, type FROM entities WHERE id IN", ids)
-        }
-        rows = [
-            item if isinstance(item, tuple) else found[item]
-            for item in page
-            if isinstance(item, tuple) or item in found
-        ]
-        if not counts:  # read for the rows shown (a long list read to find one entity)
-            return [dict(zip(ENTITY_ROW_KEYS, (*row, None, None))) for row in rows]
-        named = [row[0] for row in rows if row[0] is not None]
+    def _rows_of(conn, ids: list[str]) -> list[tuple]:
+        return rows_for_ids(conn, "SELECT id, name, type FROM entities WHERE id IN", ids)
+
+    @staticmethod
+    def _counts_of(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
         by_id = {}
-        for start in range(0, len(named), 400):  # twice in a statement: within SQLite's 999
-            chunk = named[start : start + 400]
+        for start in range(0, len(ids), 400):  # twice in a statement: within SQLite's 999
+            chunk = ids[start : start + 400]
             marks = ", ".join("?" * len(chunk))
             sql = ranking.counts_of(lambda column, marks=marks: f"{column} IN ({marks})")
             by_id.update((eid, (cur, end)) for eid, cur, end in conn.execute(sql, chunk * 2))
-        return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
+        return by_id
 
     # ── Ranked by counts (see .ranking) ───────────────────────────────────
 

@@ -32,7 +32,7 @@ from factlines.core.store.engine_common import (
 from factlines.core.store.rows import FACT_FIELDS
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
-from factlines.core.store.sqlite.entities import rows_for_ids
+from factlines.core.store.sqlite.ranking import rows_for_ids
 
 _SK = timesql.start_key("valid_from")
 _EK = timesql.end_key("valid_to")

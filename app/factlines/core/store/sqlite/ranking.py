@@ -78,8 +78,10 @@ def most(conn, totals_, order, allowed, entity_type) -> list[tuple] | None:
         position += CHUNK
         found += [
             row[:3]
-            for row in _rows_for_ids(
-                conn, f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]}, e.type FROM entities e", chunk
+            for row in rows_for_ids(
+                conn,
+                f"SELECT e.id, {COUNTS[0]}, {COUNTS[1]}, e.type FROM entities e WHERE e.id IN",
+                chunk,
             )
             if entity_type is None or row[3] == entity_type
         ]
@@ -113,9 +115,10 @@ def ranked(conn, order: str, descending: bool) -> list[tuple]:
     ).fetchall()
 
 
-def _rows_for_ids(conn, select: str, ids: list[str]) -> list[tuple]:
+def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
+    """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
     rows: list[tuple] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        rows += conn.execute(f"{select} WHERE e.id IN ({', '.join('?' * len(chunk))})", chunk)
+        rows += conn.execute(f"{select_where_in} ({', '.join('?' * len(chunk))})", chunk)
     return rows
