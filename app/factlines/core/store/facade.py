@@ -71,23 +71,8 @@ class KnowledgeGraph:
         before failing as :class:`~factlines.core.errors.Unavailable` ("locked by another
         program, try again"); MemPalace's methods wait as long as MemPalace does.
         """
-        if store is None and is_database_url(db_path):
-            from factlines.core.store.postgres import PostgresStore
-
-            store = PostgresStore(str(db_path), read_only=read_only, write_wait=write_wait)
         if store is None:
-            from factlines.core.store.sqlite import SQLiteStore
-
-            path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
-            if db_path is None and not read_only:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(
-                path,
-                read_only=read_only,
-                initialize_empty=initialize_empty,
-                write_wait=write_wait,
-                scanning=scanning,
-            )
+            store = _engine_for(db_path, read_only, initialize_empty, write_wait, scanning)
         self._store = store
         self.db_path = store.location
         self._log = EditHistory(store)
@@ -545,3 +530,30 @@ def same_graph(first: str | os.PathLike, second: str | os.PathLike) -> bool:
 
 def _is_url(location: str | os.PathLike) -> bool:
     return "://" in str(location)
+
+
+def _engine_for(
+    db_path: str | os.PathLike | None,
+    read_only: bool,
+    initialize_empty: bool,
+    write_wait: float,
+    scanning: bool,
+) -> GraphStore:
+    """The store of the graph at ``db_path``: PostgreSQL for a database URL, else SQLite (at
+    MemPalace's default path when None); see :class:`KnowledgeGraph`."""
+    if is_database_url(db_path):
+        from factlines.core.store.postgres import PostgresStore
+
+        return PostgresStore(str(db_path), read_only=read_only, write_wait=write_wait)
+    from factlines.core.store.sqlite import SQLiteStore
+
+    path = str(db_path) if db_path is not None else DEFAULT_KG_PATH
+    if db_path is None and not read_only:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return SQLiteStore(
+        path,
+        read_only=read_only,
+        initialize_empty=initialize_empty,
+        write_wait=write_wait,
+        scanning=scanning,
+    )
