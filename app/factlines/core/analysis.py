@@ -28,8 +28,11 @@ KINDS = ("overlap", "handover", "duplicate_open", "inverted", "future_end")
 _OVERLAP, _HANDOVER, _DUPLICATE = 0, 1, 2
 _OPEN = "~"  # sorts after every key: an open end
 
+# A fact keyed by _by_subject: (predicate, start, id, end, object, handover).
+_Keyed = tuple[str, str, Any, str, Any, str | None]
 
-def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
+
+def overlapping_pairs(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Conflicts among facts of single-valued predicates: ``overlap`` and ``handover``,
     and ``duplicate_open`` pairs of the same object.
 
@@ -49,9 +52,9 @@ def overlapping_pairs(rows: Iterable[tuple]) -> list[tuple]:
     return found
 
 
-def _ordered_pairs(groups: dict[str, list[tuple]]) -> list[tuple]:
+def _ordered_pairs(groups: dict[str, list[_Keyed]]) -> list[tuple[Any, ...]]:
     """:func:`overlapping_pairs` of facts already grouped by :func:`_by_subject`."""
-    found: list[tuple] = []
+    found: list[tuple[Any, ...]] = []
     for subject in sorted([subject for subject, group in groups.items() if len(group) > 1]):
         pairs = list(_subject_pairs(subject, groups[subject]))
         # Each subject's few pairs put in order here leave the whole list in order, so
@@ -62,13 +65,13 @@ def _ordered_pairs(groups: dict[str, list[tuple]]) -> list[tuple]:
     return found
 
 
-def _by_subject(rows: Iterable[tuple]) -> defaultdict[str, list[tuple]]:
+def _by_subject(rows: Iterable[tuple[Any, ...]]) -> defaultdict[str, list[_Keyed]]:
     """The facts valid somewhere, keyed for :func:`_subject_pairs` and grouped by subject."""
     # One pass builds the keys and groups by subject: sorting each small group costs far
     # less than sorting every fact. A fact is (predicate, start, id, end, object, handover),
     # "" for an unknown start, "~" for an open end, and for a day-only end D the start key a
     # successor taking over on D has (else None).
-    groups: defaultdict[str, list[tuple]] = defaultdict(list)
+    groups: defaultdict[str, list[_Keyed]] = defaultdict(list)
     for subject, predicate, obj, tid, valid_from, valid_to in rows:
         if not valid_from:
             start = ""
@@ -89,7 +92,7 @@ def _by_subject(rows: Iterable[tuple]) -> defaultdict[str, list[tuple]]:
     return groups
 
 
-def _subject_pairs(subject: str, group: list[tuple]) -> Iterator[tuple]:
+def _subject_pairs(subject: str, group: list[_Keyed]) -> Iterator[tuple[Any, ...]]:
     """One subject's overlaps, handovers and open duplicates as conflict tuples, unordered.
 
     By predicate, then start: a fact overlaps the later facts of its predicate that start
@@ -116,7 +119,7 @@ def _subject_pairs(subject: str, group: list[tuple]) -> Iterator[tuple]:
             yield (subject, predicate, start, kind, a_id, b[2], a_end if a_end < end else end)
 
 
-def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
+def single_fact_rows(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """``inverted`` and ``future_end`` conflicts, and ``duplicate_open`` pairs, from the
     engine's irregular facts: ``(kind, id, subject, predicate, object, start_key, end_key)``.
 
@@ -125,8 +128,8 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
     like overlaps: ``a``/``b`` by start then id, over the span both are open. In order, like
     :func:`overlapping_pairs`'s.
     """
-    found: list[tuple] = []
-    copies: dict[tuple[str, str, str], list[tuple]] = {}
+    found: list[tuple[Any, ...]] = []
+    copies: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
     for kind, tid, subject, predicate, obj, start, end in rows:
         if kind == "duplicate_open":
             copies.setdefault((subject, predicate, obj), []).append((start or "", tid))
@@ -141,7 +144,9 @@ def single_fact_rows(rows: Iterable[tuple]) -> list[tuple]:
     return found
 
 
-def as_rows(found: list[tuple], more: Sequence[tuple] = ()) -> list[dict]:
+def as_rows(
+    found: list[tuple[Any, ...]], more: Sequence[tuple[Any, ...]] = ()
+) -> list[dict[str, Any]]:
     """Conflict tuples ``(subject, predicate, start, kind, a, b, end)`` (``""`` for an unknown
     start and no ``b``, ``"~"`` for an open end) as rows ``{kind, subject, predicate, a, b,
     start, end}``, ordered by subject, predicate, start (unknown first), kind, then ids.
@@ -149,7 +154,7 @@ def as_rows(found: list[tuple], more: Sequence[tuple] = ()) -> list[dict]:
     ``found`` and ``more`` are each in that order already (as :func:`overlapping_pairs` and
     :func:`single_fact_rows` give theirs): they are merged, at half the cost of a sort."""
     if more:
-        merged: list[tuple] = []
+        merged: list[tuple[Any, ...]] = []
         add = merged.append
         at, last = 0, len(more)
         for item in found:
@@ -190,7 +195,7 @@ FOLLOW_ON_DAYS = 31
 SUGGEST_BRIEF = 0.5
 
 
-class _Days(dict):
+class _Days(dict[str, int | None]):
     """Day numbers of stored values (a day or an instant: its first ten characters), None for
     anything else; each day parsed once (a graph has few days and many facts)."""
 
@@ -204,8 +209,9 @@ class _Days(dict):
 
 
 def predicate_figures(
-    rows: Iterable[tuple], pairs_for: Callable[[dict], bool] = lambda _figure: True
-) -> dict[str, dict]:
+    rows: Iterable[tuple[Any, ...]],
+    pairs_for: Callable[[dict[str, Any]], bool] = lambda _figure: True,
+) -> dict[str, dict[str, Any]]:
     """What each predicate's facts say about holding one object at a time.
 
     ``rows`` are facts as :func:`overlapping_pairs` takes them. By predicate: ``subjects``
@@ -219,10 +225,10 @@ def predicate_figures(
     :func:`overlapping_pairs` gives them (else empty).
     """
     days = _Days()
-    by_predicate: defaultdict[str, list] = defaultdict(list)
+    by_predicate: defaultdict[str, list[tuple[Any, ...]]] = defaultdict(list)
     for row in rows:
         by_predicate[row[1]].append(row)
-    figures: dict[str, dict] = {}
+    figures: dict[str, dict[str, Any]] = {}
     for predicate, facts in by_predicate.items():
         figure, groups = _figures_and_groups(facts, days)
         figures[predicate] = figure
@@ -232,7 +238,9 @@ def predicate_figures(
     return figures
 
 
-def _figures_and_groups(facts: list[tuple], days: _Days) -> tuple[dict, dict]:
+def _figures_and_groups(
+    facts: list[tuple[Any, ...]], days: _Days
+) -> tuple[dict[str, Any], dict[str, list[_Keyed]]]:
     """The figures of facts holding whole subjects, and the facts grouped by subject."""
     # Each predicate's overlaps on their own: smaller groups, sorted faster. Whether a subject
     # overlapped needs only its first overlap: a hub holding thousands of objects at once has
@@ -247,7 +255,7 @@ def _figures_and_groups(facts: list[tuple], days: _Days) -> tuple[dict, dict]:
     return figure, groups
 
 
-def _figure_in_parts(parts: Iterable[list[tuple]]) -> dict | None:
+def _figure_in_parts(parts: Iterable[list[tuple[Any, ...]]]) -> dict[str, Any] | None:
     """One predicate's figures (:func:`predicate_figures`, without pairs) from its facts in
     parts that each hold whole subjects (every figure is a sum over subjects); None when it
     has none."""
@@ -267,11 +275,11 @@ def _figure_in_parts(parts: Iterable[list[tuple]]) -> dict | None:
 _COUNTED = ("subjects", "changing", "changes", "following", "closed", "brief")
 
 
-def _figures(facts: list[tuple], days: _Days) -> dict:
+def _figures(facts: list[tuple[Any, ...]], days: _Days) -> dict[str, Any]:
     """One predicate's figures but its overlaps (see :func:`predicate_figures`)."""
     figure: dict[str, Any] = dict.fromkeys(_COUNTED, 0)
     figure["pairs"] = []
-    held: defaultdict[str, list] = defaultdict(list)
+    held: defaultdict[str, list[tuple[str, str | None, Any]]] = defaultdict(list)
     for subject, _predicate, obj, _tid, valid_from, valid_to in facts:
         held[subject].append((valid_from or "", valid_to, obj))
         if valid_from and valid_to:
@@ -297,7 +305,7 @@ def _figures(facts: list[tuple], days: _Days) -> dict:
     return figure
 
 
-def _looks_single_valued(figure: dict) -> bool:
+def _looks_single_valued(figure: dict[str, Any]) -> bool:
     changing = figure["changing"]
     if changing < SUGGEST_CHANGING or figure["brief"] > SUGGEST_BRIEF * figure["closed"]:
         return False
@@ -313,8 +321,8 @@ def _looks_single_valued(figure: dict) -> bool:
 
 
 def suggest_single_valued(
-    predicate: str, parts: Callable[[], Generator[list[tuple], None, None]]
-) -> dict | None:
+    predicate: str, parts: Callable[[], Generator[list[tuple[Any, ...]], None, None]]
+) -> dict[str, Any] | None:
     """The suggestion to mark ``predicate`` single-valued when its subjects hold one object at
     a time, with the figures that say so; else None.
 
@@ -364,7 +372,7 @@ def suggest_single_valued(
     }
 
 
-def by_evidence(suggestion: dict) -> tuple:
+def by_evidence(suggestion: dict[str, Any]) -> tuple[int, int, str]:
     """The order of :func:`suggest_single_valued`'s suggestions: most evidence first."""
     return (-suggestion["changing"], suggestion["overlapping"], suggestion["predicate"])
 

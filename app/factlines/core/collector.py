@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 _lock = threading.Lock()
@@ -41,7 +41,7 @@ def paused() -> bool:
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused() -> Generator[None, None, None]:
     global _pauses, _was_enabled
     with _lock:
         if _pauses == 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from factlines.core import temporal
 
@@ -102,13 +103,18 @@ EDITABLE = frozenset(column.name for column in COLUMNS if column.editable)
 CSV_HEADER = tuple(column.csv_name for column in COLUMNS if column.csv_name)
 
 
-class Provenance(namedtuple("Provenance", PROVENANCE, defaults=(None,) * len(PROVENANCE))):
+# Untyped: its fields are the provenance columns, known only once COLUMNS is read.
+class Provenance(
+    namedtuple(  # pyright: ignore[reportUntypedNamedTuple]
+        "Provenance", PROVENANCE, defaults=(None,) * len(PROVENANCE)
+    )
+):
     """Where a fact came from (MemPalace's source columns), each None when not recorded."""
 
     __slots__ = ()
 
     @classmethod
-    def of(cls, fact: Mapping) -> Provenance:
+    def of(cls, fact: Mapping[str, Any]) -> Provenance:
         """A fact's provenance (a fact row, or the fields of a form)."""
         return cls(*(fact.get(name) for name in cls._fields))
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from typing import Any
 
 from factlines.core.resources import resource_path
 from factlines.core.store import KnowledgeGraph
 
 
-def load_demo_data() -> dict:
+def load_demo_data() -> dict[str, Any]:
     return json.loads(resource_path("demo.json").read_text(encoding="utf-8"))
 
 

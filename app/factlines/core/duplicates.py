@@ -16,6 +16,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ _NOT_WORD = re.compile(r"\W+")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
 # Each difference a name may have from another, and what takes it away.
-_DIFFERENCES = (
+_DIFFERENCES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("case", str.casefold),
     (
         "accents",
@@ -75,32 +76,32 @@ def _differences(names: list[str]) -> str:
 
 
 def find_duplicates(
-    entities: list[tuple],
-    links: Iterable[tuple],
-    not_same: set[frozenset],
+    entities: list[tuple[Any, ...]],
+    links: Iterable[tuple[Any, ...]],
+    not_same: set[frozenset[Any]],
     limit: int,
     step: Callable[[], None] = lambda: None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Likely duplicates among ``entities`` ``(id, name, type)`` linked by ``links``
     ``(subject, object)``: each ``{ids, names, reason, score, rule}``, the surest first, at
     most ``limit``; a group whose ids are in ``not_same`` is left out. ``step()`` is called
     between the rules (progress, cancel)."""
-    found: list[dict] = []
-    by_id = {
+    found: list[dict[str, Any]] = []
+    by_id: dict[Any, tuple[str, Any]] = {
         eid: (name if isinstance(name, str) else str(name), kind) for eid, name, kind in entities
     }
     # Whole lists at a time (map, not a loop of statements): this is most of the names' cost.
     folded = dict(zip(by_id, map(_without_accents, (name for name, _kind in by_id.values()))))
     # ... a slice at a time: one call in C over 100,000 names held the lock 200 ms.
-    key_of: dict = {}
+    key_of: dict[Any, str] = {}
     ids, keys = list(folded), list(folded.values())
     for start in range(0, len(ids), _AT_ONCE):
         chunk = keys[start : start + _AT_ONCE]
         key_of.update(zip(ids[start : start + _AT_ONCE], map(partial(_NOT_WORD.sub, ""), chunk)))
-    groups: dict[str, list] = defaultdict(list)
+    groups: dict[str, list[Any]] = defaultdict(list)
     for eid, key in key_of.items():
         groups[key].append(eid)
-    reported: set[frozenset] = set()
+    reported: set[frozenset[Any]] = set()
     for key, ids in groups.items():
         if len(ids) > 1 and key:
             ids.sort(key=lambda eid: (by_id[eid][0], str(eid)))
@@ -109,7 +110,7 @@ def find_duplicates(
             found.append(_found(ids, names, reason, SAME_NAME, "same name"))
             reported.add(frozenset(ids))
     step()
-    alone = {eid: folded[eid] for key, ids in groups.items() if len(ids) == 1 for eid in ids}
+    alone = {eid: folded[eid] for ids in groups.values() if len(ids) == 1 for eid in ids}
     found += _first_words(by_id, alone)
     reported |= {frozenset(item["ids"]) for item in found}
     step()
@@ -120,7 +121,9 @@ def find_duplicates(
     return found[:limit]
 
 
-def _found(ids: list, names: list[str], reason: str, score: float, rule: str) -> dict:
+def _found(
+    ids: list[Any], names: list[str], reason: str, score: float, rule: str
+) -> dict[str, Any]:
     return {"ids": list(ids), "names": names, "reason": reason, "score": score, "rule": rule}
 
 
@@ -136,7 +139,7 @@ def _of_type(one: object, other: object) -> str:
     return f" ({one} and {other})"
 
 
-def _first_words(by_id: dict, alone: dict) -> list[dict]:
+def _first_words(by_id: dict[Any, tuple[str, Any]], alone: dict[Any, str]) -> list[dict[str, Any]]:
     """Pairs where one name is the first whole words of another of a type it may be, and of no
     other (``alone``: the entities no other has the same name as, each name folded). In order
     of the words, the names a name begins come right after it; a name beginning more than
@@ -144,12 +147,12 @@ def _first_words(by_id: dict, alone: dict) -> list[dict]:
     punctuation = _PUNCTUATION.sub
     ids = list(alone)
     keyed = sorted((" ".join(punctuation("", alone[eid]).split()), n) for n, eid in enumerate(ids))
-    found = []
+    found: list[dict[str, Any]] = []
     for i, (words, n) in enumerate(keyed):
         if len(words) < 3:
             continue
         start, kind = words + " ", by_id[ids[n]][1]
-        begun = []
+        begun: list[int] = []
         for j in range(i + 1, min(i + 2 + MOST_BEGUN, len(keyed))):
             if not keyed[j][0].startswith(start):
                 break
@@ -165,11 +168,15 @@ def _first_words(by_id: dict, alone: dict) -> list[dict]:
     return found
 
 
-def _shared_neighbours(by_id: dict, links: Iterable[tuple], reported: set) -> list[dict]:
+def _shared_neighbours(
+    by_id: dict[Any, tuple[str, Any]],
+    links: Iterable[tuple[Any, ...]],
+    reported: set[frozenset[Any]],
+) -> list[dict[str, Any]]:
     """Pairs of one type sharing at least :data:`MIN_SHARED` neighbours that are no hub,
     more than half of each one's neighbours: every pair of each such neighbour's neighbours
     counted at once (numpy), then the few that qualify looked at one by one."""
-    number = {eid: i for i, eid in enumerate(by_id)}
+    number: dict[Any, int] = {eid: i for i, eid in enumerate(by_id)}
     links = list(links)
     if not links:
         return []
@@ -186,7 +193,7 @@ def _shared_neighbours(by_id: dict, links: Iterable[tuple], reported: set) -> li
     around, neighbour = both // count, both % count  # by node, its neighbours ascending
     degree = np.bincount(around, minlength=count)
     first = np.concatenate([[0], np.cumsum(degree)[:-1]])
-    keys = []
+    keys: list[np.ndarray] = []
     for size in range(2, HUB + 1):
         nodes = np.flatnonzero(degree == size)
         if not len(nodes):
@@ -200,7 +207,7 @@ def _shared_neighbours(by_id: dict, links: Iterable[tuple], reported: set) -> li
     a, b = pair_keys // count, pair_keys % count
     keep = (shared >= MIN_SHARED) & (2 * shared > degree[a]) & (2 * shared > degree[b])
     ids = list(number)
-    found = []
+    found: list[dict[str, Any]] = []
     for i, j, n in zip(a[keep].tolist(), b[keep].tolist(), shared[keep].tolist()):
         x, y = sorted((ids[i], ids[j]), key=str)
         if x not in by_id or y not in by_id or not same_kind(by_id[x][1], by_id[y][1]):

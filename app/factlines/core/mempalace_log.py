@@ -34,6 +34,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from factlines.core import temporal
 from factlines.core.names import entity_id, predicate_id
@@ -62,13 +63,13 @@ class WriteLogEntry:
         "seconds",
     )
 
-    def __init__(self, line: int, logged_at: object, operation: str, params: dict):
+    def __init__(self, line: int, logged_at: object, operation: str, params: dict[str, Any]):
         self.line = line
         self.logged_at = logged_at
         self.at = _utc(logged_at)
         self.operation = operation
         self.params = params
-        self.result: dict | None = None
+        self.result: dict[str, Any] | None = None
         # Worked out once (a log is read once per process, and matched at every read): the
         # write's time in POSIX seconds, its predicate's id and the ids of the entities it
         # names (those named by text).
@@ -116,17 +117,22 @@ def _near(a: str | None, b: str | None) -> bool:
     return sa is not None and sb is not None and abs(sa - sb) <= TOLERANCE
 
 
+def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """``value`` is a JSON object (its keys are text)."""
+    return isinstance(value, dict)
+
+
 class WriteLog:
     """MemPalace's write log at ``path`` (which may not exist), read incrementally; safe to
     share between threads."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self._lock = threading.Lock()
         self._reset()
 
     @classmethod
-    def shared(cls, path: str | os.PathLike) -> WriteLog:
+    def shared(cls, path: str | os.PathLike[str]) -> WriteLog:
         """The process's reader of the log at ``path``: what it read stays read."""
         key = Path(os.path.abspath(path))
         with _SHARED_LOCK:
@@ -139,7 +145,7 @@ class WriteLog:
         self._offset = 0
         self._lines = 0
         self._file: tuple[int, int] | None = None  # the device and inode read
-        self._tail = b""  # the last bytes read: a log rewritten in place differs there
+        self._tail: bytes = b""  # the last bytes read: a log rewritten in place differs there
         self._entries: list[WriteLogEntry] = []
         # The entries whose time reads, and their times: in order while no line went back in
         # time (a clock set back, or local time's hour repeated in autumn).
@@ -220,11 +226,11 @@ class WriteLog:
             item = json.loads(raw)
         except ValueError:
             return
-        if not isinstance(item, dict) or item.get("operation") not in OPERATIONS:
+        if not _is_object(item) or item.get("operation") not in OPERATIONS:
             return
         operation = item["operation"]
         params = item.get("params")
-        if isinstance(params, dict):
+        if _is_object(params):
             entry = WriteLogEntry(self._lines, item.get("timestamp"), operation, params)
             self._entries.append(entry)
             if entry.at is not None:
@@ -249,7 +255,7 @@ def _same(value: object, stored: str | None) -> bool:
     return (value or None) == (stored or None)
 
 
-def _ids(entry: WriteLogEntry, *names: str) -> tuple | None:
+def _ids(entry: WriteLogEntry, *names: str) -> tuple[str, ...] | None:
     """The ids of the entities the write names as ``names`` (None unless each is text)."""
     ids = entry.ids
     if not all(name in ids for name in names):
@@ -257,13 +263,13 @@ def _ids(entry: WriteLogEntry, *names: str) -> tuple | None:
     return tuple(ids[name] for name in names)
 
 
-def _extracted(fact: dict) -> str | None:
+def _extracted(fact: dict[str, Any]) -> str | None:
     stamp = fact.get("extracted_at")
     return stamp.replace(" ", "T") + "Z" if isinstance(stamp, str) and len(stamp) == 19 else None
 
 
 def asserted_since(
-    log: WriteLog, facts: Iterable[dict], since: str | None, slack: float
+    log: WriteLog, facts: Iterable[dict[str, Any]], since: str | None, slack: float
 ) -> tuple[WriteLogEntry, int] | None:
     """The first ``kg_add`` in ``log`` that asserted one of ``facts`` (rows: id, subject,
     predicate, object) at or after ``since`` (a UTC instant; None: any time) less ``slack``
@@ -274,14 +280,15 @@ def asserted_since(
     logged = log.subjects()
     if not logged:
         return None
-    by_subject: dict[str, dict[tuple, str]] = {}
+    by_subject: dict[str, dict[tuple[str, str | None], str]] = {}
     for fact in facts:
         if fact["subject"] not in logged:
             continue
         key = (fact["predicate"], fact["object"])
         by_subject.setdefault(fact["subject"], {})[key] = fact["id"]
     earliest = _seconds(since)
-    first, hits = None, set()
+    first: WriteLogEntry | None = None
+    hits: set[str] = set()
     for subject, wanted in by_subject.items():
         for entry in log.about(subject):
             if entry.operation != "kg_add" or entry.predicate_id is None:
@@ -302,7 +309,7 @@ def asserted_since(
     return None if first is None else (first, len(hits) - 1)
 
 
-def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
+def events_for_fact(fact: dict[str, Any], entries: list[WriteLogEntry]) -> list[dict[str, Any]]:
     """What MemPalace's logged writes did to ``fact`` (a row as ``get_fact`` returns it).
 
     Each event: ``{at, tool, did, what, reason, source, details}``; ``did`` is ``added`` (the
@@ -311,7 +318,7 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     ``operation``, its ``params``, its outcome line's ``result`` (None when it has none) and
     the ``line`` of the intent in the log.
     """
-    events = []
+    events: list[dict[str, Any]] = []
     for entry in entries:
         if not _about(entry, fact):
             continue
@@ -336,12 +343,12 @@ def events_for_fact(fact: dict, entries: list[WriteLogEntry]) -> list[dict]:
     return events
 
 
-def made(entry: WriteLogEntry, fact: dict) -> bool:
+def made(entry: WriteLogEntry, fact: dict[str, Any]) -> bool:
     """Whether the logged write made ``fact`` (an ``added`` of :func:`events_for_fact`)."""
     return _about(entry, fact) and _did(entry, fact) == "added"
 
 
-def _about(entry: WriteLogEntry, fact: dict) -> bool:
+def _about(entry: WriteLogEntry, fact: dict[str, Any]) -> bool:
     """The write names the fact's subject and predicate."""
     subject = entry.ids.get("subject")
     return (
@@ -351,7 +358,7 @@ def _about(entry: WriteLogEntry, fact: dict) -> bool:
     )
 
 
-def _did(entry: WriteLogEntry, fact: dict) -> str | None:
+def _did(entry: WriteLogEntry, fact: dict[str, Any]) -> str | None:
     """What the write did to the fact it is about (:func:`_about`): added, confirmed, ended
     or None (nothing)."""
     params, op = entry.params, entry.operation

@@ -40,6 +40,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 KG_FILE = "knowledge_graph.sqlite3"
 DEFAULT = "default"
@@ -60,7 +61,7 @@ class GraphCandidate:
 
     def describe(self) -> str:
         """The candidate in words, naming the rules that found it."""
-        parts = []
+        parts: list[str] = []
         if DEFAULT in self.rules:
             parts.append("MemPalace's default graph")
         if PALACE in self.rules:
@@ -69,7 +70,7 @@ class GraphCandidate:
 
 
 def mempalace_graph_candidates(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
 ) -> list[GraphCandidate]:
     """Every place MemPalace would open a graph, existing or not: the default first, then the
     palace's; one entry when both rules lead to the same file."""
@@ -101,7 +102,7 @@ def mempalace_graph_candidates(
 
 
 def mempalace_config_dir(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
 ) -> Path:
     """MemPalace's config folder, as ``config._default_config_dir()`` resolves it (see above)."""
     env = os.environ if env is None else env
@@ -109,7 +110,7 @@ def mempalace_config_dir(
 
 
 def mempalace_write_log(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
 ) -> Path:
     """Where MemPalace appends its write log (``<config folder>/wal/write_log.jsonl``, its
     ``wal._WAL_FILE``), whether or not it exists."""
@@ -117,7 +118,7 @@ def mempalace_write_log(
 
 
 def mempalace_palace(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
 ) -> tuple[Path, str] | None:
     """MemPalace's palace folder as ``MempalaceConfig().palace_path`` resolves it (see above),
     made absolute, and the rule that gave it; None where MemPalace itself would fail."""
@@ -129,8 +130,8 @@ def mempalace_palace(
 
 
 def mempalace_config(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
-) -> dict:
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
+) -> dict[str, Any]:
     """MemPalace's ``config.json`` as MemPalace reads it (empty where it would use defaults)."""
     env = os.environ if env is None else env
     try:
@@ -140,7 +141,7 @@ def mempalace_config(
 
 
 def mempalace_graphs(
-    env: Mapping[str, str] | None = None, home: str | os.PathLike | None = None
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
 ) -> list[Path]:
     """The MemPalace knowledge-graph files that exist, in MemPalace's order (default, palace)."""
     return [c.path for c in mempalace_graph_candidates(env, home) if c.exists]
@@ -162,7 +163,7 @@ def describe_mempalace_graphs(candidates: list[GraphCandidate]) -> str:
 # ── MemPalace's resolution, step by step ──────────────────────────────────
 
 
-def _home(env: Mapping[str, str], home: str | os.PathLike | None) -> str:
+def _home(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> str:
     """What ``~`` stands for: read from ``env`` as ``os.path.expanduser`` reads os.environ."""
     if home is not None:
         return os.fspath(home)
@@ -216,7 +217,7 @@ def _config_dir(env: Mapping[str, str], home: str) -> Path:
     return Path(_expanduser("~", home)) / ".config" / "mempalace"
 
 
-def _read_config(config_dir: Path) -> dict:
+def _read_config(config_dir: Path) -> dict[str, Any]:
     """config.json as MemPalace reads it; anything it would not use counts as empty."""
     try:
         raw = (config_dir / "config.json").read_bytes()
@@ -226,7 +227,7 @@ def _read_config(config_dir: Path) -> dict:
         loaded = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):
         return {}
-    return loaded if isinstance(loaded, dict) else {}
+    return cast("dict[str, Any]", loaded) if isinstance(loaded, dict) else {}  # keys: text
 
 
 def _palace_path(env: Mapping[str, str], home: str) -> tuple[str, str] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from itertools import accumulate
 
 from factlines.core.names import entity_id
@@ -25,7 +26,7 @@ LAST = "\U0010ffff"
 SEPARATOR = "\n"
 
 
-def _fold(value) -> str:
+def _fold(value: object) -> str:
     """A stored name or id as searched: folded text; a NULL id (a hand-edited file) as ""."""
     if isinstance(value, str):
         folded = value.casefold()
@@ -53,7 +54,8 @@ class _Column:
             return []
         if SEPARATOR in query:
             return [i for i, value in enumerate(self.values) if query in value]
-        text, starts, hits = self.text, self.starts, []
+        text, starts = self.text, self.starts
+        hits: list[int] = []
         last = len(starts) - 1
         found = text.find(query)
         while found != -1:
@@ -66,7 +68,7 @@ class _Column:
             found = text.find(query, starts[i + 1])
         return hits
 
-    def starting_with(self, query: str) -> array:
+    def starting_with(self, query: str) -> array[int]:
         """Positions of the values starting with ``query``, in no particular order."""
         low = bisect_left(self.sorted, query)
         high = bisect_left(self.sorted, query + LAST, low)
@@ -80,7 +82,7 @@ class EntitySearchIndex:
         # rows: (id, name, type) in the store's name order; an id may be NULL (hand edits).
         self.ids = [row[0] for row in rows]
         self.names = [row[1] for row in rows]
-        kinds: dict = {}  # each type held once, not once per row read
+        kinds: dict[str | None, str | None] = {}  # each type held once, not once per row read
         self.types = [kinds.setdefault(row[2], row[2]) for row in rows]
         self._names = _Column([_fold(row[1]) for row in rows])
         self._id_keys = _Column([_fold(row[0]) for row in rows])
@@ -141,7 +143,7 @@ class EntitySearchIndex:
             return sorted(set(in_names).union(in_ids))
         return in_names or in_ids
 
-    def _test_each(self, candidates, name_q: str, id_q: str) -> list[int]:
+    def _test_each(self, candidates: Iterable[int], name_q: str, id_q: str) -> list[int]:
         keys, names, id_keys = self._keys, self._names.values, self._id_keys.values
         if name_q == id_q:
             return [i for i in candidates if name_q in keys[i]]

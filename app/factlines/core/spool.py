@@ -10,6 +10,7 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 
 class Spool:
@@ -36,11 +37,11 @@ class Spool:
         self._file.seek(offset)
         return pickle.loads(self._file.read(length))
 
-    def oldest_first(self) -> Iterator:
+    def oldest_first(self) -> Iterator[Any]:
         for index in range(len(self._blocks)):
             yield self.batch(index)
 
-    def newest_first(self) -> Iterator:
+    def newest_first(self) -> Iterator[Any]:
         for index in reversed(range(len(self._blocks))):
             yield self.batch(index)
 

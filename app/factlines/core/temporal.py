@@ -147,7 +147,10 @@ def is_valid_at(valid_from: str | None, valid_to: str | None, instant_key: str) 
 
 
 def check_interval(
-    valid_from: str | None, valid_to: str | None, to_field="valid_to", from_field="valid_from"
+    valid_from: str | None,
+    valid_to: str | None,
+    to_field: str = "valid_to",
+    from_field: str = "valid_from",
 ) -> None:
     """Refuse an interval whose end key is before its start key (equal is fine)."""
     if (
@@ -229,7 +232,7 @@ def is_accepted(value: object) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def start_posix(value: str | None) -> float | None:
+def start_posix(value: object) -> float | None:
     """What a stored ``valid_from`` means to a query, in POSIX seconds: valid at ``t`` when
     ``start_posix(value) <= t``. None for None (an unknown start).
 
@@ -248,7 +251,7 @@ def start_posix(value: str | None) -> float | None:
 
 
 @lru_cache(maxsize=1 << 16)
-def end_posix(value: str | None) -> float | None:
+def end_posix(value: object) -> float | None:
     """What a stored ``valid_to`` means to a query, in POSIX seconds: valid at ``t`` when
     ``t < end_posix(value)`` (a day ends at its last second). None for None (still open).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -21,8 +21,10 @@ LET_GO_AT_ONCE = 1_000  # rows freed in one step of the interpreter (~2 ms)
 # ~60 ms at a million facts.
 SORT_AT_ONCE = 5_000
 
+_T = TypeVar("_T")
 
-def let_go(rows: list | np.ndarray, between: Callable[[], bool] | None = None) -> bool:
+
+def let_go(rows: list[Any] | np.ndarray, between: Callable[[], bool] | None = None) -> bool:
     """Empty ``rows`` a slice at a time: the UI thread can take a turn between slices. A numpy
     array of objects keeps its length, each of its items replaced by None. ``between()`` is
     called after each slice (a pause: see :func:`~factlines.ui.jobs.progress.let_go_elsewhere`);
@@ -37,7 +39,7 @@ def let_go(rows: list | np.ndarray, between: Callable[[], bool] | None = None) -
     return True
 
 
-def let_go_each(groups: dict) -> None:
+def let_go_each(groups: dict[Any, list[Any]]) -> None:
     """Empty a dict of lists (rows grouped by a key) a group at a time, each as :func:`let_go`
     does: freed at once, a grouping of a million rows held the lock 60-80 ms."""
     while groups:
@@ -45,7 +47,7 @@ def let_go_each(groups: dict) -> None:
         let_go(rows)
 
 
-def sort_in_turns(rows: list, key: Callable) -> None:
+def sort_in_turns(rows: list[_T], key: Callable[[_T], Any]) -> None:
     """Sort ``rows`` in place, stable, as ``rows.sort(key=key)``: runs of
     :data:`SORT_AT_ONCE` sorted apart, then merged in Python (about three times the CPU of
     one sort, on the worker, for a list past one run)."""

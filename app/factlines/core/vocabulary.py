@@ -74,7 +74,7 @@ def near_duplicates(predicates: Iterable[object]) -> dict[object, list[object]]:
     predicates = list(dict.fromkeys(predicates))
     parent = {p: p for p in predicates}
 
-    def root(p):
+    def root(p: object) -> object:
         while parent[p] != p:
             parent[p] = parent[parent[p]]
             p = parent[p]

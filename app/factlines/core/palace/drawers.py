@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 PARENT_KEYS = ("parent_drawer_id", "parent_entry_id")
 CHUNK_MARK = "_chunk_"
@@ -30,7 +31,7 @@ class Drawer:
 
     id: str
     text: str | None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
 
     @property
     def parent(self) -> str | None:
@@ -40,7 +41,7 @@ class Drawer:
 def in_order(chunks: list[Drawer]) -> list[Drawer]:
     """A group's chunks in MemPalace's order: by chunk_index, then id."""
 
-    def key(drawer: Drawer):
+    def key(drawer: Drawer) -> tuple[int, str]:
         index = drawer.metadata.get("chunk_index")
         return (index if isinstance(index, int) else 0, drawer.id)
 
@@ -111,8 +112,8 @@ class ChromaDrawers:
             is not None
         )
 
-    def _hydrate(self, rows: list[tuple], text: bool = True) -> list[Drawer]:
-        drawers = {row_id: Drawer(drawer_id, None) for row_id, drawer_id in rows}
+    def _hydrate(self, rows: list[tuple[Any, ...]], text: bool = True) -> list[Drawer]:
+        drawers: dict[Any, Drawer] = {row_id: Drawer(drawer_id, None) for row_id, drawer_id in rows}
         ids = list(drawers)
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
@@ -131,7 +132,7 @@ class ChromaDrawers:
         return list(drawers.values())
 
 
-def _cell(string, integer, real, boolean):
+def _cell(string: object, integer: object, real: object, boolean: object) -> object:
     """The stored value, as chroma's get returns it (the first column that holds one)."""
     for value in (string, integer, real):
         if value is not None:
@@ -183,10 +184,13 @@ class ExactDrawers:
         return False  # one write, one transaction: a drawer is there or not
 
 
-def _exact(row: tuple) -> Drawer:
+def _exact(row: tuple[Any, ...]) -> Drawer:
     drawer_id, text, metadata = row
     try:
-        loaded = json.loads(metadata) if metadata else {}
+        loaded: object = json.loads(metadata) if metadata else {}
     except ValueError:
         loaded = {}
-    return Drawer(drawer_id, text, loaded if isinstance(loaded, dict) else {})
+    # A JSON object's keys are text.
+    return Drawer(
+        drawer_id, text, cast("dict[str, Any]", loaded) if isinstance(loaded, dict) else {}
+    )

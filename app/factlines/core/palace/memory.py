@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from factlines.core.palace import snapshot
 from factlines.core.palace.drawers import ChromaDrawers, Drawer, ExactDrawers
@@ -33,6 +35,10 @@ NO_DRAWER = "no drawer"
 ATTEMPTS = 3
 PAUSE = 0.02
 
+_T = TypeVar("_T")
+# A collection's drawers by the collection's name, in one snapshot of the palace's file.
+_Collection = Callable[[str], ChromaDrawers | ExactDrawers]
+
 
 class Memories:
     """Drawers and closets of one palace (or of none: every answer then says why)."""
@@ -40,10 +46,10 @@ class Memories:
     def __init__(self, palace: Palace | None):
         self.palace = palace
 
-    def memory(self, drawer_id: str | None, closet_id: str | None = None) -> dict:
+    def memory(self, drawer_id: str | None, closet_id: str | None = None) -> dict[str, Any]:
         """The memory ``drawer_id`` names (and the closet ``closet_id`` names, when given)."""
         palace = self.palace
-        found = {
+        found: dict[str, Any] = {
             "drawer_id": drawer_id,
             "text": None,
             "status": FOUND,
@@ -127,8 +133,10 @@ class Memories:
         assert self.palace is not None
         return self.palace
 
-    def _read(self, found: dict, drawer_id: str | None, closet_id: str | None) -> str | None:
-        def work(collection):
+    def _read(
+        self, found: dict[str, Any], drawer_id: str | None, closet_id: str | None
+    ) -> str | None:
+        def work(collection: _Collection) -> tuple[list[Drawer], list[Drawer], bool]:
             drawers = collection(self._readable.collection)
             rows = drawers.find(drawer_id) if drawer_id else []
             closet = collection(CLOSETS_COLLECTION).find(closet_id) if closet_id else []
@@ -151,7 +159,9 @@ class Memories:
         found["group_id"] = rows[0].parent or drawer_id
         return None
 
-    def _attempt(self, work, retry_when=None):
+    def _attempt(
+        self, work: Callable[[_Collection], _T], retry_when: Callable[[_T], object] | None = None
+    ) -> _T:
         """``work(collection)`` in one snapshot of the palace's file (``collection(name)``
         gives that collection's drawers); tried again, a little later, while a writer holds
         the file (or while ``retry_when(answer)``)."""

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from factlines.core.mempalace_paths import KG_FILE, mempalace_config, mempalace_palace
 
@@ -55,10 +56,10 @@ class Palace:
 
 
 def find_palace(
-    graph_path: str | os.PathLike | None,
-    palace: str | os.PathLike | None = None,
+    graph_path: str | os.PathLike[str] | None,
+    palace: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
-    home: str | os.PathLike | None = None,
+    home: str | os.PathLike[str] | None = None,
 ) -> Palace | None:
     """The palace of the graph at ``graph_path`` (None for a graph on a server): ``palace``
     when given, else the graph's own folder when it is a palace, else MemPalace's configured
@@ -79,13 +80,22 @@ def find_palace(
 
 
 def _with_backend(
-    folder: Path, found_by: str, config: dict, env: Mapping[str, str], home
+    folder: Path,
+    found_by: str,
+    config: dict[str, Any],
+    env: Mapping[str, str],
+    home: str | os.PathLike[str] | None,
 ) -> Palace:
     collection = config.get("collection_name") or DEFAULT_COLLECTION
     return Palace(folder, _backend(folder, config, env, home), str(collection), found_by)
 
 
-def _backend(folder: Path, config: dict, env: Mapping[str, str], home) -> str:
+def _backend(
+    folder: Path,
+    config: dict[str, Any],
+    env: Mapping[str, str],
+    home: str | os.PathLike[str] | None,
+) -> str:
     explicit = env.get("MEMPALACE_BACKEND_EXPLICIT")
     if explicit:
         return explicit.strip().lower()
@@ -101,7 +111,7 @@ def _backend(folder: Path, config: dict, env: Mapping[str, str], home) -> str:
 
 def _detected(folder: Path) -> list[str]:
     """The backends whose files are in ``folder``, in name order (MemPalace's detect())."""
-    found = []
+    found: list[str] = []
     if _is_sqlite(folder / LOCAL_FILES[CHROMA]):
         found.append(CHROMA)
     if (folder / "milvus_backend.json").is_file() or (folder / "milvus.db").exists():
