@@ -29,11 +29,15 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store import discard_new_graph, graph_exists, open_graph, same_graph
 from factlines.core.transfer.plan import CHUNK, still_new
+
+if TYPE_CHECKING:
+    from factlines.core.store.facade import KnowledgeGraph
 
 _LOG_PAGE = 1000
 
@@ -65,8 +69,8 @@ class CopySummary:
 
 
 def copy_graph(
-    source: str | os.PathLike,
-    target: str | os.PathLike,
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
     *,
     progress: Progress | None = None,
 ) -> CopySummary:
@@ -97,7 +101,7 @@ def copy_graph(
     return CopySummary(str(source), str(target), entities, facts, settings, logged, created)
 
 
-def _file_beside(target: str | os.PathLike) -> Path | None:
+def _file_beside(target: str | os.PathLike[str]) -> Path | None:
     """Where a copy to a new file is written first: a hidden file beside ``target``, in the
     same folder (so that it is renamed into place, not copied); None when ``target`` is not a
     file in a folder that exists (a database's URL; a missing folder, which the store refuses
@@ -110,7 +114,9 @@ def _file_beside(target: str | os.PathLike) -> Path | None:
     return path.parent / f".{path.name}.copying-{secrets.token_hex(6)}"
 
 
-def _copy_beside(src, beside: Path, target: Path, progress: Progress | None):
+def _copy_beside(
+    src: KnowledgeGraph, beside: Path, target: Path, progress: Progress | None
+) -> tuple[int, int, int, int]:
     """Copy into a new file at ``beside``, then give it the name ``target`` (a link, never
     over a file another program made there meanwhile: then refused, and the copy removed).
     Until then ``target`` does not exist: a copy cancelled, failed or killed leaves it so."""
@@ -137,7 +143,7 @@ def _copy_beside(src, beside: Path, target: Path, progress: Progress | None):
     return copied
 
 
-def _discard_after(failure: BaseException, target: str | os.PathLike) -> None:
+def _discard_after(failure: BaseException, target: str | os.PathLike[str]) -> None:
     """Remove the graph a failed copy created, if it may; the copy's own error is the one the
     person is told (a server gone mid-copy cannot be reached to tidy up either): a failure to
     tidy up is added to it as a note, never raised instead."""
@@ -149,13 +155,15 @@ def _discard_after(failure: BaseException, target: str | os.PathLike) -> None:
             note(f"the new graph at {target} could not be removed: {cleanup}")
 
 
-def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
+def _copy(
+    src: KnowledgeGraph, dst: KnowledgeGraph, progress: Progress | None
+) -> tuple[int, int, int, int]:
     with src.selection() as rows, dst.batched():
         counter = RowCounter(progress, rows.entity_count + rows.fact_count)
         counter.add(0)
         checked = False
 
-        def write(part: tuple[str, list]) -> None:
+        def write(part: tuple[str, list[tuple[Any, ...]]]) -> None:
             nonlocal checked
             table, batch = part
             checked = checked or _prepare(dst, rows.extras)
@@ -181,7 +189,7 @@ def _copy(src, dst, progress: Progress | None) -> tuple[int, int, int, int]:
     return rows.entity_count, rows.fact_count, len(settings), len(logged)
 
 
-def _prepare(dst, extras: dict) -> bool:
+def _prepare(dst: KnowledgeGraph, extras: dict[str, list[tuple[str, str]]]) -> bool:
     """Inside the copy's first write: refuse a target that holds a graph, then give it the
     columns a newer MemPalace added to the source's tables."""
     held = dst.stats()
@@ -196,9 +204,9 @@ def _prepare(dst, extras: dict) -> bool:
     return True
 
 
-def _edit_log(kg) -> list[dict]:
+def _edit_log(kg: KnowledgeGraph) -> list[dict[str, Any]]:
     """Every entry of ``kg``'s edit log, oldest first."""
-    entries: list[dict] = []
+    entries: list[dict[str, Any]] = []
     while page := kg.edit_log(_LOG_PAGE, len(entries)):
         entries += page
         if len(page) < _LOG_PAGE:

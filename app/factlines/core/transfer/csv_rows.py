@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
+from typing import TYPE_CHECKING, Any, cast
 
 from factlines.core import temporal
 from factlines.core.columns import CSV_HEADER as FACT_CSV_HEADER
@@ -37,6 +38,9 @@ from factlines.core.transfer.plan import (
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
 
+if TYPE_CHECKING:
+    from factlines.core.store.facade import KnowledgeGraph
+
 # The columns of a CSV export, in order; an import reads them by name.
 ENTITY_CSV_COLUMNS = ("type", "properties", "created_at")
 CSV_HEADER = (
@@ -55,9 +59,11 @@ _GIVEN = tuple(name for name in _AS_WRITTEN if name != "extracted_at")
 _CACHED = 50_000  # checked values each cache keeps for the next rows (a few MB)
 # A number as an export writes one (Python's repr of a float; SQLite cannot keep a NaN).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# A row that can be imported: (line, fact, subject entity, object entity), each a dict of columns.
+_Checked = tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]
 
 
-def _as_written(text: str):
+def _as_written(text: str) -> float | str | None:
     """A confidence cell of a stored fact: empty is no value, a number is a number, any other
     text is kept as the text MemPalace stored."""
     if not text:
@@ -120,7 +126,7 @@ class _Rows:
             return row_id, None
         return row_id, "\x1f".join((sid or entity_id(subject), predicate, oid or entity_id(obj)))
 
-    def fact(self, fields: list[str]) -> tuple[dict, dict, dict]:
+    def fact(self, fields: list[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
         """(fact, subject entity, object entity) of a row, as dicts of columns; refused when
         a new fact breaks a rule."""
         at = self.at
@@ -147,7 +153,7 @@ class _Rows:
             self._entity(fields, fact["object"], obj, "object", stored),
         )
 
-    def _stored(self, fields: list[str], predicate: str) -> dict:
+    def _stored(self, fields: list[str], predicate: str) -> dict[str, Any]:
         """A stored fact coming back: each cell as written, an empty one no value."""
         at = self.at
         if not predicate:
@@ -163,7 +169,7 @@ class _Rows:
             fact[column] = fields[at[column]] or None
         return fact
 
-    def _new(self, fields: list[str], raw: str) -> dict:
+    def _new(self, fields: list[str], raw: str) -> dict[str, Any]:
         """A new fact, checked by add_triple's rules (each distinct value once)."""
         at = self.at
         predicate = self.predicates.get(raw)
@@ -205,7 +211,9 @@ class _Rows:
             eid = known[name] = entity_id(check_name(name, field))
         return eid
 
-    def _entity(self, fields: list[str], eid: str, name: str, side: str, stored: bool) -> dict:
+    def _entity(
+        self, fields: list[str], eid: str, name: str, side: str, stored: bool
+    ) -> dict[str, Any]:
         """The entity row to create should the graph lack it: its other cells as written (a
         new fact's empty ones take MemPalace's defaults)."""
         entity: dict[str, str | None] = {"id": eid, "name": name or eid}
@@ -215,7 +223,9 @@ class _Rows:
         return entity
 
 
-def _checked(reading: _Rows, batch: list, rep: ImportReport) -> Iterator[tuple]:
+def _checked(
+    reading: _Rows, batch: list[tuple[int, list[str]]], rep: ImportReport
+) -> Iterator[_Checked]:
     """(line, fact, subject entity, object entity) of each row of ``batch`` that can be
     imported; the others are rejected (reported in ``rep``). One tight loop: it runs for
     every row of the file."""
@@ -229,7 +239,7 @@ def _checked(reading: _Rows, batch: list, rep: ImportReport) -> Iterator[tuple]:
 
 
 def noting_repeats(
-    columns: dict[str, int], extras: dict, repeats: RepeatedIds
+    columns: dict[str, int], extras: dict[str, list[tuple[str, str]]], repeats: RepeatedIds
 ) -> Callable[[list[str]], None]:
     """``note(fields)`` for each row as the file is first read: what in it may repeat (a
     stored fact's id, an open fact's subject, predicate and object) goes into ``repeats``,
@@ -252,7 +262,9 @@ def noting_repeats(
     return note
 
 
-def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
+def plan_csv(
+    kg: KnowledgeGraph, data: ImportFile, rep: ImportReport, steps: Steps
+) -> Callable[[], None]:
     """Two more passes over the file's rows (the first, reading it, noted what may repeat:
     :func:`noting_repeats`), a batch at a time: each row checked, against the file and the
     graph, keeping only the lines not to be written; then ``write``: each part's entities,
@@ -270,9 +282,9 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     # a write (MemPalace never deletes an entity); forgotten once many, to stay small.
     there: set[str] = set()
 
-    def write_part(given: tuple[list, list]) -> None:
+    def write_part(given: tuple[list[_Checked], list[dict[str, Any]]]) -> None:
         part, made = given
-        entities: dict[str, dict] = {}
+        entities: dict[str, dict[str, Any]] = {}
         for _, _, subject, obj in part:
             for entity in (subject, obj):
                 if entity["id"] not in there:
@@ -296,7 +308,7 @@ def plan_csv(kg, data: ImportFile, rep: ImportReport, steps: Steps):
             kg.add_columns(table, extras)
         rows = (
             row
-            for batch in checked_rows.oldest_first()
+            for batch in cast("Iterator[list[_Checked]]", checked_rows.oldest_first())
             for row in batch
             if row[0] not in plan.left_out
         )
@@ -318,10 +330,10 @@ class _Plan:
     def __init__(self, repeats: RepeatedIds, rep: ImportReport):
         self.repeats, self.rep = repeats, rep
         self.given: dict[str, int] = {}
-        self.opened: dict[tuple, int] = {}
+        self.opened: dict[tuple[str, str, str], int] = {}
         self.left_out: set[int] = set()
 
-    def check(self, kg, checked: list) -> None:
+    def check(self, kg: KnowledgeGraph, checked: list[_Checked]) -> None:
         """A batch of checked rows, against the earlier lines and the graph."""
         have = kg.rows_with_ids("triples", [fact["id"] for _, fact, _, _ in checked if fact["id"]])
         keys = [_key(fact) for _, fact, _, _ in checked if fact["valid_to"] is None]
@@ -330,7 +342,13 @@ class _Plan:
             if self._leaves_out(line, fact, have, open_there):
                 self.left_out.add(line)
 
-    def _leaves_out(self, line: int, fact: dict, have: dict, open_there: dict) -> bool:
+    def _leaves_out(
+        self,
+        line: int,
+        fact: dict[str, Any],
+        have: dict[str, dict[str, Any]],
+        open_there: dict[tuple[str, str, str], str],
+    ) -> bool:
         """Whether the row at ``line`` is not to be written (then reported)."""
         rep, repeats = self.rep, self.repeats
         row_id = fact["id"]
@@ -365,11 +383,11 @@ class _Plan:
         return False
 
 
-def _key(fact: dict) -> tuple[str, str, str]:
+def _key(fact: dict[str, Any]) -> tuple[str, str, str]:
     return (fact["subject"], fact["predicate"], fact["object"])
 
 
-def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
+def _known_id(line: int, fact: dict[str, Any], there: dict[str, Any], rep: ImportReport) -> None:
     """A row whose id the graph has: the same fact again is skipped, another one rejected."""
     same = all(there[column] == fact[column] for column in ("subject", "predicate", "object"))
     if same and (there["valid_from"], there["valid_to"]) == (fact["valid_from"], fact["valid_to"]):
@@ -384,7 +402,7 @@ def _known_id(line: int, fact: dict, there: dict, rep: ImportReport) -> None:
         )
 
 
-def _give_ids(part: list, repeats: RepeatedIds) -> list[dict]:
+def _give_ids(part: list[_Checked], repeats: RepeatedIds) -> list[dict[str, Any]]:
     """A new id (contract §3.4) for each fact of ``part`` without one, unused in the part and
     in the file (as far as its filter of ids can tell: a new id it may hold is made again);
     made before the write, which checks them against the graph (:func:`_unused_in_graph`).
@@ -397,7 +415,7 @@ def _give_ids(part: list, repeats: RepeatedIds) -> list[dict]:
     return made
 
 
-def _new_id(fact: dict, taken: set, repeats: RepeatedIds) -> None:
+def _new_id(fact: dict[str, Any], taken: set[str], repeats: RepeatedIds) -> None:
     while True:
         fact["id"] = new_triple_id(fact["subject"], fact["predicate"], fact["object"])
         if fact["id"] not in taken and not repeats.may_hold("triples", fact["id"]):
@@ -405,11 +423,11 @@ def _new_id(fact: dict, taken: set, repeats: RepeatedIds) -> None:
             return
 
 
-def _unused_in_graph(kg, made: list[dict], repeats: RepeatedIds) -> None:
+def _unused_in_graph(kg: KnowledgeGraph, made: list[dict[str, Any]], repeats: RepeatedIds) -> None:
     """Inside the write: a new id the graph holds already (where the import's earlier parts
     are) is made again."""
     taken = {fact["id"] for fact in made}
-    pending = made
+    pending: list[dict[str, Any]] = made
     while pending:
         clash = set(kg.rows_with_ids("triples", [fact["id"] for fact in pending]))
         pending = [fact for fact in pending if fact["id"] in clash]

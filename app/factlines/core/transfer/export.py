@@ -14,12 +14,16 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factlines.core import temporal
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.progress import Progress, RowCounter, report
 from factlines.core.store.facade import same_graph
 from factlines.core.transfer import formats
+
+if TYPE_CHECKING:
+    from factlines.core.store.facade import KnowledgeGraph
 
 # The first bytes of every SQLite database: an export never replaces one.
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -35,7 +39,7 @@ class ExportSummary:
     facts: int
 
 
-def format_of(path: str | os.PathLike) -> str:
+def format_of(path: str | os.PathLike[str]) -> str:
     """The key of the format a file name asks for (``json`` for ``.json``, …); refused when it
     names none an export writes."""
     fmt = formats.named_by(path, formats.writing())
@@ -48,8 +52,8 @@ def format_of(path: str | os.PathLike) -> str:
 
 
 def export_graph(
-    kg,
-    path: str | os.PathLike,
+    kg: KnowledgeGraph,
+    path: str | os.PathLike[str],
     *,
     fmt: str | None = None,
     as_of: str | None = None,
@@ -86,7 +90,7 @@ def export_graph(
         return ExportSummary(target, fmt, selection.entity_count, selection.fact_count)
 
 
-def _mode_for(target: Path, kg) -> int | None:
+def _mode_for(target: Path, kg: KnowledgeGraph) -> int | None:
     """The mode of the file the export replaces (None: a new file, which keeps the mode it was
     made with, 0666 less the umask). Refused: a target that is the graph being read, or any
     SQLite database (an open graph perhaps: an export never replaces one)."""

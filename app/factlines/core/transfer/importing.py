@@ -24,7 +24,9 @@ header, or the JSON's first line, is line 1).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress
@@ -38,14 +40,21 @@ from factlines.core.transfer.rows_file import ImportFile, Problem
 from factlines.core.transfer.seed import plan_seed
 from factlines.core.transfer.values import untag
 
+if TYPE_CHECKING:
+    from factlines.core.store.changes import Change
+    from factlines.core.store.facade import KnowledgeGraph
+
+# (place, line, row) of a row of the file: None for a row rejected.
+_Placed = tuple[int, int, dict[str, Any] | None]
+
 _REQUIRED = {"entities": ("name",), "triples": ("predicate",)}
 # Values JSON gives as SQLite stores them (a bool is an int's subclass, not one of these).
 _AS_STORED = {str, float, int, type(None)}
 
 
 def import_file(
-    kg,
-    path: str | os.PathLike,
+    kg: KnowledgeGraph,
+    path: str | os.PathLike[str],
     *,
     good_rows: bool = False,
     progress: Progress | None = None,
@@ -75,13 +84,13 @@ def import_file(
 
 
 def import_recorded(
-    location: str | os.PathLike,
-    path: str | os.PathLike,
+    location: str | os.PathLike[str],
+    path: str | os.PathLike[str],
     words: str,
     *,
     good_rows: bool = False,
     progress: Progress | None = None,
-):
+) -> tuple[ImportReport, Change]:
     """Import ``path`` into the graph at ``location`` as one undo step, logged in the edit log
     under ``words`` (what File → Import… runs, on a connection of its own): ``(report,
     change)``, the change for :meth:`~factlines.core.store.KnowledgeGraph.revert`."""
@@ -93,9 +102,10 @@ def import_recorded(
 # ── Factlines' JSON: a copy ───────────────────────────────────────────────
 
 
-def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict:
+def _copy_row(table: str, value: object, columns: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise Refused(f"a {table} row must be a JSON object")
+    value = cast("dict[str, Any]", value)  # JSON's: keyed by text
     unknown = sorted(set(value) - set(columns))
     if unknown:
         raise Refused(f"{table} has no column {', '.join(map(repr, unknown))}")
@@ -136,16 +146,18 @@ def _lacks_id(value: object) -> str | None:
     return None if value else "an empty"
 
 
-def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
+def _plan_copy(
+    kg: KnowledgeGraph, data: ImportFile, rep: ImportReport, steps: Steps
+) -> Callable[[], None]:
     """Check the copy's rows a batch at a time against the file and the graph, keeping only
     which rows are not to be written (by their place in their list); ``write`` reads the file
     again for the others."""
     left_out: dict[str, set[int]] = {}
     for table in TABLES:
         left_out[table] = set()
-        given: dict[object, tuple] = {}  # (place, line) of each id that may repeat, first
+        given: dict[object, tuple[int, int]] = {}  # (place, line) of each id that may repeat, first
         for batch in _copy_rows(data, table, PLAN_BATCH, rep):
-            rows = []
+            rows: list[tuple[int, int, dict[str, Any]]] = []
             for place, line, row in batch:
                 if row is None:
                     left_out[table].add(place)
@@ -168,11 +180,15 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
         for table, extras in data.extras.items():
             kg.add_columns(table, extras)
         for table in TABLES:
-            rows = (
-                row
-                for batch in _copy_rows(data, table, CHUNK)
-                for place, _, row in batch
-                if place not in left_out[table]
+            # A row rejected (None) is one of those left out.
+            rows = cast(
+                "Iterator[dict[str, Any]]",
+                (
+                    row
+                    for batch in _copy_rows(data, table, CHUNK)
+                    for place, _, row in batch
+                    if place not in left_out[table]
+                ),
             )
             added = insert(kg, table, rows, steps)
             if table == "entities":
@@ -183,13 +199,15 @@ def _plan_copy(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     return write
 
 
-def _copy_rows(data: ImportFile, table: str, size: int, rep: ImportReport | None = None):
+def _copy_rows(
+    data: ImportFile, table: str, size: int, rep: ImportReport | None = None
+) -> Iterator[list[_Placed]]:
     """Batches of (place, line, row) of ``table`` in the file, ``row`` as :func:`_copy_row`
     makes it, or None when it is rejected (then reported in ``rep``, when given)."""
     columns = (*REPLICATED[table], *(name for name, _ in data.extras.get(table, [])))
     place = 0
     for batch in data.batches(table, size):
-        rows = []
+        rows: list[_Placed] = []
         for line, value in batch:
             try:
                 row = _copy_row(table, value, columns)
@@ -202,13 +220,15 @@ def _copy_rows(data: ImportFile, table: str, size: int, rep: ImportReport | None
         yield rows
 
 
-def _against_the_graph(kg, table: str, rows: list, rep: ImportReport) -> set[int]:
+def _against_the_graph(
+    kg: KnowledgeGraph, table: str, rows: list[tuple[int, int, dict[str, Any]]], rep: ImportReport
+) -> set[int]:
     """The places of ``rows`` (place, line, row) not to write, as the graph holds them: a row
     it holds exactly (unchanged), an entity it holds otherwise (skipped), another fact of the
     id (rejected), a fact whose (subject, predicate, object) it holds open (skipped)."""
-    left_out = set()
+    left_out: set[int] = set()
     have = kg.rows_with_ids(table, [row["id"] for _, _, row in rows])
-    fresh = []
+    fresh: list[tuple[int, int, dict[str, Any]]] = []
     for place, line, row in rows:
         there = have.get(row["id"])
         if there is None:

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TextIO, cast
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
@@ -44,12 +45,14 @@ _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 _WINDOW = 1 << 20  # characters read at a time
 TABLES = ("entities", "triples")
+# (line, (key, facts)) of an entry of a seed.
+_Entry = tuple[int, tuple[str, object]]
 
 
 class _Stream:
     """JSON text read from a file a window at a time, walked value by value."""
 
-    def __init__(self, handle, name: str):
+    def __init__(self, handle: TextIO, name: str):
         self._handle, self._name = handle, name
         self.text, self.pos, self._ended = "", 0, False
         # The line of text[0]; the line of text[_counted], for counting forward.
@@ -165,7 +168,7 @@ class _Stream:
             raise Refused(f"line {self.line(self.pos)}: unexpected text after the JSON")
 
 
-def _open(path: Path):
+def _open(path: Path) -> TextIO:
     try:
         return open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -184,8 +187,10 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
         counts: dict[str, int] = {}
         unstorable: dict[str, set[int]] = {table: set() for table in TABLES}  # by place
         repeats = RepeatedIds(path.stat().st_size)
-        seed: tuple | None = None  # (the member it is under, or None: bare; its entries)
-        bare, bare_problems = 0, []  # a bare seed's entries, perhaps
+        # (the member it is under, or None: bare; its entries)
+        seed: tuple[str | None, int] | None = None
+        bare = 0  # a bare seed's entries, perhaps, and their problems
+        bare_problems: list[Problem] = []
         problems: list[Problem] = []
         for key, line in walker.members():
             # A later one would silently win over the first: refused (the entries of a bare
@@ -201,7 +206,7 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
                     if not _storable(row_line, value, problems):
                         unstorable[key].add(counts[key])
                     elif isinstance(value, dict):
-                        repeats.add(key, _id_of(value.get("id")))
+                        repeats.add(key, _id_of(cast("dict[str, object]", value).get("id")))
                     counts[key] += 1
                     if sum(counts.values()) % 20_000 == 0:
                         report(progress, sum(counts.values()), 0)
@@ -238,12 +243,12 @@ def read_json(path: Path, progress: Progress | None = None) -> ImportFile:
     )
 
 
-def _refuse_a_key_given_twice(path: Path, keys: set[str]) -> None:
+def _refuse_a_key_given_twice(path: Path, keys: set[str | bytes]) -> None:
     """Refused, naming its line, when one of ``keys`` (those the filter may have seen before)
     is given twice in the object at the top of the JSON at ``path``."""
     with _open(path) as handle:
         walker = _Stream(handle, path.name)
-        seen = set()
+        seen: set[str] = set()
         for key, line in walker.members():
             if key in seen:
                 raise Refused(f"line {line}: the key {key!r} is given twice")
@@ -253,10 +258,10 @@ def _refuse_a_key_given_twice(path: Path, keys: set[str]) -> None:
 
 
 def _seed_like(value: object) -> bool:
-    return isinstance(value, dict) and bool(value.keys() & SEED_KEYS)
+    return isinstance(value, dict) and bool(cast("dict[str, object]", value).keys() & SEED_KEYS)
 
 
-def _seed_entries(walker: _Stream, problems: list[Problem] | None) -> Iterator[tuple]:
+def _seed_entries(walker: _Stream, problems: list[Problem] | None) -> Iterator[_Entry]:
     """(line, (key, facts)) of each storable entry of the seed object that comes next (the
     others are problems, when ``problems`` is given)."""
     for entry, line in walker.members():
@@ -265,7 +270,7 @@ def _seed_entries(walker: _Stream, problems: list[Problem] | None) -> Iterator[t
             yield line, (entry, value)
 
 
-def seed_batches(path: Path, under: str | None, size: int) -> Iterator[list[tuple]]:
+def seed_batches(path: Path, under: str | None, size: int) -> Iterator[list[_Entry]]:
     """The (line, (key, facts)) of the seed at ``path`` (checked whole by :func:`read_json`),
     ``size`` at a time: the entries of its member ``under``, or (None) the whole object's."""
     with _open(path) as handle:
@@ -279,7 +284,7 @@ def seed_batches(path: Path, under: str | None, size: int) -> Iterator[list[tupl
                     entries = _seed_entries(walker, None)
                     break
                 walker.value()
-        batch = []
+        batch: list[_Entry] = []
         for entry in entries:
             batch.append(entry)
             if len(batch) == size:
@@ -341,10 +346,11 @@ def _unstorable(value: object) -> str | None:
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
+            members = cast("dict[object, object]", item)
+            stack.extend(members.keys())
+            stack.extend(members.values())
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend(cast("list[object]", item))
         elif isinstance(item, int) and not isinstance(item, bool):
             if not _SMALLEST <= item <= _LARGEST:
                 shown = str(item) if len(str(item)) <= 30 else f"{str(item)[:27]}…"
@@ -360,9 +366,9 @@ def _unstorable(value: object) -> str | None:
 
 def _export_file(
     path: Path,
-    found: dict,
-    lines: dict,
-    counts: dict,
+    found: dict[str, object],
+    lines: dict[str, int],
+    counts: dict[str, int],
     problems: list[Problem],
     unstorable: dict[str, set[int]],
     repeats: RepeatedIds,
@@ -376,11 +382,12 @@ def _export_file(
     for table in TABLES:
         if table not in counts:
             problems.append(Problem(lines.get(table, 1), f"the export has no {table!r} list"))
-    declared = found.get("extra_columns") or {}
+    declared: object = found.get("extra_columns") or {}
+    by_table = cast("dict[str, Any]", declared) if isinstance(declared, dict) else None
     try:
-        if not isinstance(declared, dict) or not set(declared) <= set(TABLES):
+        if by_table is None or not set(by_table) <= set(TABLES):
             raise Refused("extra_columns must be an object of entities and triples")
-        extras = {table: checked_extras(table, declared.get(table) or []) for table in counts}
+        extras = {table: checked_extras(table, by_table.get(table) or []) for table in counts}
     except Refused as exc:
         raise Refused(f"line {lines.get('extra_columns', 1)}: {exc}") from None
     return ImportFile(

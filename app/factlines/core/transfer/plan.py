@@ -5,15 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
 from factlines.core.transfer.rows_file import Problem
 
+if TYPE_CHECKING:
+    from factlines.core.store.facade import KnowledgeGraph
+
 # Rows checked again and inserted at once (a few such chunks to each short write): small, so
 # that a write ends soon after its time is up (``write_in_parts``) even on a busy machine.
 CHUNK = 200
 PLAN_BATCH = 2000  # rows checked against the file and the graph at once
+# A row to insert: a dict of columns, or a tuple of the columns given with it.
+_Row = TypeVar("_Row", dict[str, Any], tuple[Any, ...])
 
 
 @dataclass
@@ -22,8 +28,8 @@ class ImportReport:
     ``good_rows``); ``rejected`` and ``skipped`` list the rows not imported, by line."""
 
     kind: str
-    rejected: list[Problem] = field(default_factory=list)
-    skipped: list[Problem] = field(default_factory=list)
+    rejected: list[Problem] = field(default_factory=list[Problem])
+    skipped: list[Problem] = field(default_factory=list[Problem])
     entities_added: int = 0
     facts_added: int = 0
     unchanged: int = 0  # rows of a copy the graph already holds exactly as they are
@@ -59,7 +65,13 @@ class Steps:
         report(self.progress, self.done, self.total)
 
 
-def insert(kg, table: str, rows: Iterable, steps: Steps, columns: tuple | None = None) -> int:
+def insert(
+    kg: KnowledgeGraph,
+    table: str,
+    rows: Iterable[_Row],
+    steps: Steps,
+    columns: tuple[str, ...] | None = None,
+) -> int:
     """Insert ``rows`` (dicts, or tuples of ``columns``) in chunks, a few to each short write
     (:meth:`write_in_parts`, inside the import's :meth:`batched`: MemPalace writes in between),
     counting progress.
@@ -70,7 +82,7 @@ def insert(kg, table: str, rows: Iterable, steps: Steps, columns: tuple | None =
     inserted."""
     written = 0
 
-    def write(chunk: list) -> None:
+    def write(chunk: list[_Row]) -> None:
         nonlocal written
         fresh = still_new(kg, table, chunk, columns)
         kg.insert_rows(table, fresh, columns=columns)
@@ -82,11 +94,15 @@ def insert(kg, table: str, rows: Iterable, steps: Steps, columns: tuple | None =
     return written
 
 
-def still_new(kg, table: str, rows: list, columns: tuple | None) -> list:
+def still_new(
+    kg: KnowledgeGraph, table: str, rows: list[_Row], columns: tuple[str, ...] | None
+) -> list[_Row]:
     """``rows`` less the entities the graph has now (inside the write that inserts them);
     refused when the id of one of the facts is taken now."""
     position: dict[str, int] = {name: i for i, name in enumerate(columns or ())}
-    ids = [row.get("id") if isinstance(row, dict) else row[position["id"]] for row in rows]
+    ids: list[Any] = [
+        row.get("id") if isinstance(row, dict) else row[position["id"]] for row in rows
+    ]
     there = kg.rows_with_ids(table, ids)
     if table == "entities":
         return [row for row, row_id in zip(rows, ids) if row_id not in there]
@@ -98,5 +114,5 @@ def still_new(kg, table: str, rows: list, columns: tuple | None) -> list:
     return rows
 
 
-def describe(row: dict) -> str:
+def describe(row: dict[str, Any]) -> str:
     return f"{row.get('subject')} {row.get('predicate')} {row.get('object')}"

@@ -7,9 +7,10 @@ a row that cannot be read is a :class:`Problem` of its line. JSON is read by
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factlines.core.errors import Refused
 from factlines.core.progress import Progress, report
@@ -17,6 +18,9 @@ from factlines.core.store.extra_columns import checked_extras
 from factlines.core.transfer.csv_rows import CSV_HEADER, noting_repeats
 from factlines.core.transfer.repeats import RepeatedIds
 from factlines.core.transfer.rows_file import ImportFile, Problem
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 CSV_REQUIRED = ("subject", "predicate", "object")
 _NO_FIELD_LIMIT = 2**31 - 1  # the C reader's largest (a C long on every platform)
@@ -55,7 +59,7 @@ def _csv_batches(path: Path, size: int) -> Iterator[list[tuple[int, list[str]]]]
     """The (line, fields) of each readable row of the CSV at ``path``, ``size`` at a time."""
     with _reader(path) as reader:
         names = _header(reader)[0]
-        batch = []
+        batch: list[tuple[int, list[str]]] = []
         for line, fields in _records(reader, len(names)):
             if not isinstance(fields, Problem):
                 batch.append((line, fields))
@@ -67,7 +71,7 @@ def _csv_batches(path: Path, size: int) -> Iterator[list[tuple[int, list[str]]]]
 
 
 @contextmanager
-def _reader(path: Path):
+def _reader(path: Path) -> Generator[Reader, None, None]:
     """A strict CSV reader over ``path``: any field length MemPalace's text columns hold
     (Python's reader stops at 128 KiB), and a quote never closed is an error, not the rest of
     the file read as one value."""
@@ -85,7 +89,9 @@ def _reader(path: Path):
             raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _header(reader) -> tuple[list[str], dict[str, int], dict, list[Problem]]:
+def _header(
+    reader: Reader,
+) -> tuple[list[str], dict[str, int], dict[str, list[tuple[str, str]]], list[Problem]]:
     """The header's names, the position of each column read by name, the extra columns (an
     export's, §8.4) and the header's problem, if any; refused when it cannot be used."""
     problems: list[Problem] = []
@@ -119,7 +125,7 @@ def _header(reader) -> tuple[list[str], dict[str, int], dict, list[Problem]]:
                 f"columns are {','.join(CSV_HEADER)}",
             )
         )
-    known = set(CSV_HEADER) | (set(unknown) if extras else set())
+    known = set(CSV_HEADER) | (set(unknown) if extras else set[str]())
     seen = {name for name in names if name in known}
     twice = sorted({name for name in seen if names.count(name) > 1})
     if twice:
@@ -128,7 +134,7 @@ def _header(reader) -> tuple[list[str], dict[str, int], dict, list[Problem]]:
     return names, columns, extras, problems
 
 
-def _records(reader, width: int) -> Iterator[tuple[int, list[str] | Problem]]:
+def _records(reader: Reader, width: int) -> Iterator[tuple[int, list[str] | Problem]]:
     """(line, fields) of each row after the header, or (line, the problem) of a row that
     cannot be read or has another number of fields; blank lines left out."""
     line = reader.line_num + 1

@@ -22,7 +22,7 @@ class RepeatedIds:
     def __init__(self, size: int):
         self._bits = bytearray(max(_SMALLEST, size // _BYTES_PER_BIT // 8))
         self._width = len(self._bits) * 8
-        self.maybe: dict[str, set] = {}
+        self.maybe: dict[str, set[str | bytes]] = {}
 
     def add(self, table: str, row_id: object) -> None:
         """Note one row's id (a str or bytes; any other value is no id, and ignored)."""

@@ -35,10 +35,12 @@ class ImportFile:
     rows: dict[str, list[tuple[int, object]]]
     problems: list[Problem]
     columns: dict[str, int] | None = None
-    extras: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    extras: dict[str, list[tuple[str, str]]] = field(
+        default_factory=dict[str, list[tuple[str, str]]]
+    )
     # A row's value is as ``kind`` makes it (fields, an object, a seed's (key, facts)).
     batches: Callable[[str, int], Iterator[list[tuple[int, Any]]]] = field(kw_only=True)
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict[str, int])
     repeats: RepeatedIds = field(kw_only=True)
 
     def row_count(self) -> int:

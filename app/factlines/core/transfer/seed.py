@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -11,8 +12,13 @@ from factlines.core.names import check_name, entity_id, predicate_id
 from factlines.core.transfer.plan import PLAN_BATCH, ImportReport, Steps
 from factlines.core.transfer.readers import ImportFile, Problem
 
+if TYPE_CHECKING:
+    from factlines.core.store.facade import KnowledgeGraph
 
-def _text_field(facts: dict, name: str) -> str | None:
+_Triple = tuple[str, str, str]
+
+
+def _text_field(facts: dict[str, Any], name: str) -> str | None:
     value = facts.get(name)
     if value is not None and not isinstance(value, str):
         raise Refused(f"{name} must be text, not {type(value).__name__}")
@@ -24,6 +30,7 @@ def _seed_triples(key: str, facts: object) -> list[tuple[str, str, str]]:
     once the entry is checked against the rules it will be written by (contract §4.12)."""
     if not isinstance(facts, dict):
         raise Refused(f"the facts of {key!r} must be a JSON object")
+    facts = cast("dict[str, Any]", facts)  # JSON's: keyed by text
     for name in ("full_name", "type", "gender", "birthday", "relationship"):
         _text_field(facts, name)
     for name in ("parent", "partner", "sibling", "owner"):
@@ -31,9 +38,12 @@ def _seed_triples(key: str, facts: object) -> list[tuple[str, str, str]]:
     name = check_name(facts.get("full_name", key.capitalize()), "full_name")
     temporal.parse(facts.get("birthday"), "birthday")
     interests = facts.get("interests", [])
-    if not isinstance(interests, list) or not all(isinstance(i, str) for i in interests):
+    if not isinstance(interests, list) or not all(
+        isinstance(i, str) for i in cast("list[object]", interests)
+    ):
         raise Refused("interests must be a list of names")
-    triples = []
+    interests = cast("list[str]", interests)  # as checked
+    triples: list[tuple[str, str]] = []
     if facts.get("parent"):
         triples.append(("child_of", facts["parent"].capitalize()))
     if facts.get("partner"):
@@ -53,7 +63,9 @@ def _seed_triples(key: str, facts: object) -> list[tuple[str, str, str]]:
     return [(name, predicate, other) for predicate, other in triples]
 
 
-def plan_seed(kg, data: ImportFile, rep: ImportReport, steps: Steps):
+def plan_seed(
+    kg: KnowledgeGraph, data: ImportFile, rep: ImportReport, steps: Steps
+) -> Callable[[], None]:
     """Two passes over the seed's entries, a batch at a time (like a CSV's rows): which facts
     it may give twice (:mod:`.repeats`), then each entry checked, its facts against the
     earlier entries and the graph; ``write`` writes each good entry, reading the file again."""
@@ -62,7 +74,7 @@ def plan_seed(kg, data: ImportFile, rep: ImportReport, steps: Steps):
         for _, triples in _checked(batch):
             for key, _ in triples:
                 repeats.add("open", "\x1f".join(key))
-    seen: dict[tuple, tuple[int, int]] = {}  # (place, line) of each fact that may repeat, first
+    seen: dict[_Triple, tuple[int, int]] = {}  # (place, line) of each fact that may repeat, first
     place = 0
     for batch in data.batches("seed", PLAN_BATCH):
         planned = [(line, *triple) for line, triples in _checked(batch, rep) for triple in triples]
@@ -98,14 +110,16 @@ def plan_seed(kg, data: ImportFile, rep: ImportReport, steps: Steps):
     return write
 
 
-def _seed_or_none(key: str, facts: object) -> list | None:
+def _seed_or_none(key: str, facts: object) -> list[_Triple] | None:
     try:
         return _seed_triples(key, facts)
     except Refused:
         return None
 
 
-def _checked(batch: list, rep: ImportReport | None = None) -> Iterator[tuple[int, list]]:
+def _checked(
+    batch: list[tuple[int, Any]], rep: ImportReport | None = None
+) -> Iterator[tuple[int, list[tuple[_Triple, _Triple]]]]:
     """(line, [((subject id, predicate, object id), (subject, predicate, object)), …]) of each
     entry of ``batch`` that can be written; the others are rejected (in ``rep``, if given)."""
     for line, (key, facts) in batch:

@@ -40,7 +40,7 @@ def extensions(formats: tuple[Format, ...]) -> list[str]:
     return [ext for fmt in formats for ext in fmt.extensions]
 
 
-def named_by(path: str | os.PathLike, formats: tuple[Format, ...]) -> Format | None:
+def named_by(path: str | os.PathLike[str], formats: tuple[Format, ...]) -> Format | None:
     """The one of ``formats`` whose extension ends ``path`` (any case), if any."""
     suffix = Path(path).suffix.lower()
     return next((fmt for fmt in formats if suffix in fmt.extensions), None)
@@ -55,7 +55,7 @@ def to_write(key: str) -> Format:
     return found
 
 
-def to_read(path: str | os.PathLike) -> Format:
+def to_read(path: str | os.PathLike[str]) -> Format:
     """The format an import reads ``path`` as: the one its extension names, else JSON."""
     return named_by(path, reading()) or READ_OTHERWISE
 

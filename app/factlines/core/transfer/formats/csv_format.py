@@ -11,6 +11,7 @@ import needs only ``subject``, ``predicate`` and ``object`` (:mod:`..readers`,
 from __future__ import annotations
 
 import csv
+from typing import TYPE_CHECKING, Any, TextIO
 
 from factlines.core.progress import RowCounter
 from factlines.core.store.rows import TRIPLE_COLUMNS
@@ -18,8 +19,11 @@ from factlines.core.transfer.csv_rows import CSV_HEADER
 from factlines.core.transfer.formats.record import BATCH, Format
 from factlines.core.transfer.readers import read_csv
 
+if TYPE_CHECKING:
+    from factlines.core.store.protocol import Selection
 
-def write_csv(out, selection, meta: dict, counter: RowCounter) -> None:
+
+def write_csv(out: TextIO, selection: Selection, meta: dict[str, Any], counter: RowCounter) -> None:
     fact_extras = [name for name, _ in selection.extras["triples"]]
     entity_extras = [name for name, _ in selection.extras["entities"]]
     writer = csv.writer(out)
@@ -31,7 +35,7 @@ def write_csv(out, selection, meta: dict, counter: RowCounter) -> None:
         )
     )
     # Each entity's name, then its other columns (ENTITY_CSV_COLUMNS) and a newer MemPalace's.
-    entities: dict[str, tuple] = {}
+    entities: dict[str, tuple[Any, ...]] = {}
     for batch in selection.entity_rows(BATCH):  # the facts' entities
         entities.update((row[0], row[1:]) for row in batch)
         counter.add(len(batch))
@@ -41,7 +45,7 @@ def write_csv(out, selection, meta: dict, counter: RowCounter) -> None:
     get = entities.get
     mempalace = len(TRIPLE_COLUMNS)
     for batch in selection.fact_rows(BATCH):
-        lines = []
+        lines: list[tuple[Any, ...]] = []
         for tid, s, p, o, *rest in batch:
             subject, obj = get(s) or (s, *missing), get(o) or (o, *missing)
             lines.append(

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 from xml.sax.saxutils import escape, quoteattr
 
 from factlines.core import temporal
@@ -36,6 +38,9 @@ from factlines.core.progress import RowCounter
 from factlines.core.store.rows import ENTITY_COLUMNS
 from factlines.core.transfer.formats.record import BATCH, Format
 from factlines.core.transfer.values import blob_tag
+
+if TYPE_CHECKING:
+    from factlines.core.store.protocol import Selection
 
 NODE_KEYS = (
     ("label", "label", "string"),
@@ -72,13 +77,13 @@ GRAPH_KEYS = (
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     if isinstance(value, bytes):
         value = json.dumps(blob_tag(value))
     return _NOT_XML.sub("\ufffd", str(value))
 
 
-def _data(key: str, value) -> str:
+def _data(key: str, value: object) -> str:
     if value is None:
         return ""
     return f'<data key="{key}">{escape(_text(value))}</data>'
@@ -109,7 +114,9 @@ def interval(
     return start, end, f"<[{start or '-Infinity'}, {end or 'Infinity'}]>"
 
 
-def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
+def write_graphml(
+    out: TextIO, selection: Selection, meta: dict[str, Any], counter: RowCounter
+) -> None:
     out.write(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
@@ -137,13 +144,13 @@ def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
         + _data("g_exported_at", temporal.now_instant())
         + "\n"
     )
-    nodes: set = set()
+    nodes: set[object] = set()
     for rows in selection.entity_rows(BATCH):
         out.write("".join(_node(row, node_extras) for row in rows))
         nodes.update(row[0] for row in rows)
         counter.add(len(rows))
     for rows in selection.fact_rows(BATCH):
-        parts = []
+        parts: list[str] = []
         for row in rows:
             for end in (row[1], row[3]):  # an entity row the file lacks: a bare node
                 if end not in nodes:
@@ -155,16 +162,16 @@ def write_graphml(out, selection, meta: dict, counter: RowCounter) -> None:
     out.write("  </graph>\n</graphml>\n")
 
 
-def _extra_keys(kind: str, names) -> list[tuple[str, str, str]]:
+def _extra_keys(kind: str, names: Iterable[str]) -> list[tuple[str, str, str]]:
     """The keys of a newer MemPalace's columns, named apart from ours by their kind."""
     return [(f"{kind}_{name}", name, "string") for name in names]
 
 
-def _extras(row: tuple, known: int, keys: list[tuple[str, str, str]]) -> str:
+def _extras(row: tuple[Any, ...], known: int, keys: list[tuple[str, str, str]]) -> str:
     return "".join(_data(key, value) for (key, _, _), value in zip(keys, row[known:]))
 
 
-def _node(row: tuple, extras: list[tuple[str, str, str]]) -> str:
+def _node(row: tuple[Any, ...], extras: list[tuple[str, str, str]]) -> str:
     eid, name, entity_type, properties, created_at = row[: len(ENTITY_COLUMNS)]
     return (
         f"    <node id={quoteattr(_text(eid))}>"
@@ -177,7 +184,7 @@ def _node(row: tuple, extras: list[tuple[str, str, str]]) -> str:
     )
 
 
-def _edge(row: tuple, extras: list[tuple[str, str, str]]) -> str:
+def _edge(row: tuple[Any, ...], extras: list[tuple[str, str, str]]) -> str:
     # MemPalace's first columns: a newer MemPalace adds its own after them.
     tid, subject, predicate, obj, valid_from, valid_to, confidence = row[: len(_OWN_WAY)]
     start, end, text = interval(valid_from, valid_to)

@@ -20,6 +20,8 @@ a number; a blob as ``{"$blob": base64}``), one row per line::
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from factlines.core import temporal
 from factlines.core.progress import RowCounter
@@ -27,8 +29,13 @@ from factlines.core.transfer.formats.record import BATCH, Format
 from factlines.core.transfer.json_reader import FORMAT, VERSION, read_json
 from factlines.core.transfer.values import blob_tag
 
+if TYPE_CHECKING:
+    from factlines.core.store.protocol import Selection
 
-def write_json(out, selection, meta: dict, counter: RowCounter) -> None:
+
+def write_json(
+    out: TextIO, selection: Selection, meta: dict[str, Any], counter: RowCounter
+) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, default=blob_tag).encode
     columns = selection.columns
     header = {
@@ -50,7 +57,13 @@ def write_json(out, selection, meta: dict, counter: RowCounter) -> None:
     out.write("]}\n")
 
 
-def _write_objects(out, batches, columns, dumps, counter: RowCounter) -> None:
+def _write_objects(
+    out: TextIO,
+    batches: Iterable[list[tuple[Any, ...]]],
+    columns: tuple[str, ...],
+    dumps: Callable[[object], str],
+    counter: RowCounter,
+) -> None:
     """A table's rows as JSON objects, one a line, separated by commas."""
     first = True
     for batch in batches:

@@ -17,7 +17,7 @@ BATCH = 2000
 # writer(out, selection, meta, counter): the selection's entities and facts to the open text
 # file ``out``, ``meta`` ({"as_of", "entity"}) saying what was selected, every row written
 # counted on ``counter``.
-Writer = Callable[[TextIO, Any, dict, "RowCounter"], None]
+Writer = Callable[[TextIO, Any, dict[str, Any], "RowCounter"], None]
 # reader(path, progress): what the file holds, checked but not yet planned against a graph.
 Reader = Callable[[Path, "Progress | None"], "ImportFile"]
 
