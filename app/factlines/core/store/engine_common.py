@@ -5,15 +5,22 @@ connection's ``MARK``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Generic, Protocol
+from typing import Any, Generic, Protocol
 
 from factlines.core import temporal
 from factlines.core.columns import COLUMNS
 from factlines.core.errors import ConflictError
+from factlines.core.progress import Progress
 from factlines.core.store.changes import Change, Touched
-from factlines.core.store.engine_connection import DB, EngineConnection, TimeSQL
+from factlines.core.store.engine_connection import (
+    DB,
+    BatchCursor,
+    EngineConnection,
+    SQLConnection,
+    TimeSQL,
+)
 from factlines.core.store.protocol import EntityStore
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.turns import sort_in_turns
@@ -30,12 +37,18 @@ TIMELINE_SELECT = (
 
 
 def changed_facts(
-    conn, started: str, ended: str, params: dict, eid: str | None, mark: Callable[[str], str]
-) -> tuple[list, list]:
+    conn: SQLConnection,
+    started: str,
+    ended: str,
+    params: dict[str, Any],
+    eid: str | None,
+    mark: Callable[[str], str],
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The fact rows matching ``started`` and those matching ``ended`` (SQL terms on ``t``
     over the named ``params``; ``mark(name)`` is the engine's named placeholder), of the
     entity ``eid`` (its id is ``params["x"]``) or of the whole graph, each by key then id."""
-    out = []
+    out: list[list[tuple[Any, ...]]] = []
+    key: Callable[[str | None], str | None]
     for where, key, column in ((started, temporal.start_key, 6), (ended, temporal.end_key, 7)):
         sql = f"SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} WHERE {where}"
         if eid is not None:
@@ -45,16 +58,17 @@ def changed_facts(
                 f"UNION ALL SELECT {FACT_COLUMNS} {FACT_LEFT_JOIN} "
                 f"WHERE t.object = {x} AND t.subject != {x} AND {where}"
             )
-        rows = conn.execute(sql, params).fetchall()
+        rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
         sort_in_turns(rows, key=lambda r, c=column, k=key: (k(r[c]), r[0]))
         out.append(rows)
     return out[0], out[1]
 
 
-def whole_subjects(cursor, rows_at_once: int) -> Iterator[list[tuple]]:
+def whole_subjects(cursor: BatchCursor, rows_at_once: int) -> Iterator[list[tuple[Any, ...]]]:
     """Rows ordered by their first column (a subject), read ``rows_at_once`` at a time and
     handed out in lists that each end with a subject's last row."""
-    held: list[tuple] = []
+    held: list[tuple[Any, ...]] = []
+    batch: list[tuple[Any, ...]]
     while batch := cursor.fetchmany(rows_at_once):
         held += batch
         if len(batch) < rows_at_once:  # the last rows: every subject held is whole
@@ -69,7 +83,7 @@ def whole_subjects(cursor, rows_at_once: int) -> Iterator[list[tuple]]:
         yield held
 
 
-def change_params(start_key: str, end_key: str, eid: str | None) -> dict:
+def change_params(start_key: str, end_key: str, eid: str | None) -> dict[str, Any]:
     """The named parameters of both engines' ``changes`` SQL."""
     return {
         "s": start_key,
@@ -123,7 +137,7 @@ class EngineStore(Generic[DB]):
         return self._db.closed
 
     @property
-    def lock(self) -> AbstractContextManager:
+    def lock(self) -> AbstractContextManager[Any]:
         return self._db.lock
 
     @property
@@ -149,12 +163,12 @@ class EngineStore(Generic[DB]):
         self._db.settle()
 
     @contextmanager
-    def transaction(self, wait: float | None = None) -> Iterator[None]:
+    def transaction(self, wait: float | None = None) -> Generator[None, None, None]:
         with self._db.transaction(wait):
             yield
 
     @contextmanager
-    def recording(self) -> Iterator[Change]:
+    def recording(self) -> Generator[Change, None, None]:
         with self._db.recording() as change:
             yield change
 
@@ -167,10 +181,22 @@ class EngineStore(Generic[DB]):
     def hand_over(self, change: Change) -> None:
         self._db.hand_over(change)
 
-    def revert(self, change: Change, force: bool = False, within=None, progress=None) -> None:
+    def revert(
+        self,
+        change: Change,
+        force: bool = False,
+        within: Callable[[bool], None] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self._db.replay(change, True, ConflictError, force, within, progress)
 
-    def reapply(self, change: Change, force: bool = False, within=None, progress=None) -> None:
+    def reapply(
+        self,
+        change: Change,
+        force: bool = False,
+        within: Callable[[bool], None] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self._db.replay(change, False, ConflictError, force, within, progress)
 
     def take_back(self, change: Change) -> None:
@@ -207,7 +233,7 @@ class FactRows(Generic[DB]):
     # What makes a comparison of text byte by byte (PostgreSQL's default collation may not).
     BYTE_ORDER = ""
 
-    def get(self, tid: str) -> dict | None:
+    def get(self, tid: str) -> dict[str, Any] | None:
         """One fact with every column, the entities' display names and POSIX start/end."""
         mark = self._db.MARK
         with self._db.read() as conn:
@@ -228,10 +254,13 @@ class FactRows(Generic[DB]):
         with self._db.read() as conn:
             return conn.execute("SELECT 1 FROM triples LIMIT 1").fetchone() is not None
 
-    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> list[dict]:
+    def of_entity(
+        self, eid: str, start_key: str | None, end_key: str | None
+    ) -> list[dict[str, Any]]:
         """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
         with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
-        where, params = "", []
+        where = ""
+        params: list[str | None] = []
         if start_key is not None or end_key is not None:
             where = " AND " + self._timesql.overlaps("t")
             params = [end_key, end_key, start_key, start_key]
@@ -251,10 +280,13 @@ class FactRows(Generic[DB]):
             fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
         return facts
 
-    def of_entity_at(self, eid: str, incoming: bool, as_of_key: str | None) -> list[tuple]:
+    def of_entity_at(
+        self, eid: str, incoming: bool, as_of_key: str | None
+    ) -> list[tuple[Any, ...]]:
         """(id, predicate, other's name, valid_from, valid_to, confidence, source_closet) of
         ``eid``'s outgoing (or incoming) facts, only those valid at ``as_of_key`` if given."""
-        where, params = "", []
+        where = ""
+        params: list[str | None] = []
         if as_of_key is not None:
             where, params = (
                 " AND " + self._timesql.valid_at("t"),
@@ -270,7 +302,7 @@ class FactRows(Generic[DB]):
                 [eid, *params],
             ).fetchall()
 
-    def touching(self, eid: str) -> list[tuple]:
+    def touching(self, eid: str) -> list[tuple[Any, ...]]:
         """(id, subject, predicate, object, valid_from, valid_to) of every fact of ``eid``."""
         mark = self._db.MARK
         with self._db.read() as conn:
@@ -280,7 +312,7 @@ class FactRows(Generic[DB]):
                 (eid, eid),
             ).fetchall()
 
-    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple]:
+    def of_predicate(self, predicate: str, as_of_key: str | None) -> list[tuple[Any, ...]]:
         """(id, subject name, object name, valid_from, valid_to) of one predicate's facts."""
         mark = self._db.MARK
         sql = (
@@ -288,18 +320,21 @@ class FactRows(Generic[DB]):
             "JOIN entities s ON t.subject = s.id JOIN entities o ON t.object = o.id "
             f"WHERE t.predicate = {mark}"
         )
-        params = [predicate]
+        params: list[str | None] = [predicate]
         if as_of_key is not None:
             sql += " AND " + self._timesql.valid_at("t")
             params += self._timesql.valid_at_params(as_of_key)
         with self._db.read() as conn:
             return conn.execute(sql, params).fetchall()
 
-    def from_sources(self, drawer_ids: list[str], source_file: str | None) -> list[dict]:
+    def from_sources(self, drawer_ids: list[str], source_file: str | None) -> list[dict[str, Any]]:
         """Fact rows (``fact_dict``) naming one of ``drawer_ids`` as their drawer, or
         ``source_file`` as their file (when given)."""
-        mark, found = self._db.MARK, {}
-        wanted = [("t.source_file = " + mark, [source_file])] if source_file else []
+        mark = self._db.MARK
+        found: dict[Any, dict[str, Any]] = {}
+        wanted: list[tuple[str, list[str]]] = (
+            [("t.source_file = " + mark, [source_file])] if source_file else []
+        )
         for start in range(0, len(drawer_ids), 500):
             part = drawer_ids[start : start + 500]
             wanted.append((f"t.source_drawer_id IN ({_marks(self._db, len(part))})", part))
@@ -311,12 +346,12 @@ class FactRows(Generic[DB]):
                     found[row[0]] = fact_dict(row)
         return list(found.values())
 
-    def ends(self) -> list[tuple]:
+    def ends(self) -> list[tuple[Any, ...]]:
         """(subject, object) of every fact, in no order."""
         with self._db.read() as conn:
             return conn.execute("SELECT subject, object FROM triples").fetchall()
 
-    def recorded_between(self, after: str, until: str | None) -> list[tuple]:
+    def recorded_between(self, after: str, until: str | None) -> list[tuple[Any, ...]]:
         """Fact rows (tuples of ``rows.FACT_FIELDS``, for ``fact_dict``: the caller makes dicts
         of the rows it keeps only) whose ``extracted_at`` sorts after ``after`` and, when
         given, not after ``until`` (both in MemPalace's ``YYYY-MM-DD HH:MM:SS`` form, compared
@@ -330,7 +365,7 @@ class FactRows(Generic[DB]):
             sql = f"SELECT {FACT_COLUMNS} {self._names_join(conn)} WHERE {where}"
             return conn.execute(sql, params).fetchall()
 
-    def recorded_counts(self, after: str) -> list[tuple]:
+    def recorded_counts(self, after: str) -> list[tuple[Any, ...]]:
         """(``extracted_at``, how many facts hold it) of each value sorting after ``after``
         (as :meth:`recorded_between` compares): a span's size with none of its rows read (a
         million facts imported this week hold a few dozen values)."""
@@ -342,7 +377,7 @@ class FactRows(Generic[DB]):
                 [after],
             ).fetchall()
 
-    def newest_recorded(self, after: str, limit: int) -> list[tuple]:
+    def newest_recorded(self, after: str, limit: int) -> list[tuple[Any, ...]]:
         """The ``limit`` fact rows (as :meth:`recorded_between` gives them) whose
         ``extracted_at`` sorts last after ``after``, then by id, last first; in no order. The
         rows are chosen before their names are read (one join per row kept, not per row)."""
@@ -355,7 +390,7 @@ class FactRows(Generic[DB]):
                 [after, limit],
             ).fetchall()
 
-    def _names_join(self, conn) -> str:
+    def _names_join(self, conn: SQLConnection) -> str:
         """The join that reads a span of facts' names (the engine's planner picks the index)."""
         return FACT_LEFT_JOIN
 
@@ -369,7 +404,7 @@ class FactRows(Generic[DB]):
                 ).fetchone()[0]
             return conn.execute("SELECT COUNT(*) FROM triples").fetchone()[0]
 
-    def insert(self, tid: str, values: dict) -> None:
+    def insert(self, tid: str, values: dict[str, Any]) -> None:
         """A new row ``tid`` with ``values`` (subject, predicate, object and any others)."""
         _check(values)
         with self._db.transaction() as conn:
@@ -381,13 +416,13 @@ class FactRows(Generic[DB]):
                 [tid, *values.values()],
             )
 
-    def update(self, tid: str, values: dict) -> None:
+    def update(self, tid: str, values: dict[str, Any]) -> None:
         _check(values)
         if not values:
             return
         update_row(self._db, "triples", tid, values)
 
-    def update_many(self, tids: list[str], values: dict) -> None:
+    def update_many(self, tids: list[str], values: dict[str, Any]) -> None:
         """Set the same ``values`` on every row of ``tids`` (one statement, run per row)."""
         _check(values)
         if not values or not tids:
@@ -409,7 +444,7 @@ class FactRows(Generic[DB]):
 
     # ── Neighbourhoods ────────────────────────────────────────────────────
 
-    def links(self, eids: list[str]) -> list[tuple]:
+    def links(self, eids: list[str]) -> list[tuple[Any, ...]]:
         """(position, subject, object) of every fact with an end in ``eids``, each once.
 
         A few ids are searched in the per-entity indexes, by the hundred; ids whose facts are a
@@ -425,7 +460,7 @@ class FactRows(Generic[DB]):
                 wanted = set(eids)
                 cursor = conn.execute(f"SELECT {position}, subject, object FROM triples")
                 return [row for row in cursor if row[1] in wanted or row[2] in wanted]
-            found: list[tuple] = []
+            found: list[tuple[Any, ...]] = []
             for start in range(0, len(eids), CHUNK):
                 chunk = eids[start : start + CHUNK]
                 marks = _marks(self._db, len(chunk))
@@ -436,9 +471,9 @@ class FactRows(Generic[DB]):
                     ).fetchall()
         return list({row[0]: row for row in found}.values())  # a fact within eids: once
 
-    def link_positions(self, tids: list[str]) -> list[tuple]:
+    def link_positions(self, tids: list[str]) -> list[tuple[Any, ...]]:
         """(id, position, subject, object) of the facts with these ids that exist."""
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
         with self._db.snapshot() as conn:
             for start in range(0, len(tids), CHUNK):
                 chunk = tids[start : start + CHUNK]
@@ -449,11 +484,11 @@ class FactRows(Generic[DB]):
                 ).fetchall()
         return found
 
-    def among(self, eids: list[str]) -> list[dict]:
+    def among(self, eids: list[str]) -> list[dict[str, Any]]:
         """Every fact whose subject and object are both in ``eids``, with the entities' names
         and POSIX start/end (:func:`fact_dict` rows)."""
         chunks = [eids[start : start + CHUNK] for start in range(0, len(eids), CHUNK)]
-        found: list[dict] = []
+        found: list[dict[str, Any]] = []
         with self._db.snapshot() as conn:
             for subjects in chunks:
                 for objects in chunks:
@@ -467,13 +502,13 @@ class FactRows(Generic[DB]):
         return found
 
 
-def _check(values: dict) -> None:
+def _check(values: dict[str, Any]) -> None:
     unknown = set(values) - WRITABLE_FACT_COLUMNS
     if unknown:
         raise TypeError(f"not fact columns: {sorted(unknown)}")
 
 
-def update_row(db: EngineConnection, table: str, key: str, values: dict) -> None:
+def update_row(db: EngineConnection, table: str, key: str, values: dict[str, Any]) -> None:
     """Set ``values`` (column: value) on the row ``key`` of ``table``, noted for recordings."""
     with db.transaction() as conn:
         db.touch(conn, table, key)
@@ -499,7 +534,9 @@ class RowInserts(Generic[DB]):
 
     _db: DB
 
-    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    def insert_rows(
+        self, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]
+    ) -> None:
         """Insert rows as given (``id`` first in ``columns``), in the caller's transaction;
         a column left out takes its default. Each row is noted for recordings and listeners."""
         names = bulk_columns(table, columns)
@@ -529,7 +566,7 @@ class PredicateRows(Generic[DB]):
     def __init__(self, db: DB):
         self._db = db
 
-    def stats(self, now_key: str) -> list[tuple]:
+    def stats(self, now_key: str) -> list[tuple[Any, ...]]:
         """(predicate, facts, open, valid at ``now_key``, ended, subjects, objects) of every
         predicate, by predicate; one pass over the facts, in the predicate index's order."""
         timesql = self._timesql
@@ -548,7 +585,7 @@ class PredicateRows(Generic[DB]):
                 f"SELECT COUNT(*) FROM triples WHERE predicate = {self._db.MARK}", (predicate,)
             ).fetchone()[0]
 
-    def open_rows(self, predicate: str, boundary: str | None) -> list[tuple]:
+    def open_rows(self, predicate: str, boundary: str | None) -> list[tuple[Any, ...]]:
         """Every column (TRIPLE_COLUMNS) of the predicate's open facts, in the order they were
         written, and last whether each had begun before ``boundary`` (always, when it is None):
         an unknown start has; otherwise its start key (stored text, contract §2.8) is before."""

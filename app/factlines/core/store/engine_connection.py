@@ -23,6 +23,12 @@ class SQLCursor(Protocol):
     def close(self) -> None: ...
 
 
+class BatchCursor(SQLCursor, Protocol):
+    """A cursor read a batch of rows at a time."""
+
+    def fetchmany(self, size: int, /) -> list[Any]: ...
+
+
 class SQLConnection(Protocol):
     """A DB-API connection (sqlite3's, psycopg's), as far as the shared code uses one."""
 

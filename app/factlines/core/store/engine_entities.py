@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Generic
+from collections.abc import Sequence
+from typing import Any, Generic
 
 from factlines.core.names import entity_id
 from factlines.core.store.engine_common import escape_like, update_row
-from factlines.core.store.engine_connection import DB
+from factlines.core.store.engine_connection import DB, SQLConnection
 from factlines.core.store.rows import ENTITY_COLUMNS, ENTITY_ROW_KEYS
 
 # A name shorter than this has no candidates (MemPalace 3.11's rule).
@@ -33,14 +34,16 @@ class EntityRows(Generic[DB]):
         raise NotImplementedError
 
     @staticmethod
-    def _rows_of(conn, ids: list[str]) -> list[tuple]:
+    def _rows_of(conn: SQLConnection, ids: list[str]) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 
     @staticmethod
-    def _counts_of(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
+    def _counts_of(conn: SQLConnection, ids: list[str]) -> dict[str, tuple[int, int]]:
         raise NotImplementedError
 
-    def _rows_with_counts(self, conn, page: list, counts: bool = True) -> list[dict]:
+    def _rows_with_counts(
+        self, conn: SQLConnection, page: Sequence[str | tuple[Any, ...]], counts: bool = True
+    ) -> list[dict[str, Any]]:
         """Entity rows with their counts (None without ``counts``), in the order of ``page``:
         ids to read, or (id, name, type) rows already read; ids no longer in the table are
         left out. A row whose id is NULL (a hand-edited file) is listed with no facts: no fact
@@ -59,16 +62,16 @@ class EntityRows(Generic[DB]):
         by_id = self._counts_of(conn, [row[0] for row in rows if row[0] is not None])
         return [dict(zip(ENTITY_ROW_KEYS, (*row, *by_id.get(row[0], (0, 0))))) for row in rows]
 
-    def listed(self, ids: list[str]) -> list[dict]:
+    def listed(self, ids: list[str]) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             return self._rows_with_counts(conn, list(ids))
 
-    def every(self) -> list[tuple]:
+    def every(self) -> list[tuple[Any, ...]]:
         """(id, name, type) of every entity, in no order."""
         with self._db.read() as conn:
             return conn.execute("SELECT id, name, type FROM entities").fetchall()
 
-    def get(self, eid: str) -> dict | None:
+    def get(self, eid: str) -> dict[str, Any] | None:
         """The row of ``eid`` as stored (``properties`` is the stored JSON text)."""
         with self._db.read() as conn:
             row = conn.execute(
@@ -97,7 +100,7 @@ class EntityRows(Generic[DB]):
                     return row[0]
         return None
 
-    def candidates(self, name: str) -> list[dict]:
+    def candidates(self, name: str) -> list[dict[str, Any]]:
         """Token and prefix matches of a name that is not an entity (MemPalace 3.11's rule)."""
         if not name or len(name.strip()) < _MIN_CANDIDATE_LEN:
             return []
@@ -132,7 +135,7 @@ class EntityRows(Generic[DB]):
                     f"INSERT INTO entities (id, name) VALUES ({mark}, {mark})", (eid, name)
                 )
 
-    def update(self, eid: str, **values) -> None:
+    def update(self, eid: str, **values: Any) -> None:
         """Set some of ``name``, ``type``, ``properties`` (JSON text) on one row."""
         unknown = set(values) - {"name", "type", "properties"}
         if unknown:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from typing import SupportsInt, cast
+from typing import Any, SupportsInt, cast
 
 from factlines.core.errors import Unavailable
 from factlines.core.progress import Cancelled, Progress, report
@@ -140,7 +140,7 @@ class SQLiteStore(EngineStore[Connection]):
 
     def rows_after(
         self, table: str, columns: tuple[str, ...], after: object, limit: int
-    ) -> list[tuple[int, tuple]]:
+    ) -> list[tuple[int, tuple[Any, ...]]]:
         """(rowid, values of ``columns``) of ``table``'s rows after rowid ``after``, in rowid
         order: the rowid is this engine's position (MemPalace's replication pages by it)."""
         names = bulk_columns(table, columns)
@@ -152,7 +152,7 @@ class SQLiteStore(EngineStore[Connection]):
             ).fetchall()
         return [(row[0], row[1:]) for row in rows]
 
-    def replace_row(self, table: str, values: dict) -> None:
+    def replace_row(self, table: str, values: dict[str, Any]) -> None:
         """Insert the row, or replace the row with its id (it moves to the end of rowid order)."""
         names = bulk_columns(table, tuple(values))
         with self._db.transaction() as conn:

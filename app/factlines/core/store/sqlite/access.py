@@ -109,7 +109,11 @@ def access_for(path: str, read_only: bool) -> Access:
         raise Unavailable(f"{path} could not be opened: {exc.strerror or exc}") from None
 
 
-def _stamp(path: str) -> tuple | None:
+# What a file's stamp holds: inode, size, mtime (ns) and its first bytes (see _stamp).
+_Stamp = tuple[int, int, int, bytes | None]
+
+
+def _stamp(path: str) -> _Stamp | None:
     """What changes when a file is written: inode, size, mtime, and its first 100 bytes."""
     try:
         st = os.stat(path)
@@ -131,8 +135,9 @@ class Snapshot:
         self.original = original
         self.folder = tempfile.mkdtemp(prefix="factlines-snapshot-")
         self.path = os.path.join(self.folder, os.path.basename(original) or "graph.sqlite3")
-        self._main: tuple | None = None
-        self._wal: tuple | None = None
+        self._main: _Stamp | None = None
+        self._wal: _Stamp | None = None
+
         try:
             self._take(whole=True)
         except BaseException:

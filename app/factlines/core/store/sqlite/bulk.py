@@ -9,8 +9,9 @@ table, in rowid order: no page is read twice and nothing is held in memory but a
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from factlines.core.store.engine_common import CHUNK, RowInserts, bulk_columns
 from factlines.core.store.extra_columns import MEMPALACE_COLUMNS, extras_of
@@ -18,10 +19,11 @@ from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 
 
-def _fact_filter(as_of_key: str | None, eid: str | None) -> tuple[str, list]:
+def _fact_filter(as_of_key: str | None, eid: str | None) -> tuple[str, list[str | None]]:
     """A WHERE clause over ``triples t`` keeping the facts valid at ``as_of_key`` (when given)
     with ``eid`` on either side (when given); empty when neither is."""
-    terms, params = [], []
+    terms: list[str] = []
+    params: list[str | None] = []
     if as_of_key is not None:
         terms.append(f"({timesql.valid_at('t')})")
         params += timesql.valid_at_params(as_of_key)
@@ -46,6 +48,7 @@ class SQLiteSelection:
         where, params = _fact_filter(as_of_key, eid)
         columns = bulk_columns("triples", self.columns["triples"])
         self._facts_sql = (f"SELECT {columns} FROM triples t{where} ORDER BY t.rowid", params)
+        self._entities_sql: tuple[str, list[str | None]]
         if not where:
             self._entities_sql = ("FROM entities", [])
         else:
@@ -54,7 +57,9 @@ class SQLiteSelection:
                 f"SELECT t.subject FROM triples t{where} "
                 f"UNION SELECT t.object FROM triples t{where}"
             )
-            extra, extra_params = (" OR id = ?", [eid]) if eid is not None else ("", [])
+            extra = " OR id = ?" if eid is not None else ""
+            extra_params: list[str | None] = [eid] if eid is not None else []
+
             self._entities_sql = (
                 f"FROM entities WHERE id IN ({referred}){extra}",
                 params + params + extra_params,
@@ -65,7 +70,7 @@ class SQLiteSelection:
             0
         ]
 
-    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple[Any, ...]]]:
         """Batches of entity rows (``columns["entities"]``), in rowid order."""
         sql, args = self._entities_sql
         columns = bulk_columns("entities", self.columns["entities"])
@@ -73,7 +78,7 @@ class SQLiteSelection:
             self._conn.execute(f"SELECT {columns} {sql} ORDER BY rowid", args), batch
         )
 
-    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple[Any, ...]]]:
         """Batches of fact rows (``columns["triples"]``), in rowid order."""
         sql, args = self._facts_sql
         yield from _batches(self._conn.execute(sql, args), batch)
@@ -85,9 +90,9 @@ def table_extras(conn: sqlite3.Connection, table: str) -> list[tuple[str, str]]:
     return extras_of(table, declared)
 
 
-def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple]]:
+def _batches(cursor: sqlite3.Cursor, size: int) -> Iterator[list[tuple[Any, ...]]]:
     while True:
-        rows = cursor.fetchmany(size)
+        rows: list[tuple[Any, ...]] = cursor.fetchmany(size)
         if not rows:
             return
         yield rows
@@ -98,7 +103,9 @@ class SQLiteBulk(RowInserts[Connection]):
         self._db = db
 
     @contextmanager
-    def selection(self, as_of_key: str | None, eid: str | None) -> Iterator[SQLiteSelection]:
+    def selection(
+        self, as_of_key: str | None, eid: str | None
+    ) -> Generator[SQLiteSelection, None, None]:
         with self._db.snapshot() as conn:
             yield SQLiteSelection(conn, as_of_key, eid)
 
@@ -115,13 +122,16 @@ class SQLiteBulk(RowInserts[Connection]):
                 if name.lower() not in have:
                     conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
 
-    def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
+    def rows_with_ids(
+        self, table: str, columns: tuple[str, ...], ids: list[str]
+    ) -> list[tuple[Any, ...]]:
         """The rows of ``table`` whose id is one of ``ids``: ``columns`` (``id`` first).
 
         A few ids are looked up by the hundred; ids by the thousands, a good share of the
         table, are found in one pass over it (cheaper than as many index searches)."""
         names = bulk_columns(table, columns)
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
+
         with self._db.snapshot() as conn:
             if _many(conn, table, len(ids)):
                 wanted = set(ids)

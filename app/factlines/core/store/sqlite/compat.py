@@ -20,7 +20,10 @@ one connection seen that way:
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import Any
 
 from factlines.core.store.protocol import MEMPALACE_WAIT
 from factlines.core.store.sqlite.connection import Connection
@@ -31,7 +34,7 @@ class MemPalaceConnection:
         self._db = db
         self._raw = db.raw()
         self._close = close
-        self._writes: list = []
+        self._writes: list[AbstractContextManager[sqlite3.Connection]] = []
 
     def cursor(self) -> sqlite3.Cursor:
         """A cursor of the connection itself, reading rows by name: hold ``kg._lock`` while
@@ -40,10 +43,10 @@ class MemPalaceConnection:
         cursor.row_factory = sqlite3.Row
         return cursor
 
-    def execute(self, sql: str, parameters=()) -> Rows:
+    def execute(self, sql: str, parameters: Any = ()) -> Rows:
         return self._run(lambda cursor: cursor.execute(sql, parameters))
 
-    def executemany(self, sql: str, seq_of_parameters) -> Rows:
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Any]) -> Rows:
         return self._run(lambda cursor: cursor.executemany(sql, seq_of_parameters))
 
     def executescript(self, script: str) -> Rows:
@@ -52,7 +55,7 @@ class MemPalaceConnection:
             raise sqlite3.ProgrammingError("executescript inside the store's write")
         return self._run(lambda cursor: cursor.executescript(script))
 
-    def _run(self, call) -> Rows:
+    def _run(self, call: Callable[[sqlite3.Cursor], object]) -> Rows:
         with self._db.lock:
             cursor = self.cursor()
             changes = self._raw.total_changes
@@ -84,10 +87,15 @@ class MemPalaceConnection:
         self._writes.append(write)
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
         return bool(self._writes.pop().__exit__(exc_type, exc, tb))
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
 
 
@@ -99,28 +107,29 @@ class Rows:
         self.lastrowid = cursor.lastrowid
         self.rowcount = cursor.rowcount
         self.arraysize = 1
-        self._rows = cursor.fetchall() if cursor.description else []
+        self._rows: list[Any] = cursor.fetchall() if cursor.description else []
         self._next = 0
 
-    def fetchone(self):
+    def fetchone(self) -> Any:
         if self._next >= len(self._rows):
             return None
         self._next += 1
         return self._rows[self._next - 1]
 
-    def fetchmany(self, size: int | None = None) -> list:
+    def fetchmany(self, size: int | None = None) -> list[Any]:
         end = self._next + (self.arraysize if size is None else size)
         rows, self._next = self._rows[self._next : end], min(end, len(self._rows))
         return rows
 
-    def fetchall(self) -> list:
+    def fetchall(self) -> list[Any]:
         rows, self._next = self._rows[self._next :], len(self._rows)
         return rows
 
-    def __iter__(self):
+    def __iter__(self) -> Rows:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
+
         row = self.fetchone()
         if row is None:
             raise StopIteration

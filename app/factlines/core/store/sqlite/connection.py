@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
+from typing import Any
 
 from factlines.core.errors import ReadOnlyGraph, Refused, Unavailable
 from factlines.core.store.changes import RowImage
@@ -160,7 +161,7 @@ class Connection(RowWrites):
     # ── Reading ───────────────────────────────────────────────────────────
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Generator[sqlite3.Connection, None, None]:
         """The connection for a read, under the lock; environment errors become Unavailable.
 
         Reading a private copy, the outermost read first takes it again if the original
@@ -178,7 +179,7 @@ class Connection(RowWrites):
                 self._reads -= 1
 
     @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Generator[sqlite3.Connection, None, None]:
         """Several reads in one read transaction (inside a write, the write's own)."""
         with self.read() as conn:
             if conn.in_transaction:
@@ -234,7 +235,7 @@ class Connection(RowWrites):
             self._busy_ms = ms
 
     @contextmanager
-    def transaction(self, wait: float | None = None) -> Iterator[sqlite3.Connection]:
+    def transaction(self, wait: float | None = None) -> Generator[sqlite3.Connection, None, None]:
         """One write transaction; writes inside it join it: all or nothing.
 
         The outermost one waits up to ``wait`` seconds (default :attr:`write_wait`) for another
@@ -284,7 +285,9 @@ class Connection(RowWrites):
     def _written_since(self, conn: sqlite3.Connection, mark: object) -> bool:
         return self._write_mark(conn) != mark
 
-    def open_ids(self, conn: sqlite3.Connection, sid: str, pred: str, oid: str) -> list[tuple]:
+    def open_ids(
+        self, conn: sqlite3.Connection, sid: str, pred: str, oid: str
+    ) -> list[tuple[Any, ...]]:
         """(id, valid_from) of the open facts (subject, predicate, object), searched through
         the index of the end with fewer facts: a hub's entries (20,000 facts) read for each of
         its facts made merging into a hub, and undoing that, quadratic (37 s, 31 s)."""
@@ -309,8 +312,11 @@ class Connection(RowWrites):
         names = [d[0] for d in cursor.description[1:]]
         return RowImage(dict(zip(names, row[1:])), position=row[0])
 
-    def _row_images(self, conn: sqlite3.Connection, table: str, row_ids: list[str]) -> dict:
-        key, images = KEY_COLUMN[table], {}
+    def _row_images(
+        self, conn: sqlite3.Connection, table: str, row_ids: list[str]
+    ) -> dict[str, RowImage]:
+        key = KEY_COLUMN[table]
+        images: dict[str, RowImage] = {}
         for start in range(0, len(row_ids), _IDS_PER_STATEMENT):
             chunk = row_ids[start : start + _IDS_PER_STATEMENT]
             cursor = conn.execute(
@@ -319,7 +325,7 @@ class Connection(RowWrites):
             )
             names = [d[0] for d in cursor.description[1:]]
             for row in cursor:
-                values = dict(zip(names, row[1:]))
+                values: dict[str, Any] = dict(zip(names, row[1:]))
                 images[values[key]] = RowImage(values, position=row[0])
         return images
 
@@ -329,7 +335,9 @@ class Connection(RowWrites):
         conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,))
         if image is None:
             return
-        columns, values = list(image.values), list(image.values.values())
+        columns: list[str] = list(image.values)
+        values: list[Any] = list(image.values.values())
+
         # Back at its old rowid when that is free, so rowid order (MemPalace pages its
         # replication by it) is as it was.
         taken = conn.execute(f"SELECT 1 FROM {table} WHERE rowid = ?", (image.position,))

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from factlines.core.store.changes import Change
+from factlines.core.store.changes import Change, RowImage
+from factlines.core.store.engine_connection import EngineConnection, SQLConnection
 
 TABLE = "fl_edit_log"
 MAX_IMAGES = 200
@@ -54,15 +57,25 @@ _SELECT = (
 )
 
 
-def json_value(value):
+def json_value(value: object) -> dict[str, str]:
     """A stored value that JSON cannot hold as it is (a blob), as a tagged object."""
     if isinstance(value, bytes):
         return {"$blob": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"cannot log a {type(value).__name__}")
 
 
-def dumps(value) -> str:
+def dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=json_value)
+
+
+# A row as it is now, by table and id (None: no such row).
+RowImageOf = Callable[[str, str], RowImage | None]
+
+
+class LoggedConnection(EngineConnection, Protocol):
+    """An engine's connection as its log uses it: it also reads a row as it is now."""
+
+    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None: ...
 
 
 class EditLogWrites:
@@ -74,18 +87,22 @@ class EditLogWrites:
     INSERT: str
     LENGTH: str
 
-    def __init__(self, db):
+    def __init__(self, db: LoggedConnection):
         self._db = db
 
-    def _size_and_budget(self, conn) -> tuple[int, int]:
+    def _size_and_budget(self, conn: SQLConnection) -> tuple[int, int]:
         raise NotImplementedError
 
-    def write(self, entry: dict, change: Change) -> bool:
+    def write(self, entry: dict[str, Any], change: Change) -> bool:
         """Log the rows ``change`` recorded in the open write (their images before, and as they
         are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
         rows are as they were."""
         with self._db.transaction() as conn:
-            values = logged_values(entry, change, lambda t, i: self._db._row_image(conn, t, i))
+            # The connection's own reader of rows, as its recordings read them: the log is its
+            # one user outside the connection.
+            row_image = self._db._row_image  # pyright: ignore[reportPrivateUsage]
+
+            values = logged_values(entry, change, lambda t, i: row_image(conn, t, i))
             if values is None:
                 return False
             conn.execute(self.CREATE)
@@ -93,13 +110,13 @@ class EditLogWrites:
             self._prune(conn)
         return True
 
-    def committed(self, entry: dict, change: Change) -> dict | None:
+    def committed(self, entry: dict[str, Any], change: Change) -> dict[str, Any] | None:
         """The entry :meth:`write` would log for ``change`` once all its writes are committed
         (each row as its write left it), in ``read``'s form, for :meth:`append`: made without
         the write lock (a long write's log holds many rows). None when nothing changed."""
         return logged_entry(entry, change, None)
 
-    def append(self, entries: list[dict]) -> None:
+    def append(self, entries: list[dict[str, Any]]) -> None:
         """Add another log's entries (``read``'s form, oldest first) after this one's, as they
         were written there; then keep the log within its share of the graph."""
         if not entries:
@@ -110,7 +127,7 @@ class EditLogWrites:
                 conn.execute(self.INSERT, stored_values(entry))
             self._prune(conn)
 
-    def _prune(self, conn) -> None:
+    def _prune(self, conn: SQLConnection) -> None:
         """Drop the oldest entries while the log holds more than its share of the graph."""
         size, budget = self._size_and_budget(conn)
         if size <= budget:
@@ -134,7 +151,7 @@ class SQLiteEditLog(EditLogWrites):
     )
     LENGTH = _LENGTH
 
-    def _exists(self, conn) -> bool:
+    def _exists(self, conn: SQLConnection) -> bool:
         return (
             conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)
@@ -142,7 +159,7 @@ class SQLiteEditLog(EditLogWrites):
             is not None
         )
 
-    def _size_and_budget(self, conn) -> tuple[int, int]:
+    def _size_and_budget(self, conn: SQLConnection) -> tuple[int, int]:
         pages, page_size = (
             conn.execute("PRAGMA page_count").fetchone()[0],
             conn.execute("PRAGMA page_size").fetchone()[0],
@@ -151,7 +168,7 @@ class SQLiteEditLog(EditLogWrites):
         # A share of the rest of the file: the log's own pages must not raise its budget.
         return size, int(SHARE * max(0, pages * page_size - size))
 
-    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
+    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
         """Entries newest first (of one fact's when ``fact_id`` is given); none when the file
         has no log."""
         with self._db.read() as conn:
@@ -169,20 +186,25 @@ class SQLiteEditLog(EditLogWrites):
         return [entry_dict(row) for row in rows]
 
 
-def logged_values(entry: dict, change: Change, row_image) -> tuple | None:
+def logged_values(
+    entry: dict[str, Any], change: Change, row_image: RowImageOf
+) -> tuple[Any, ...] | None:
     """The values of :data:`LOGGED_COLUMNS` for ``entry`` and the rows ``change`` recorded,
     ``row_image(table, id)`` reading each as it is now; None when they are as they were."""
     logged = logged_entry(entry, change, row_image)
     return None if logged is None else stored_values(logged)
 
 
-def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
+def logged_entry(
+    entry: dict[str, Any], change: Change, row_image: RowImageOf | None
+) -> dict[str, Any] | None:
     """``entry`` with the rows ``change`` recorded, in ``read``'s form (no id), ``row_image``
     giving each row the open write is writing as it is now (None: the change is committed);
     None when they are as they were. Only what is kept is held: a long write's rows are
     read from its file once, and the last write of a big undo makes this entry while it holds
     the write lock (a list of 165,000 rows took 0.7 s there, mostly the collector's)."""
-    total, kept = 0, []
+    total = 0
+    kept: list[tuple[str, str, RowImage | None, RowImage | None]] = []
     ids: dict[str, list[str]] = {"triples": [], "entities": [], "fl_meta": []}
     for (table, row_id), (before, after) in change.items():
         if table not in _LOGGED_TABLES:
@@ -209,7 +231,7 @@ def logged_entry(entry: dict, change: Change, row_image) -> dict | None:
     }
 
 
-def within(values: tuple, budget: int) -> tuple:
+def within(values: tuple[Any, ...], budget: int) -> tuple[Any, ...]:
     """An entry (:data:`LOGGED_COLUMNS`' values) no larger than ``budget`` bytes where it can be:
     the rows' images left out first, then the ids; what, when, who, why and how many rows are
     always kept."""
@@ -225,7 +247,7 @@ def _bytes(*texts: str | None) -> int:
     return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts if text)
 
 
-def stored_values(entry: dict) -> tuple:
+def stored_values(entry: dict[str, Any]) -> tuple[Any, ...]:
     """An entry in ``read``'s form (its id left out) as the values of :data:`LOGGED_COLUMNS`."""
     return (
         entry["at"],
@@ -240,11 +262,12 @@ def stored_values(entry: dict) -> tuple:
     )
 
 
-def logged_image(table: str, row_id: str, image) -> dict:
+def logged_image(table: str, row_id: str, image: RowImage | None) -> dict[str, Any]:
     return {"table": table, "id": row_id, "row": None if image is None else image.values}
 
 
-def entry_dict(row: tuple) -> dict:
+def entry_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+
     entry_id, at, what, reason, tool, facts, entities, total, before, after = row
     return {
         "id": entry_id,

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from factlines.core.search import EntitySearchIndex
+from factlines.core.store.engine_connection import SQLConnection
 from factlines.core.store.engine_entities import EntityRows
 from factlines.core.store.rows import ENTITY_ROW_KEYS
 from factlines.core.store.sqlite import ranking, timesql
@@ -18,12 +22,17 @@ from factlines.core.store.sqlite.schema import NAME_INDEX
 _DEEP_OFFSET = 2_000
 
 
-def index_entries(index: EntitySearchIndex, positions) -> list:
+def index_entries(
+    index: EntitySearchIndex, positions: Iterable[int]
+) -> list[str | tuple[None, str, str | None]]:
     """The entities at ``positions`` of the search index, for a page: their ids, or for a row
     with a NULL id (which no id can find again) the row as the index read it."""
-    ids = index.ids
+    # A hand-edited row's id may be NULL, although the index's type says otherwise.
+    ids = cast("Sequence[str | None]", index.ids)
+
     return [
-        ids[i] if ids[i] is not None else (None, index.names[i], index.types[i]) for i in positions
+        eid if (eid := ids[i]) is not None else (None, index.names[i], index.types[i])
+        for i in positions
     ]
 
 
@@ -39,7 +48,7 @@ class SQLiteEntities(EntityRows[Connection]):
     def __init__(self, db: Connection):
         self._db = db
         self._search_index: EntitySearchIndex | None = None
-        self._search_index_version: tuple | None = None
+        self._search_index_version: tuple[int, int] | None = None
         self._forgotten = 0  # times the index was dropped after a write of ours
         self._kept = Kept(db)
 
@@ -67,7 +76,7 @@ class SQLiteEntities(EntityRows[Connection]):
         limit: int,
         offset: int,
         counts: bool = True,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """A page of entities with their current and ended fact counts (see the façade)."""
         direction = "DESC" if descending else "ASC"
         if order in ("current", "ended") and valid_at_key is None:
@@ -129,12 +138,12 @@ class SQLiteEntities(EntityRows[Connection]):
             return self._rows_with_counts(conn, rows, counts)
 
     @staticmethod
-    def _rows_of(conn, ids: list[str]) -> list[tuple]:
+    def _rows_of(conn: SQLConnection, ids: list[str]) -> list[tuple[Any, ...]]:
         return rows_for_ids(conn, "SELECT id, name, type FROM entities WHERE id IN", ids)
 
     @staticmethod
-    def _counts_of(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
-        by_id = {}
+    def _counts_of(conn: SQLConnection, ids: list[str]) -> dict[str, tuple[int, int]]:
+        by_id: dict[str, tuple[int, int]] = {}
         for start in range(0, len(ids), 400):  # twice in a statement: within SQLite's 999
             chunk = ids[start : start + 400]
             marks = ", ".join("?" * len(chunk))
@@ -144,7 +153,15 @@ class SQLiteEntities(EntityRows[Connection]):
 
     # ── Ranked by counts (see .ranking) ───────────────────────────────────
 
-    def _by_count(self, search, entity_type, order, descending, limit, offset) -> list | None:
+    def _by_count(
+        self,
+        search: str,
+        entity_type: str | None,
+        order: str,
+        descending: bool,
+        limit: int,
+        offset: int,
+    ) -> list[tuple[Any, ...]] | None:
         """A page ranked by a count, from figures kept until the file changes; None when the
         file changed meanwhile (the caller then lets SQLite rank)."""
         if limit <= 0:
@@ -181,12 +198,12 @@ class SQLiteEntities(EntityRows[Connection]):
             full = [row for row in full if row[2] == entity_type]
         return full[offset:wanted]
 
-    def _same_file(self, conn, key) -> bool:
+    def _same_file(self, conn: sqlite3.Connection, key: tuple[int, int, int] | None) -> bool:
         """Is this snapshot of the file the one figures kept under ``key`` were read from?"""
         conn.execute("SELECT 1 FROM entities LIMIT 1").fetchone()  # the snapshot starts here
         return key is not None and self._db.version(conn) == key
 
-    def _name_indexed(self, conn) -> bool:
+    def _name_indexed(self, conn: sqlite3.Connection) -> bool:
         return (
             conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
@@ -207,7 +224,7 @@ class SQLiteEntities(EntityRows[Connection]):
         with self._db.snapshot() as conn:
             self._index(conn)
 
-    def search_index_stamp(self) -> tuple | None:
+    def search_index_stamp(self) -> tuple[tuple[int, int], int] | None:
         with self._db.snapshot() as conn:
             if self._current_index(conn) is not None:
                 return None
@@ -225,24 +242,27 @@ class SQLiteEntities(EntityRows[Connection]):
             self._search_index, self._search_index_version = index, version
             return True
 
-    def _search_ids(self, conn, text: str, entity_type: str | None = None) -> list[str]:
-        """Ids matching a search, prefix matches first, each part in name order."""
+    def _search_ids(
+        self, conn: sqlite3.Connection, text: str, entity_type: str | None = None
+    ) -> list[str | None]:
+        """Ids matching a search, prefix matches first, each part in name order (a hand-edited
+        row's id may be NULL)."""
         index = self._index(conn)
         return [index.ids[i] for i in index.matches(text, entity_type)]
 
-    def _version(self, conn) -> tuple:
+    def _version(self, conn: sqlite3.Connection) -> tuple[int, int]:
         """The file's version (:meth:`Connection.version`) without this connection's own
         writes, which :meth:`forget_index` counts instead: only a write of entities drops the
         search index (a rebuild takes ~1 s at 100k entities; a fact's edit leaves it as it is)."""
         return self._db.version(conn)[:2]
 
-    def _current_index(self, conn) -> EntitySearchIndex | None:
+    def _current_index(self, conn: sqlite3.Connection) -> EntitySearchIndex | None:
         """The in-memory search index if it is up to date, else None (nothing is built)."""
         if self._search_index is not None and self._search_index_version == self._version(conn):
             return self._search_index
         return None
 
-    def _index(self, conn) -> EntitySearchIndex:
+    def _index(self, conn: sqlite3.Connection) -> EntitySearchIndex:
         """The in-memory search index, rebuilt when the file changed since it was built."""
         version = self._version(conn)
         if self._search_index is None or self._search_index_version != version:
@@ -251,7 +271,7 @@ class SQLiteEntities(EntityRows[Connection]):
         return self._search_index
 
     @staticmethod
-    def _search_rows(conn) -> list[tuple]:
+    def _search_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str | None]]:
         return conn.execute(
             "SELECT id, name, type FROM entities ORDER BY name COLLATE NOCASE, id"
         ).fetchall()
@@ -263,9 +283,13 @@ class SQLiteEntities(EntityRows[Connection]):
         self._forgotten += 1
 
     @staticmethod
-    def _filter(ids: list[str] | None, entity_type: str | None, valid_at_key: str | None):
+    def _filter(
+        ids: Sequence[str | None] | None, entity_type: str | None, valid_at_key: str | None
+    ) -> tuple[str, list[str | None]]:
         """A WHERE clause over ``entities e``: among ``ids`` (a search's), of a type, valid then."""
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[str | None] = []
+
         if ids is not None:
             # A matched row with a NULL id (a hand edit) cannot be named by its id: the rows
             # with a NULL id are kept then (there is rarely more than one).

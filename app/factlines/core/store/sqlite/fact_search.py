@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.columns import COLUMNS
 from factlines.core.store.engine_common import escape_like
 from factlines.core.store.sqlite import timesql
@@ -20,9 +22,10 @@ def like_pattern(text: str) -> str:
     return f"%{escape_like(text)}%"
 
 
-def where(text: str, predicate: str | None, as_of_key: str | None) -> tuple[str, list]:
+def where(text: str, predicate: str | None, as_of_key: str | None) -> tuple[str, list[str | None]]:
     """The WHERE clause (with its parameters) of a fact search; empty text matches every fact."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[str | None] = []
     if predicate is not None:
         clauses.append("t.predicate = ?")
         params.append(predicate)
@@ -45,7 +48,7 @@ class SQLiteFactSearch:
 
     def search(
         self, text: str, predicate: str | None, as_of_key: str | None, limit: int, offset: int
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         """Fact rows (``rows.FACT_FIELDS``) matching, by id (the primary key's order)."""
         clause, params = where(text, predicate, as_of_key)
         with self._db.read() as conn:

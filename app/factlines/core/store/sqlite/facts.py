@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+from typing import Any
+
 from factlines.core import temporal
 from factlines.core.store.engine_common import (
     FACT_COLUMNS,
@@ -9,6 +12,7 @@ from factlines.core.store.engine_common import (
     TIMELINE_SELECT,
     FactRows,
 )
+from factlines.core.store.engine_connection import SQLConnection
 from factlines.core.store.sqlite import timesql
 from factlines.core.store.sqlite.connection import Connection
 from factlines.core.store.sqlite.fact_search import SQLiteFactSearch
@@ -63,7 +67,7 @@ class SQLiteFacts(FactRows[Connection]):
         with self._db.read() as conn:
             return self._db.open_ids(conn, sid, pred, oid)
 
-    def _names_join(self, conn) -> str:
+    def _names_join(self, conn: SQLConnection) -> str:
         # SQLite's planner prefers MemPalace's unique index of ids to a covering one.
         if conn.execute(_HAS_INDEX, (NAMES_BY_ID,)).fetchone() is None:
             return FACT_LEFT_JOIN
@@ -71,7 +75,7 @@ class SQLiteFacts(FactRows[Connection]):
 
     # ── Across the graph ──────────────────────────────────────────────────
 
-    def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+    def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple[Any, ...]]:
         """(id, subject name, predicate, object name, valid_from, valid_to) by valid_from
         ascending, unknown starts last, then id; a fact is listed when both entities exist."""
         with self._db.snapshot() as conn:
@@ -85,7 +89,7 @@ class SQLiteFacts(FactRows[Connection]):
                     (eid, eid, limit, offset),
                 ).fetchall()
             # Dated facts walk the (valid_from, id) index; undated ones follow them.
-            rows = conn.execute(
+            rows: list[tuple[Any, ...]] = conn.execute(
                 TIMELINE_SELECT + "WHERE t.valid_from IS NOT NULL "
                 "ORDER BY t.valid_from, t.id LIMIT ? OFFSET ?",
                 (limit, offset),
@@ -107,7 +111,7 @@ class SQLiteFacts(FactRows[Connection]):
 
     def search(
         self, text: str, predicate: str | None, as_of_key: str | None, limit: int, offset: int
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         """Fact rows whose predicate, entity names or provenance hold ``text``."""
         return self._search.search(text, predicate, as_of_key, limit, offset)
 
@@ -134,7 +138,7 @@ class SQLiteFacts(FactRows[Connection]):
             return self._predicates(conn)
 
     @staticmethod
-    def _predicates(conn) -> list[str]:
+    def _predicates(conn: sqlite3.Connection) -> list[str]:
         # A skip-scan over the predicate index: one seek per distinct predicate.
         rows = conn.execute(
             "WITH RECURSIVE p(x) AS (SELECT MIN(predicate) FROM triples UNION ALL "
@@ -147,7 +151,9 @@ class SQLiteFacts(FactRows[Connection]):
         """The earliest and latest comparison keys of any dated fact, or None if none is."""
         return self._kept.get("figures", self._figures)[1]
 
-    def _figures(self, conn) -> tuple[tuple[int, int, int, list[str]], tuple[str, str] | None]:
+    def _figures(
+        self, conn: sqlite3.Connection
+    ) -> tuple[tuple[int, int, int, list[str]], tuple[str, str] | None]:
         """(:meth:`counts`, :meth:`time_span`) of one snapshot. With an index led by valid_to
         (the app's ``fl_triples_to``) every figure is read off an index's ends or a count of
         its entries; without, the ended facts and the extreme ends come from one pass."""
@@ -163,7 +169,7 @@ class SQLiteFacts(FactRows[Connection]):
             ended, span = self._figures_by_pass(conn)
         return (entities, triples, ended, self._predicates(conn)), span
 
-    def _figures_by_pass(self, conn) -> tuple[int, tuple[str, str] | None]:
+    def _figures_by_pass(self, conn: sqlite3.Connection) -> tuple[int, tuple[str, str] | None]:
         """(ended facts, time span). Starts off the ends of MemPalace's (valid_from, valid_to)
         index; ends and the ended facts from one pass over that index (it holds every
         valid_to): the least and greatest date and instant.
@@ -180,7 +186,7 @@ class SQLiteFacts(FactRows[Connection]):
             "MAX(valid_to) FILTER (WHERE length(valid_to) = 20) "
             "FROM triples WHERE valid_to IS NOT NULL"
         ).fetchone()
-        ends = []
+        ends: list[str | None] = []
         for length, low, high in ((10, row[0], row[1]), (20, row[2], row[3])):
             if not (_well_formed(low) and _well_formed(high)):
                 low, high = conn.execute(
@@ -196,7 +202,7 @@ class SQLiteFacts(FactRows[Connection]):
         ]
         return ended, (min(keys), max(keys)) if keys else None
 
-    def _span_from_indexes(self, conn) -> tuple[str, str] | None:
+    def _span_from_indexes(self, conn: sqlite3.Connection) -> tuple[str, str] | None:
         """With the valid_to speed index: every bound read off an index's ends, not by scanning.
         For starts the text order is the key order; for ends only the day of the extreme value
         can hold a date whose key (its last second) beats an instant, or the other way round.
@@ -224,10 +230,13 @@ class SQLiteFacts(FactRows[Connection]):
         return (min(keys), max(keys)) if keys else None
 
     @staticmethod
-    def _extreme(conn, column: str, order: str, within_day: str | None = None) -> str | None:
+    def _extreme(
+        conn: sqlite3.Connection, column: str, order: str, within_day: str | None = None
+    ) -> str | None:
         """The first well-formed value of ``column`` in index order (an instant of a day)."""
         where = f"{column} >= '0'"
-        params: list = []
+        params: list[str] = []
+
         if within_day is not None:
             where = f"{column} > ? AND {column} < ?"
             params = [within_day, within_day + "U"]

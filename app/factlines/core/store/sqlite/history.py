@@ -15,10 +15,12 @@ a day-only end, whose key is its day's last second.
 from __future__ import annotations
 
 import json
+import sqlite3
 from bisect import bisect_left, bisect_right
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.store.engine_common import (
@@ -59,6 +61,9 @@ _LEVELS = (5, 8, 10)  # the prefixes YYYY-, YYYY-MM- and YYYY-MM-DD of a dated v
 # A page starting this few events past the last page's last day is found from that day on.
 _ON_FROM = 1_000
 
+# An event's place in the order (see _order).
+_Place = tuple[int, str | None, bool, tuple[int, str]]
+
 
 @dataclass
 class _Kept:
@@ -68,16 +73,19 @@ class _Kept:
     version: object
     # The years holding dated events (prefixes ``YYYY-``) counted so far; how many dated
     # events, and how many dated starts, the years up to each hold; whether every year is.
-    years: list[str] = field(default_factory=list)
-    counted: list[int] = field(default_factory=list)
-    started: list[int] = field(default_factory=list)
+    years: list[str] = field(default_factory=list[str])
+    counted: list[int] = field(default_factory=list[int])
+    started: list[int] = field(default_factory=list[int])
     every_year: bool = False
     # The months' and days' counts of dated events met so far, by prefix.
-    buckets: dict[str, int] = field(default_factory=dict)
+    buckets: dict[str, int] = field(default_factory=dict[str, int])
     # The last day a page reached, and how many dated events come before it.
     last_day: tuple[str, int] | None = None
     # The undated events of each kind, in order.
-    undated: dict[str, list[tuple]] = field(default_factory=dict)
+    undated: dict[str, list[tuple[Any, ...]]] = field(
+        default_factory=dict[str, list[tuple[Any, ...]]]
+    )
+
     # Without an index on valid_to: the dated ends in text order.
     ends: list[str] | None = None
 
@@ -92,7 +100,7 @@ class SQLiteHistory:
         self._db = db
         self._kept: _Kept | None = None
 
-    def _kept_now(self, conn) -> _Kept:
+    def _kept_now(self, conn: sqlite3.Connection) -> _Kept:
         """What is kept for the file as this connection sees it now (by the connection's
         :meth:`~Connection.version`). Inside a write (the store's, or one MemPalace's code began
         on the raw connection), a new one each time, never kept: what is counted there (rows
@@ -108,11 +116,12 @@ class SQLiteHistory:
 
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         """(subject, predicate, object, id, valid_from, valid_to) of the facts of
         ``predicates`` (all when None). With ``eid``: those whose subject is ``eid``, or with
         ``touching`` also those of the subjects of such facts pointing at ``eid``."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[str] = []
         if predicates is not None:
             # For an entity, by its subject index; the predicate index is for a whole graph.
             plus = "+" if eid is not None else ""
@@ -138,7 +147,7 @@ class SQLiteHistory:
 
     def subject_parts(
         self, predicate: str, rows_at_once: int
-    ) -> Generator[list[tuple], None, None]:
+    ) -> Generator[list[tuple[Any, ...]], None, None]:
         """:meth:`interval_rows` of ``predicate`` by subject, in lists of about
         ``rows_at_once`` rows that each hold whole subjects, from one snapshot."""
         with self._db.read() as conn:
@@ -151,7 +160,7 @@ class SQLiteHistory:
 
     def irregular(
         self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         """Every fact that is one of two or more open copies (``duplicate_open``, not for the
         predicates in ``skip``), has an inverted interval (``inverted``), or ends after
         ``now_key`` (an instant) or ``today`` (a day) (``future_end``; never an inverted one):
@@ -163,7 +172,7 @@ class SQLiteHistory:
 
     # ── What changed ──────────────────────────────────────────────────────
 
-    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list, list]:
+    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list[Any], list[Any]]:
         """Fact rows (``rows.FACT_FIELDS``) that started in ``(start_key, end_key]`` and those
         that ended in it, by key then id; inverted intervals in neither."""
         started = "t.valid_from > :s AND t.valid_from <= :e AND NOT " + _INVERTED.replace(
@@ -195,7 +204,7 @@ class SQLiteHistory:
                 ).fetchone()
         return row[0]
 
-    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple[Any, ...]]:
         """(at, kind, fact row) of the events at ``offset`` .. ``offset + limit`` in order:
         dated events (:func:`temporal.is_dated`) by (key, start before end, id); then the
         undated ones (an unknown start, MemPalace's ``""`` end, any other stored value that is
@@ -218,10 +227,12 @@ class SQLiteHistory:
             for tid, kind, at in page
         ]
 
-    def _graph_events(self, conn, limit: int, offset: int) -> list[tuple]:
+    def _graph_events(
+        self, conn: sqlite3.Connection, limit: int, offset: int
+    ) -> list[tuple[Any, ...]]:
         """The page from the dated events, found by counting them per year, month and day on
         the indexes (no row read before the page's first day), then from the undated ones."""
-        page: list[tuple] = []
+        page: list[tuple[Any, ...]] = []
         kept = self._kept_now(conn)
         ends = _sorted_ends(conn, kept)
         last = kept.last_day
@@ -241,7 +252,7 @@ class SQLiteHistory:
                 kept.last_day = (day, total)
                 total += _bucket(conn, kept, day, ends)
                 cursor = day + _TOP
-            window = []
+            window: list[tuple[_Place, Any, str, Any]] = []
             for column, kind in _STREAMS:
                 # The rows by the range on the column's index, or (no index on valid_to) on
                 # MemPalace's (valid_from, valid_to) alone before any row is read.
@@ -259,7 +270,9 @@ class SQLiteHistory:
             page += _undated(conn, kept, offset - before, limit - len(page))
         return page
 
-    def _day_of_position(self, conn, kept: _Kept, offset: int, ends) -> tuple[str | None, int]:
+    def _day_of_position(
+        self, conn: sqlite3.Connection, kept: _Kept, offset: int, ends: list[str] | None
+    ) -> tuple[str | None, int]:
         """(the day holding dated event number ``offset``, how many dated events come before
         that day); (None, how many dated events there are) when there are not that many.
 
@@ -286,7 +299,9 @@ class SQLiteHistory:
                 cursor = prefix + _TOP
         return lo, before
 
-    def _year_of_position(self, conn, kept: _Kept, offset: int, ends) -> tuple[str | None, int]:
+    def _year_of_position(
+        self, conn: sqlite3.Connection, kept: _Kept, offset: int, ends: list[str] | None
+    ) -> tuple[str | None, int]:
         counted = kept.counted
         i = bisect_right(counted, offset)
         while i == len(counted) and not kept.every_year:
@@ -297,7 +312,14 @@ class SQLiteHistory:
             return None, counted[-1] if counted else 0
         return kept.years[i], counted[i - 1] if i else 0
 
-    def _count_years(self, conn, kept: _Kept, offset: int, ends, every: bool) -> None:
+    def _count_years(
+        self,
+        conn: sqlite3.Connection,
+        kept: _Kept,
+        offset: int,
+        ends: list[str] | None,
+        every: bool,
+    ) -> None:
         """Count into the kept counts the next year's dated events, or ``every`` year's up
         to the one holding event ``offset`` (and stop there: the rest stays to count)."""
         cursor = kept.years[-1] + _TOP if kept.years else ""
@@ -311,7 +333,9 @@ class SQLiteHistory:
 
     # ── Counts of keys, for the histogram ─────────────────────────────────
 
-    def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]:
+    def time_counts(
+        self, keys: list[str]
+    ) -> tuple[list[int], list[int], int, list[tuple[Any, ...]]]:
         """For sorted instant keys: how many facts' start key is at or before each (a stored
         start, ``""`` included), how many facts' end key is, how many facts have no start
         (NULL), and the (start key, end key) of the facts whose end key is before their
@@ -320,7 +344,7 @@ class SQLiteHistory:
             starts = _counts_at(conn, "valid_from", keys)
             if _has_index_on(conn, "valid_to"):
                 ends = _counts_at(conn, "valid_to", keys)
-                days = {}
+                days: dict[str, int] = {}
                 for i, key in enumerate(keys):
                     day = day_of(key)
                     if day is not None:
@@ -341,14 +365,14 @@ class SQLiteHistory:
         return starts, ends, unknown, nowhere
 
 
-def _bucket(conn, kept: _Kept, prefix: str, ends: list[str] | None) -> int:
+def _bucket(conn: sqlite3.Connection, kept: _Kept, prefix: str, ends: list[str] | None) -> int:
     """How many dated events a month's or a day's prefix holds, counted once per version."""
     if prefix not in kept.buckets:
         kept.buckets[prefix] = sum(_count_dated(conn, prefix, ends))
     return kept.buckets[prefix]
 
 
-def _sorted_ends(conn, kept: _Kept) -> list[str] | None:
+def _sorted_ends(conn: sqlite3.Connection, kept: _Kept) -> list[str] | None:
     """None when an index on valid_to serves the ends; else the dated ends in text order,
     read once per version of the file (one pass over MemPalace's index)."""
     if _has_index_on(conn, "valid_to"):
@@ -363,14 +387,16 @@ def _sorted_ends(conn, kept: _Kept) -> list[str] | None:
     return kept.ends
 
 
-def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
+def _undated(
+    conn: sqlite3.Connection, kept: _Kept, offset: int, limit: int
+) -> list[tuple[Any, ...]]:
     """Undated events: unknown starts by id, then undated ends by id (each kept until the
     file changes: every page of them needs all of them in order). A page of ends reads no
     start when the years are all counted: the facts less their dated starts are the undated
     starts."""
     counted = kept.every_year and kept.years
     # With every year counted: the span the dated values are in, and how many of each.
-    dated = {}
+    dated: dict[str, tuple[tuple[str, str], int]] = {}
     if counted:
         span = (kept.years[0], kept.years[-1] + _TOP)
         starts = kept.started[-1]
@@ -380,7 +406,7 @@ def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
         starts = facts - kept.started[-1]
     else:
         starts = len(_undated_of(conn, kept.undated, "start", dated.get("start")))
-    page = []
+    page: list[tuple[Any, ...]] = []
     if offset < starts:
         page = _undated_of(conn, kept.undated, "start", dated.get("start"))[offset : offset + limit]
     if len(page) < limit:
@@ -390,7 +416,7 @@ def _undated(conn, kept: _Kept, offset: int, limit: int) -> list[tuple]:
     return page
 
 
-def _by_predicate(conn, where: str, predicates: list[str]) -> str:
+def _by_predicate(conn: sqlite3.Connection, where: str, predicates: list[str]) -> str:
     """Where to read the facts ``where`` selects by predicate: reading a quarter of the table
     or more by the predicate index costs more than reading it all in order (counted first,
     on the index alone)."""
@@ -401,12 +427,15 @@ def _by_predicate(conn, where: str, predicates: list[str]) -> str:
     return "triples NOT INDEXED" if share else "triples"
 
 
-def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: Sequence[str]) -> list[list]:
+def _irregular_rowids(
+    conn: sqlite3.Connection, odd: list[str], eid: str | None, skip: Sequence[str]
+) -> list[list[int]]:
     """The rowids of the facts that are one of two or more open copies of one (subject,
     predicate, object), not of the predicates in ``skip``, and those of the facts inverted
     or ending after now (``odd``: :func:`_odd_params`); in one statement, so that on a
     thread of its own it needs Python only at the end."""
-    subject, params = ("", []) if eid is None else (" AND subject = ?", [eid])
+    subject = "" if eid is None else " AND subject = ?"
+    params: list[str] = [] if eid is None else [eid]
     others = f" AND predicate NOT IN ({', '.join('?' * len(skip))})" if skip else ""
     # The whole graph in one pass over the table: reading it by an index (valid_to, or
     # subject for the grouping's order) costs a row lookup per fact.
@@ -421,12 +450,14 @@ def _irregular_rowids(conn, odd: list[str], eid: str | None, skip: Sequence[str]
     return [[int(rowid) for rowid in rowids.split(",")] if rowids else [] for rowids in found]
 
 
-def _irregular_rows(conn, odd: list[str], rowids: list[list]) -> list[tuple]:
+def _irregular_rows(
+    conn: sqlite3.Connection, odd: list[str], rowids: list[list[int]]
+) -> list[tuple[Any, ...]]:
     """The rows :meth:`SQLiteHistory.irregular` gives, of the facts ``rowids`` names (as
     :func:`_irregular_rowids` gives them) that are still what they were."""
     copies, strange = rowids
     columns = f"id, subject, predicate, object, {_SK}, {_EK}"
-    rows = conn.execute(
+    rows: list[tuple[Any, ...]] = conn.execute(
         f"SELECT 'duplicate_open', {columns} FROM triples WHERE rowid IN "
         "(SELECT value FROM json_each(?)) AND valid_to IS NULL",
         (json.dumps(copies),),
@@ -443,7 +474,7 @@ def _odd_params(now_key: str, today: str) -> list[str]:
     return [now_key, today]
 
 
-def _facts_without_id(conn, eid: str | None) -> list[tuple]:
+def _facts_without_id(conn: sqlite3.Connection, eid: str | None) -> list[tuple[Any, ...]]:
     """The rows with a NULL id (MemPalace's table can hold them; no id finds them again) of
     ``eid`` (of the graph when None)."""
     where = " AND (t.subject = ?1 OR t.object = ?1)" if eid is not None else ""
@@ -456,21 +487,23 @@ def _facts_without_id(conn, eid: str | None) -> list[tuple]:
 _VALID_FROM, _VALID_TO = FACT_FIELDS.index("valid_from"), FACT_FIELDS.index("valid_to")
 
 
-def _unnamed_row(rows: list[tuple], kind: str, at) -> tuple:
+def _unnamed_row(rows: list[tuple[Any, ...]], kind: str, at: object) -> tuple[Any, ...]:
     """The row without an id whose event this is, found by its value (two rows with the same
     value look alike in every view, so either serves)."""
     column = _VALID_FROM if kind == "start" else _VALID_TO
     return next(row for row in rows if row[column] == at)
 
 
-def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
+def _entity_events(
+    conn: sqlite3.Connection, eid: str, limit: int, offset: int
+) -> list[tuple[Any, ...]]:
     """One entity's page: all its facts (a hub has a few thousand) put in order here."""
     rows = conn.execute(
         "SELECT id, valid_from, valid_to FROM triples WHERE subject = ?1 UNION ALL "
         "SELECT id, valid_from, valid_to FROM triples WHERE object = ?1 AND subject != ?1",
         (eid,),
     ).fetchall()
-    events = []
+    events: list[tuple[_Place, Any, str, Any]] = []
     for tid, vf, vt in rows:
         events.append((_order(vf, False, tid), tid, "start", vf))
         if vt is not None:
@@ -479,7 +512,9 @@ def _entity_events(conn, eid: str, limit: int, offset: int) -> list[tuple]:
     return [(tid, kind, at) for _, tid, kind, at in events[offset : offset + limit]]
 
 
-def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> str | None:
+def _next_dated(
+    conn: sqlite3.Connection, lo: str, hi: str, fixed: int, ends: list[str] | None
+) -> str | None:
     """The smallest dated start or end value in ``[lo, hi)`` (as text), where the range
     fixes the first ``fixed`` characters; ``ends`` as :func:`_sorted_ends` gives
     them."""
@@ -500,7 +535,7 @@ def _next_dated(conn, lo: str, hi: str, fixed: int, ends: list[str] | None) -> s
     return min(found) if found else None
 
 
-def _count_dated(conn, prefix: str, ends: list[str] | None) -> tuple[int, int]:
+def _count_dated(conn: sqlite3.Connection, prefix: str, ends: list[str] | None) -> tuple[int, int]:
     """How many dated start values and end values begin with ``prefix`` (a bucket's)."""
     columns = ("valid_from",) if ends is not None else ("valid_from", "valid_to")
     counts = [
@@ -517,14 +552,18 @@ def _count_dated(conn, prefix: str, ends: list[str] | None) -> tuple[int, int]:
 
 
 def _undated_of(
-    conn, kept: dict[str, list[tuple]], kind: str, dated: tuple[tuple[str, str], int] | None
-) -> list[tuple]:
+    conn: sqlite3.Connection,
+    kept: dict[str, list[tuple[Any, ...]]],
+    kind: str,
+    dated: tuple[tuple[str, str], int] | None,
+) -> list[tuple[Any, ...]]:
     """(id, kind, at) of every undated start (unknown or not dated) or end, by id; read once
     into ``kept``. ``dated``: the span every dated value of the kind is in, and how many
     there are, when every year is counted."""
     if kind not in kept:
         column = {k: c for c, k in _STREAMS}[kind]
-        where, params = f"{column} IS NOT NULL", []
+        where = f"{column} IS NOT NULL"
+        params: list[str] = []
         if dated is not None and _has_index_on(conn, column):
             (low, high), total = dated
             inside = conn.execute(
@@ -545,11 +584,12 @@ def _undated_of(
     return kept[kind]
 
 
-def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
+def _counts_at(conn: sqlite3.Connection, column: str, keys: list[str]) -> list[int]:
     """How many ``column`` values are at or before each key as text, by index ranges."""
     first = f"SELECT COUNT(*) FROM triples WHERE {column} <= ?"
     step = f"SELECT COUNT(*) FROM triples WHERE {column} > ? AND {column} <= ?"
-    counts, previous = [], None
+    counts: list[int] = []
+    previous: str | None = None
     for key in keys:
         if previous is None:
             counts.append(conn.execute(first, (key,)).fetchone()[0])
@@ -559,7 +599,7 @@ def _counts_at(conn, column: str, keys: list[str]) -> list[int]:
     return list(accumulate(counts))
 
 
-def _end_counts_read(conn, keys: list[str]) -> list[int]:
+def _end_counts_read(conn: sqlite3.Connection, keys: list[str]) -> list[int]:
     """The end counts without an index on valid_to: one sorted read, then bisection."""
     values = [
         row[0]
@@ -571,7 +611,7 @@ def _end_counts_read(conn, keys: list[str]) -> list[int]:
     return [bisect_right(values, key) for key in keys]
 
 
-def _has_index_on(conn, column: str) -> bool:
+def _has_index_on(conn: sqlite3.Connection, column: str) -> bool:
     """Whether an index of ``triples`` starts with ``column``."""
     for row in conn.execute("PRAGMA index_list(triples)"):
         first = conn.execute(f"PRAGMA index_info({row[1]!r})").fetchone()
@@ -580,7 +620,7 @@ def _has_index_on(conn, column: str) -> bool:
     return False
 
 
-def _order(value: str | None, end: bool, tid: str | None) -> tuple:
+def _order(value: str | None, end: bool, tid: object) -> _Place:
     """An event's place: dated events by (key, start before end, id), then undated ones; ids
     in SQLite's order (a NULL first, a BLOB after every text) so any stored id sorts."""
     ident = (0, "") if tid is None else (1, tid) if isinstance(tid, str) else (2, str(tid))

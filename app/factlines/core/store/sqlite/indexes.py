@@ -80,7 +80,9 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-def _one_by_one(path: str, names: list[str], statement, progress: Progress | None) -> list[str]:
+def _one_by_one(
+    path: str, names: list[str], statement: Callable[[str], str], progress: Progress | None
+) -> list[str]:
     """Run ``statement(name)`` for each name in its own short write transaction."""
     done: list[str] = []
     conn = _connect(path)

@@ -17,9 +17,9 @@ from factlines.core.store.sqlite.connection import Connection
 class Kept:
     def __init__(self, db: Connection):
         self._db = db
-        self._values: dict[str, tuple[tuple, Any]] = {}
+        self._values: dict[str, tuple[tuple[int, int, int], Any]] = {}
 
-    def fresh(self, name: str) -> tuple[Any, tuple] | None:
+    def fresh(self, name: str) -> tuple[Any, tuple[int, int, int]] | None:
         """(value, key) when ``name`` is kept and the file has not changed since; else None."""
         kept = self._values.get(name)
         if kept is None:
@@ -37,7 +37,9 @@ class Kept:
         """
         return self.get_with_key(name, compute)[0]
 
-    def get_with_key(self, name: str, compute: Callable[[Any], Any]) -> tuple[Any, tuple | None]:
+    def get_with_key(
+        self, name: str, compute: Callable[[Any], Any]
+    ) -> tuple[Any, tuple[int, int, int] | None]:
         """:meth:`get`, and the key the value was kept under (None when it was not kept)."""
         with self._db.read() as conn:
             if conn.in_transaction:

@@ -18,6 +18,11 @@ Both give the order SQLite's ``ORDER BY count, name COLLATE NOCASE, id`` gives.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable, Collection
+from typing import Any
+
+from factlines.core.store.engine_connection import SQLConnection
 
 # An entity's open and ended facts, both directions, a fact about itself once.
 COUNTS = (
@@ -29,7 +34,7 @@ COUNTS = (
 )
 
 
-def counts_of(among) -> str:
+def counts_of(among: Callable[[str], str]) -> str:
     """(id, open, ended) of the entities ``among(column)`` names (an SQL condition on a
     column of ``triples``), as :data:`COUNTS` counts them, in one walk of each index per
     entity (not four: a hub of 20,000 facts is counted in half the time)."""
@@ -47,7 +52,7 @@ CHUNK = 256
 MOST_CHECKED = 8 * CHUNK
 
 
-def totals(conn) -> list[tuple[str, int]]:
+def totals(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     """(id, facts in either direction) of every entity with facts, most first: read off
     MemPalace's subject and object indexes alone. An upper bound of both counts."""
     return conn.execute(
@@ -57,12 +62,18 @@ def totals(conn) -> list[tuple[str, int]]:
     ).fetchall()
 
 
-def most(conn, totals_, order, allowed, entity_type) -> list[tuple] | None:
+def most(
+    conn: sqlite3.Connection,
+    totals_: list[tuple[str, int]],
+    order: str,
+    allowed: Collection[str | None] | None,
+    entity_type: str | None,
+) -> list[tuple[Any, ...]] | None:
     """The entity with the most facts by ``order``, as one (id, name, type, current, ended)
     row, from ``totals_`` (those of this snapshot); None when the bound does not settle it
     after :data:`MOST_CHECKED` entities, or entities without facts may rank."""
     column = 1 if order == "current" else 2
-    found: list[tuple] = []
+    found: list[tuple[Any, ...]] = []
     best = -1
     position = 0
     while position < len(totals_):
@@ -99,7 +110,7 @@ def most(conn, totals_, order, allowed, entity_type) -> list[tuple] | None:
     ).fetchall()
 
 
-def ranked(conn, order: str, descending: bool) -> list[tuple]:
+def ranked(conn: sqlite3.Connection, order: str, descending: bool) -> list[tuple[Any, ...]]:
     """Every entity as (id, name, type, current, ended), ordered by ``order`` (a count), then
     name under NOCASE, then id: counted in one pass over the table, ordered by SQLite."""
     direction = "DESC" if descending else "ASC"
@@ -115,9 +126,12 @@ def ranked(conn, order: str, descending: bool) -> list[tuple]:
     ).fetchall()
 
 
-def rows_for_ids(conn, select_where_in: str, ids: list[str]) -> list[tuple]:
+def rows_for_ids(
+    conn: SQLConnection, select_where_in: str, ids: list[str]
+) -> list[tuple[Any, ...]]:
     """Run ``select_where_in (?, ?, ...)`` over ``ids`` in chunks SQLite accepts."""
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
+
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows += conn.execute(f"{select_where_in} ({', '.join('?' * len(chunk))})", chunk)

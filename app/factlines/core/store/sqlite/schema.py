@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Any
 
 from factlines.core.columns import BY_NAME, NEWER_TRIPLE_COLUMNS, STORED, TRIPLE_COLUMNS
 from factlines.core.errors import EmptyFile, NotAKnowledgeGraph
@@ -100,13 +101,13 @@ def create_statement(name: str) -> str:
 
 
 # What makes a database a knowledge graph at all: without these it is another application's.
-KEY_COLUMNS = {
+KEY_COLUMNS: dict[str, set[str]] = {
     "entities": {"id", "name"},
     "triples": {"id", "subject", "predicate", "object", "valid_from", "valid_to"},
 }
 # What the app reads: every column of MemPalace's tables but the newer ones MemPalace 3.x adds
 # itself (and so do we, as it does, or a view does on a read-only open).
-REQUIRED_COLUMNS = {
+REQUIRED_COLUMNS: dict[str, set[str]] = {
     "entities": set(ENTITY_COLUMNS),
     "triples": set(TRIPLE_COLUMNS) - set(NEWER_TRIPLE_COLUMNS),
 }
@@ -125,7 +126,7 @@ class Found:
     unreadable, the file is damaged)."""
 
     kind: str
-    columns: dict[str, set[str]] = field(default_factory=dict)
+    columns: dict[str, set[str]] = field(default_factory=dict[str, set[str]])
     version: int | None = 0
 
 
@@ -199,7 +200,7 @@ def _missing(tables: dict[str, set[str]], wanted: dict[str, set[str]]) -> str:
     )
 
 
-def _stored_version(probe: sqlite3.Connection, tables: dict):
+def _stored_version(probe: sqlite3.Connection, tables: dict[str, set[str]]) -> object:
     """Our version as fl_schema stores it; 1 for a file with fl_meta but no fl_schema (the first
     releases kept it in user_version), None for a file Factlines never opened; ``DAMAGED`` when
     fl_schema cannot be read: reads will say so, and nothing is written to it."""
@@ -212,7 +213,7 @@ def _stored_version(probe: sqlite3.Connection, tables: dict):
     return row[0] if row and row[0] is not None else 1
 
 
-def _version(stored, label: str) -> int | None:
+def _version(stored: Any, label: str) -> int | None:
     """Our schema version as stored; a newer one than this app knows is refused."""
     if stored is None:
         return 0
