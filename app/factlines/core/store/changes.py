@@ -13,17 +13,20 @@ import pickle
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias, cast, overload
 
 from factlines.core.spool import Spool
 
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
+# One recorded row: ``((table, id), [before, after])``, each image a RowImage, a RowPrint or None.
+RecordedRow: TypeAlias = tuple[tuple[str, str], list[Any]]
 
 
 @dataclass(frozen=True)
 class RowImage:
     """One row's columns as stored, and where the engine kept it."""
 
-    values: dict
+    values: dict[str, Any]
     position: object = field(default=None, compare=False)
 
 
@@ -56,9 +59,9 @@ class RowPrint:
 class Touched:
     """The ids of the rows one write (or one external change) touched, by kind."""
 
-    facts: set[str] = field(default_factory=set)
-    entities: set[str] = field(default_factory=set)
-    settings: set[str] = field(default_factory=set)
+    facts: set[str] = field(default_factory=set[str])
+    entities: set[str] = field(default_factory=set[str])
+    settings: set[str] = field(default_factory=set[str])
     everything: bool = False  # another program wrote the file: which rows is not known
     # The entities at either end of the touched facts before the write, where each fact's
     # row was read before it was written (a recorded write); None: not known. A hint for
@@ -102,7 +105,7 @@ class Change:
     transaction's rows, however many the step writes. :meth:`items` reads them all."""
 
     def __init__(self) -> None:
-        self.rows: dict[tuple[str, str], list] = {}
+        self.rows: dict[tuple[str, str], list[Any]] = {}
         # The rows the open transaction is writing: their "after" is read just before it
         # commits (until then it is None, and means nothing).
         self.pending: set[tuple[str, str]] = set()
@@ -147,17 +150,17 @@ class Change:
             return
         self.rows = {}
 
-    def to_take_back(self, rank: dict[str, int]) -> Iterator[tuple[tuple[str, str], list]]:
+    def to_take_back(self, rank: dict[str, int]) -> Iterator[RecordedRow]:
         """The rows in the order a take-back puts them back: a compact change's newest first,
         so that a row written in two of its transactions goes back to where it began; any
         other's as :meth:`in_order` gives them."""
         if self._spool is None:
             yield from self.in_order(rank)
             return
-        for rows in self._spool.newest_first():
+        for rows in cast(Iterator[list[RecordedRow]], self._spool.newest_first()):
             yield from reversed(rows)
 
-    def items(self) -> Iterator[tuple[tuple[str, str], list]]:
+    def items(self) -> Iterator[RecordedRow]:
         """Every recorded row, ``((table, id), [before, after])``, in the order first written
         (a row in the file and written again by the open transaction: the file's before)."""
         if self._file is None:
@@ -174,7 +177,7 @@ class Change:
         key = (table, row_id)
         return key in self.rows or (self._file is not None and self._file.holds(key))
 
-    def in_order(self, rank: dict[str, int]) -> Sequence[tuple[tuple[str, str], list]]:
+    def in_order(self, rank: dict[str, int]) -> Sequence[RecordedRow]:
         """The rows, a table at a time (by ``rank`` of its name), each in the order first
         written: a list, or for a change in its file a sequence read from it a block at a time
         (what replaying and taking back a long write read)."""
@@ -227,7 +230,7 @@ class RecordFile:
     def __len__(self) -> int:
         return self._count
 
-    def put(self, rows: dict) -> None:
+    def put(self, rows: dict[tuple[str, str], list[Any]]) -> None:
         with self._db:
             self._db.executemany(
                 "INSERT INTO rows (tbl, id, before, after) VALUES (?, ?, ?, ?) "
@@ -239,27 +242,28 @@ class RecordFile:
             )
             self._count = self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
 
-    def holds(self, key: tuple) -> bool:
+    def holds(self, key: tuple[str, object]) -> bool:
         found = self._db.execute("SELECT 1 FROM rows WHERE tbl = ? AND id = ?", key)
         return found.fetchone() is not None
 
-    def rows(self) -> Iterator[tuple[tuple[str, str], list]]:
+    def rows(self) -> Iterator[RecordedRow]:
         cursor = self._db.execute("SELECT tbl, id, before, after FROM rows ORDER BY seq")
         while block := cursor.fetchmany(_BLOCK):
             yield from (_read(row) for row in block)
 
-    def in_order(self, rank: dict[str, int]) -> Sequence:
+    def in_order(self, rank: dict[str, int]) -> Sequence[RecordedRow]:
         counts = dict(self._db.execute("SELECT tbl, COUNT(*) FROM rows GROUP BY tbl"))
         tables = sorted(counts, key=rank.__getitem__)
         return _OrderedRows(self._db, [(table, counts[table]) for table in tables])
 
 
-class _OrderedRows(Sequence):
+class _OrderedRows(Sequence[RecordedRow]):
     """A change file's rows a table at a time, each in the order first written, read a block
     at a time (the last block read is kept: replay reads in order)."""
 
     def __init__(self, db: sqlite3.Connection, tables: list[tuple[str, int]]):
-        self._db, self._tables = db, []
+        self._db = db
+        self._tables: list[tuple[str, int, int]] = []
         self._length = 0
         for table, count in tables:  # (table, its first index, how many)
             self._tables.append((table, self._length, count))
@@ -269,7 +273,11 @@ class _OrderedRows(Sequence):
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> RecordedRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordedRow]: ...
+    def __getitem__(self, index: int | slice) -> RecordedRow | list[RecordedRow]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._length))]
         at = index - self._first
@@ -298,6 +306,6 @@ def _image(data: bytes | None) -> RowImage | None:
     return None if data is None else RowImage(*pickle.loads(data))
 
 
-def _read(row: tuple) -> tuple[tuple[str, str], list]:
+def _read(row: tuple[Any, ...]) -> RecordedRow:
     table, row_id, before, after = row
     return (table, row_id), [_image(before), _image(after)]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from contextlib import contextmanager, nullcontext
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from factlines.core import temporal
 from factlines.core.collector import collector_paused
@@ -46,7 +46,7 @@ class EditHistory(Part):
 
     @writes
     @contextmanager
-    def logged(self, what: str, reason: str | None = None) -> Iterator[None]:
+    def logged(self, what: str, reason: str | None = None) -> Generator[None, None, None]:
         """Run the block as one write and log it in Factlines' edit log, in the same write:
         ``what`` (the undo step's words), ``reason`` (optional, the person's why), the time
         (UTC) and every row the block wrote, before and after. Works inside
@@ -64,7 +64,7 @@ class EditHistory(Part):
             try:
                 with self._store.recording() as change:
                     # Never undone: only taken back, or read for the edit log's entry.
-                    change.compact = entry is None
+                    change.compact = False  # (``entry`` is never None here)
                     yield
                     entry["at"] = temporal.now_instant()
                     self._store.edit_log.write(entry, change)
@@ -73,7 +73,9 @@ class EditHistory(Part):
 
     @writes
     @contextmanager
-    def batched(self, what: str | None = None, reason: str | None = None) -> Iterator[None]:
+    def batched(
+        self, what: str | None = None, reason: str | None = None
+    ) -> Generator[None, None, None]:
         """Run the block as one write made of several short transactions (each of its
         :meth:`batch` blocks, and each write outside one), so that other programs write in
         between and none waits long; all or nothing still, as far as their writes allow:
@@ -106,7 +108,7 @@ class EditHistory(Part):
             finally:
                 self._give_way = outer
 
-    def _log_committed(self, entry: dict, change) -> None:
+    def _log_committed(self, entry: dict[str, Any], change: Change) -> None:
         """Log a batched block's rows: the entry made without the lock, then written."""
         logged = self._store.edit_log.committed(entry, change)
         if logged is not None:
@@ -114,7 +116,7 @@ class EditHistory(Part):
                 self._store.edit_log.append([logged])
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self) -> Generator[None, None, None]:
         """One of a :meth:`batched` block's transactions (elsewhere, just a transaction):
         after it, the block gives way to other programs' writes once it has held the write
         lock long enough (:mod:`~factlines.core.store.giving_way`)."""
@@ -163,7 +165,7 @@ class EditHistory(Part):
             for each in done:
                 written(each)
 
-    def edit_log(self, limit: int = 100, offset: int = 0) -> list[dict]:
+    def edit_log(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
         """Factlines' logged edits, newest first: ``{id, at, what, reason, tool, facts,
         entities, rows_total, before, after}``; ``before``/``after`` list ``{table, id, row}``
         (``row`` None: no such row), for at most the first 200 rows of a large edit, whose
@@ -171,7 +173,7 @@ class EditHistory(Part):
         return self._store.edit_log.read(None, max(1, int(limit)), max(0, int(offset)))
 
     @writes
-    def add_edit_log_entries(self, entries: list[dict]) -> None:
+    def add_edit_log_entries(self, entries: list[dict[str, Any]]) -> None:
         """Add another graph's logged edits (as :meth:`edit_log` gives them, oldest first)
         after this graph's own, unchanged: for a copy of that graph, whose rows they are
         about. One write (or part of the caller's)."""
@@ -255,8 +257,8 @@ class EditHistory(Part):
             )
 
     def fact_history(
-        self, triple_id: str, write_log: WriteLog | str | os.PathLike | None = None
-    ) -> list[dict]:
+        self, triple_id: str, write_log: WriteLog | str | os.PathLike[str] | None = None
+    ) -> list[dict[str, Any]]:
         """The story of one fact, oldest first: each event ``{at, tool, did, what, reason,
         source, details}``.
 
@@ -272,7 +274,9 @@ class EditHistory(Part):
         ``at`` is a UTC instant (None when not known). A deleted fact keeps its story from
         Factlines' log.
         """
-        fact = self._store.facts.get(triple_id) if isinstance(triple_id, str) else None
+        # Checked at run time: a caller outside the type checker may pass any id.
+        is_text = isinstance(triple_id, str)  # pyright: ignore[reportUnnecessaryIsInstance]
+        fact = self._store.facts.get(triple_id) if is_text else None
         entries = self._store.edit_log.read(triple_id, _HISTORY_LIMIT, 0)
         events = [_edit_event(entry, triple_id) for entry in reversed(entries)]
         known = fact or _last_image(entries, triple_id)
@@ -290,7 +294,7 @@ class EditHistory(Part):
         return events
 
 
-def _recorded(fact: dict) -> dict:
+def _recorded(fact: dict[str, Any]) -> dict[str, Any]:
     stamp = fact.get("extracted_at")
     at = stamp.replace(" ", "T") + "Z" if isinstance(stamp, str) and len(stamp) == 19 else None
     return {
@@ -306,8 +310,10 @@ def _recorded(fact: dict) -> dict:
     }
 
 
-def _images(entry: dict, triple_id: str) -> tuple[dict | None, dict | None, bool]:
-    def find(images):
+def _images(
+    entry: dict[str, Any], triple_id: str
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, bool]:
+    def find(images: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bool]:
         for image in images:
             if image["table"] == "triples" and image["id"] == triple_id:
                 return image["row"], True
@@ -318,7 +324,7 @@ def _images(entry: dict, triple_id: str) -> tuple[dict | None, dict | None, bool
     return before, after, seen
 
 
-def _edit_event(entry: dict, triple_id: str) -> dict:
+def _edit_event(entry: dict[str, Any], triple_id: str) -> dict[str, Any]:
     before, after, seen = _images(entry, triple_id)
     if not seen:
         did = "changed"
@@ -341,7 +347,7 @@ def _edit_event(entry: dict, triple_id: str) -> dict:
     }
 
 
-def _last_image(entries: list[dict], triple_id: str) -> dict | None:
+def _last_image(entries: list[dict[str, Any]], triple_id: str) -> dict[str, Any] | None:
     """The fact as the newest logged edit saw it last (for a fact deleted since)."""
     for entry in entries:  # newest first
         before, after, seen = _images(entry, triple_id)
@@ -350,7 +356,7 @@ def _last_image(entries: list[dict], triple_id: str) -> dict | None:
     return None
 
 
-def _with_defaults(row: dict) -> dict:
+def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row.get("id"),
         "subject": row.get("subject"),
@@ -362,7 +368,7 @@ def _with_defaults(row: dict) -> dict:
     }
 
 
-def _entry(what: str, reason: str | None) -> dict:
+def _entry(what: object, reason: object) -> dict[str, Any]:
     """An edit log entry's words, checked: what the edit does, and the person's why."""
     if not isinstance(what, str) or not what.strip():
         raise Refused("an edit needs words saying what it does")

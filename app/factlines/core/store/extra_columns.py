@@ -10,6 +10,7 @@ back exactly as SQLite stored it (the declared type's spelling is not kept).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 from factlines.core.errors import Refused
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
@@ -43,7 +44,7 @@ def extras_of(table: str, columns: list[tuple[str, str | None]]) -> list[tuple[s
     ]
 
 
-def checked_extras(table: str, extras) -> list[tuple[str, str]]:
+def checked_extras(table: str, extras: Iterable[Sequence[object]]) -> list[tuple[str, str]]:
     """``extras`` as (name, kind) pairs, each a plain name beyond MemPalace's columns and a
     known kind; refused otherwise, in words."""
     if table not in MEMPALACE_COLUMNS:

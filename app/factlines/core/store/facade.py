@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Literal, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 from factlines.core.errors import NotAKnowledgeGraph, Refused
 from factlines.core.progress import Progress
@@ -53,7 +53,7 @@ class KnowledgeGraph:
 
     def __init__(
         self,
-        db_path: str | os.PathLike | None = None,
+        db_path: str | os.PathLike[str] | None = None,
         *,
         read_only: bool = False,
         initialize_empty: bool = False,
@@ -244,7 +244,7 @@ class KnowledgeGraph:
     def __enter__(self) -> KnowledgeGraph:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> Literal[False]:
         self.close()
         return False
 
@@ -272,7 +272,7 @@ class KnowledgeGraph:
     # ── What MemPalace's own code and tests reach for past its methods ────
 
     @property
-    def _lock(self) -> AbstractContextManager:
+    def _lock(self) -> AbstractContextManager[Any]:
         """The lock every call of this graph holds (MemPalace's ``kg._lock``); re-entrant."""
         return self._store.lock
 
@@ -293,14 +293,14 @@ class KnowledgeGraph:
     # ── Writes as one, undo, and what changed ─────────────────────────────
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> Generator[None, None, None]:
         """One write: every write inside the block happens, or none does."""
         self._store.refuse_writes()
         with self._store.transaction():
             yield
 
     @contextmanager
-    def recording(self) -> Iterator[Change]:
+    def recording(self) -> Generator[Change, None, None]:
         """Record the row images of every write inside the block, for :meth:`revert`."""
         with self._store.recording() as change:
             yield change
@@ -366,7 +366,7 @@ class KnowledgeGraph:
 
     # ── A copy of the file ────────────────────────────────────────────────
 
-    def backup_to(self, path: str | os.PathLike, progress: Progress | None = None) -> Path:
+    def backup_to(self, path: str | os.PathLike[str], progress: Progress | None = None) -> Path:
         """Copy the whole graph, as committed now, into a new file at ``path`` (its folder
         must exist) and return that path. Another program may go on writing meanwhile; a
         read-only graph can be copied too. ``progress(done, total)`` hears the megabytes
@@ -390,7 +390,7 @@ class KnowledgeGraph:
     def missing_mempalace_columns(self) -> dict[str, list[str]]:
         """MemPalace 3.11's columns the file's tables lack, by table; empty when it has them
         all (contract §1.2)."""
-        missing = {}
+        missing: dict[str, list[str]] = {}
         for table, wanted in MEMPALACE_COLUMNS.items():
             present = set(self._store.columns(table))
             if gaps := [column for column in wanted if column not in present]:
@@ -408,7 +408,7 @@ class KnowledgeGraph:
         return self._store.missing_indexes()
 
     @writes
-    def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
+    def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list[str]:
         """Build the missing default indexes; ``progress(done, total, name)`` before each and
         at the end. Returns the names built."""
         return self._store.build_indexes(progress)
@@ -423,14 +423,18 @@ class KnowledgeGraph:
         return self._store.speed_index_cost() / 1e6
 
     @writes
-    def add_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list:
+    def add_speed_indexes(
+        self, progress: Callable[[int, int, str], None] | None = None
+    ) -> list[str]:
         """Build the speed indexes: faster per-entity views, timelines and time span on huge
         graphs, for the size :meth:`speed_index_cost` says. Each build holds the file's write
         lock while it runs (0.3 to 2 s each on a million facts): MemPalace waits meanwhile."""
         return self._store.add_speed_indexes(progress)
 
     @writes
-    def remove_speed_indexes(self, progress: Callable[[int, int, str], None] | None = None):
+    def remove_speed_indexes(
+        self, progress: Callable[[int, int, str], None] | None = None
+    ) -> list[str]:
         """Drop the speed indexes, one per transaction (up to ~0.7 s each on a million facts).
         SQLite reuses their pages; the file shrinks only when vacuumed."""
         return self._store.remove_speed_indexes(progress)
@@ -458,7 +462,7 @@ def engine_version() -> str:
 
 
 def open_graph(
-    location: str | os.PathLike,
+    location: str | os.PathLike[str],
     *,
     create: bool = True,
     read_only: bool = False,
@@ -489,7 +493,7 @@ def open_graph(
     )
 
 
-def graph_exists(location: str | os.PathLike) -> bool:
+def graph_exists(location: str | os.PathLike[str]) -> bool:
     """Whether something is at ``location`` already: a file exists; a PostgreSQL database has
     tables. Another URL is taken to exist: its engine opens what is there."""
     if is_database_url(location):
@@ -501,7 +505,7 @@ def graph_exists(location: str | os.PathLike) -> bool:
     return places.exists(Path(location).expanduser())
 
 
-def discard_new_graph(location: str | os.PathLike) -> None:
+def discard_new_graph(location: str | os.PathLike[str]) -> None:
     """Remove the graph a command created at ``location`` moments ago and then wrote nothing
     into, or took back all it wrote (an import that wrote nothing, a cancelled copy): the file
     and its side files, or a PostgreSQL database's new tables; only while it holds exactly
@@ -518,7 +522,7 @@ def discard_new_graph(location: str | os.PathLike) -> None:
     discard_file(str(Path(location).expanduser()))
 
 
-def same_graph(first: str | os.PathLike, second: str | os.PathLike) -> bool:
+def same_graph(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
     """Whether two locations name one graph (two paths to one file, or one URL twice)."""
     if _is_url(first) or _is_url(second):
         return str(first) == str(second)
@@ -528,12 +532,12 @@ def same_graph(first: str | os.PathLike, second: str | os.PathLike) -> bool:
     return one.resolve() == other.resolve()
 
 
-def _is_url(location: str | os.PathLike) -> bool:
+def _is_url(location: str | os.PathLike[str]) -> bool:
     return "://" in str(location)
 
 
 def _engine_for(
-    db_path: str | os.PathLike | None,
+    db_path: str | os.PathLike[str] | None,
     read_only: bool,
     initialize_empty: bool,
     write_wait: float,

@@ -6,6 +6,7 @@ whatever else the app keeps per graph (a copy of the graph carries them all)."""
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, predicate_id
@@ -41,7 +42,8 @@ class GraphSettings(Part):
         """Keep these settings (another graph's, as :meth:`graph_settings` gives them), each
         replacing this graph's of the same key. One write (or part of the caller's)."""
         with self._store.transaction():
-            for key, value in values.items():
+            # Checked at run time: they may come from another graph's file, as read.
+            for key, value in cast("dict[object, object]", values).items():
                 if not isinstance(key, str) or not isinstance(value, str):
                     raise Refused(f"a graph setting is text under a text key, not {key!r}")
                 self._store.set_meta(key, value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from functools import partial
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.analysis import (
@@ -34,7 +35,7 @@ MAX_BINS = 10_000
 # The single-valued suggestions read a predicate's facts this many at a time (whole subjects).
 SUGGESTION_ROWS = 20_000
 _PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))
-_NO_HISTOGRAM = {"edges": [], "valid": [], "starts": [], "ends": []}
+_NO_HISTOGRAM: dict[str, list[Any]] = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
 class GraphHistory(Part):
@@ -54,7 +55,9 @@ class GraphHistory(Part):
 
     # ── Contradictions (contract section 6) ───────────────────────────────
 
-    def conflicts(self, entity: str | None = None, progress: Progress | None = None) -> list[dict]:
+    def conflicts(
+        self, entity: str | None = None, progress: Progress | None = None
+    ) -> list[dict[str, Any]]:
         """Every conflict in the graph, or among the facts ``entity`` is the subject of.
 
         Rows ``{kind, subject, predicate, a, b, start, end}``; ``subject`` is an entity id,
@@ -87,7 +90,7 @@ class GraphHistory(Part):
         report(progress, 0, 4)
         # The sweep over the marked predicates finds their duplicates too.
         with collector_paused():
-            rows = history.interval_rows(marked, eid) if marked else []
+            rows: list[tuple[Any, ...]] = history.interval_rows(marked, eid) if marked else []
             report(progress, 1, 4)
             pairs = overlapping_pairs(rows)
             report(progress, 2, 4)
@@ -97,7 +100,7 @@ class GraphHistory(Part):
             let_go(rows)
             return as_rows(pairs, singles)
 
-    def conflicts_touching(self, entity: str) -> list[dict]:
+    def conflicts_touching(self, entity: str) -> list[dict[str, Any]]:
         """The ``overlap`` and ``handover`` rows (as :meth:`conflicts`) that involve a fact
         of ``entity`` in either direction: Kai's view shows "Atlas led_by Kai" clashing with
         "Atlas led_by Rosa". What a view of one entity marks on its facts."""
@@ -115,13 +118,13 @@ class GraphHistory(Part):
             ]
         )
 
-    def single_valued_suggestions(self) -> list[dict]:
+    def single_valued_suggestions(self) -> list[dict[str, Any]]:
         """Predicates whose subjects hold one object at a time, with the figures that say so
         (see :func:`factlines.core.analysis.suggest_single_valued`), each with ``marked``:
         whether it is marked single-valued already. A suggestion's ``pairs`` are its overlaps
         and handovers as :meth:`conflicts` rows: what marking it would list."""
         marked = set(self._settings.single_valued_predicates())
-        found: list[dict] = []
+        found: list[dict[str, Any]] = []
         history = self._store.history
         with collector_paused():
             # A predicate at a time (each is judged on its own facts), read in parts of whole
@@ -140,7 +143,9 @@ class GraphHistory(Part):
 
     # ── What changed between two instants ─────────────────────────────────
 
-    def changes_between(self, start: str, end: str, entity: str | None = None) -> dict:
+    def changes_between(
+        self, start: str, end: str, entity: str | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """``{"started": [...], "ended": [...]}``: the facts whose start key is in
         ``(start, end]`` and those whose end key is, as fact rows (:meth:`get_fact`'s).
 
@@ -168,7 +173,9 @@ class GraphHistory(Part):
 
     # ── The story in order ────────────────────────────────────────────────
 
-    def narrative(self, entity: str | None = None, limit: int = 100, offset: int = 0) -> list:
+    def narrative(
+        self, entity: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
         """Events ``{"at", "kind": "start" | "end", "fact"}`` in order, one page.
 
         Every fact has one start event and, when it has a ``valid_to``, one end event; ``at``
@@ -183,8 +190,8 @@ class GraphHistory(Part):
         """
         limit, offset = max(1, int(limit)), max(0, int(offset))
         eid = self._entities.id_of(entity) if entity is not None else None
-        facts: dict[str, dict] = {}
-        events = []
+        facts: dict[str, dict[str, Any]] = {}
+        events: list[dict[str, Any]] = []
         for at, kind, row in self._store.history.events(eid, limit, offset):
             fact = facts.get(row[0])
             if fact is None:
@@ -199,7 +206,7 @@ class GraphHistory(Part):
 
     # ── Where the history is dense ────────────────────────────────────────
 
-    def validity_histogram(self, bins: int) -> dict:
+    def validity_histogram(self, bins: int) -> dict[str, list[Any]]:
         """Facts over :meth:`time_span` in ``bins`` equal bins.
 
         ``edges``: ``bins + 1`` POSIX seconds from the span's first key to one second past its
@@ -208,7 +215,12 @@ class GraphHistory(Part):
         ``starts[i]``/``ends[i]``: how many start keys / end keys are in ``[left, right)``.
         All lists empty when no fact is dated. Refused unless 1 <= bins <= 10,000.
         """
-        if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= MAX_BINS:
+        # Checked at run time: a caller outside the type checker may pass anything.
+        if (
+            isinstance(bins, bool)
+            or not isinstance(bins, int)  # pyright: ignore[reportUnnecessaryIsInstance]
+            or not 1 <= bins <= MAX_BINS
+        ):
             raise Refused(f"bins={bins!r} must be a whole number from 1 to {MAX_BINS:,}")
         span = self._facts.time_span()
         if span is None:

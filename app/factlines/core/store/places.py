@@ -13,7 +13,7 @@ from pathlib import Path
 from factlines.core.errors import Unavailable
 
 
-def look_at(path: str | os.PathLike) -> os.stat_result | None:
+def look_at(path: str | os.PathLike[str]) -> os.stat_result | None:
     """``os.stat(path)``, None when nothing is there; Unavailable when it cannot be looked
     at (a folder on the way that may not be opened, or another reason, in words)."""
     try:
@@ -24,12 +24,12 @@ def look_at(path: str | os.PathLike) -> os.stat_result | None:
         raise cannot_look(path, exc) from None
 
 
-def exists(path: str | os.PathLike) -> bool:
+def exists(path: str | os.PathLike[str]) -> bool:
     """Whether something is at ``path`` (a dangling link counts); Unavailable as :func:`look_at`."""
     return look_at(path) is not None or os.path.islink(path)
 
 
-def cannot_look(path: str | os.PathLike, exc: OSError) -> Unavailable:
+def cannot_look(path: str | os.PathLike[str], exc: OSError) -> Unavailable:
     """``exc`` (from looking at ``path``) in words: the folder that may not be opened, when
     that is why."""
     if isinstance(exc, PermissionError):

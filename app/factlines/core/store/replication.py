@@ -3,6 +3,8 @@ order the engine keeps them, fold rows in by id. Only MemPalace's two tables tak
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.errors import Refused
 from factlines.core.store.protocol import MEMPALACE_WAIT
 from factlines.core.store.rows import ENTITY_COLUMNS, TRIPLE_COLUMNS
@@ -15,7 +17,7 @@ _REQUIRED = {"entities": ("name",), "triples": ("subject", "predicate", "object"
 _PAGE_MAX = 1000
 
 
-def replicated_columns(table: str) -> tuple[str, ...]:
+def replicated_columns(table: object) -> tuple[str, ...]:
     columns = REPLICATED.get(table) if isinstance(table, str) else None
     if columns is None:
         raise Refused(f"table must be one of {sorted(REPLICATED)}")
@@ -25,7 +27,7 @@ def replicated_columns(table: str) -> tuple[str, ...]:
 class MemPalaceReplication(Part):
     """``dump_rows`` and ``apply_row`` of :class:`~factlines.core.store.KnowledgeGraph`."""
 
-    def dump_rows(self, table: str, after_rowid: int = 0, limit: int = 500) -> list:
+    def dump_rows(self, table: str, after_rowid: int = 0, limit: int = 500) -> list[dict[str, Any]]:
         """A page of ``table``'s rows, verbatim, in the order the store keeps them.
 
         Each row is a dict of its columns plus ``_rowid`` (and ``rowid``, as MemPalace gives
@@ -41,7 +43,7 @@ class MemPalaceReplication(Part):
         ]
 
     @writes
-    def apply_row(self, table: str, row: dict) -> None:
+    def apply_row(self, table: str, row: dict[str, Any]) -> None:
         """Fold one replicated row in by its id, replacing the row of that id if there is one,
         so that ended facts and entity edits converge when pulled again. Columns the row lacks
         are stored empty; nothing else is checked (rows are replicated, not written anew), and

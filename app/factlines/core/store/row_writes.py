@@ -9,7 +9,7 @@ keeps rows at a physical position, the image carries it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -49,27 +49,27 @@ class RowWrites:
 
     lock: AbstractContextManager[Any]  # held by every read and write of the connection
 
-    def transaction(self, wait: float | None = None) -> AbstractContextManager:
+    def transaction(self, wait: float | None = None) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def snapshot(self) -> AbstractContextManager:
+    def snapshot(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def _row_image(self, conn, table: str, row_id: str) -> RowImage | None:
+    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
         raise NotImplementedError
 
-    def _put_row(self, conn, table: str, row_id: str, image: RowImage | None) -> None:
+    def _put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
         raise NotImplementedError
 
-    def _write_mark(self, conn) -> object:
+    def _write_mark(self, conn: Any) -> object:
         """Inside a write: a mark of where the graph stands as to other writers' writes."""
         raise NotImplementedError
 
-    def _written_since(self, conn, mark: object) -> bool:
+    def _written_since(self, conn: Any, mark: object) -> bool:
         """Inside a write: whether anyone but this connection wrote the graph since ``mark``."""
         raise NotImplementedError
 
-    def open_ids(self, conn, sid: str, pred: str, oid: str) -> list[tuple]:
+    def open_ids(self, conn: Any, sid: str, pred: str, oid: str) -> list[tuple[Any, ...]]:
         """(id, valid_from) of the open facts (subject, predicate, object); an engine may
         steer its planner to a better index."""
         mark = self.MARK
@@ -109,7 +109,7 @@ class RowWrites:
         engine can count it as a write (a server's clients are all Factlines), it does, so
         another client's undo knows someone may rely on that fact."""
 
-    def touch(self, conn, table: str, row_id: str, new: bool = False) -> None:
+    def touch(self, conn: Any, table: str, row_id: str, new: bool = False) -> None:
         """Note a row about to be written: its id for the listeners, its image for recordings
         (``new``: the row is about to be inserted, so there is none to read)."""
         self._touched.add(table, row_id)
@@ -137,7 +137,7 @@ class RowWrites:
             self._touched.note_ends(before, read=read)
 
     @contextmanager
-    def recording(self) -> Iterator[Change]:
+    def recording(self) -> Generator[Change, None, None]:
         """Record the row images of every write inside the block, for :meth:`replay`."""
         change = Change()
         with self.lock:
@@ -159,13 +159,13 @@ class RowWrites:
         self._touched = Touched.noting_ends()
         self._replayed, self._marks = [], []
 
-    def _row_images(self, conn, table: str, row_ids: list[str]) -> dict:
+    def _row_images(self, conn: Any, table: str, row_ids: list[str]) -> dict[str, RowImage]:
         """The images of many rows of ``table`` by id (a row not there is left out); an engine
         may read them in fewer statements."""
         images = {row_id: self._row_image(conn, table, row_id) for row_id in row_ids}
         return {row_id: image for row_id, image in images.items() if image is not None}
 
-    def _fill_after_images(self, conn) -> None:
+    def _fill_after_images(self, conn: Any) -> None:
         """Before the commit: each recording's rows as the write leaves them, and where the
         graph stands for each step written or replayed here."""
         wanted: dict[str, set[str]] = {}

@@ -30,7 +30,7 @@ def writes(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any
     """Mark a part's method as one that writes: refused up front on a read-only graph."""
 
     @functools.wraps(method)
-    def write(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    def write(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         self._store.refuse_writes()
         return method(self, *args, **kwargs)
 
@@ -38,7 +38,7 @@ def writes(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any
     return write
 
 
-def is_write(method: Callable) -> bool:
+def is_write(method: Callable[..., Any]) -> bool:
     """Whether ``method`` carries the :func:`writes` mark."""
     return getattr(method, "writes", False)
 
