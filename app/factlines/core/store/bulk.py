@@ -7,8 +7,9 @@ and open facts by (subject, predicate, object) in bulk; rows are inserted as giv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -27,7 +28,9 @@ class BulkRows(Part):
         self._entities = entities
 
     @contextmanager
-    def selection(self, as_of: str | None = None, entity: str | None = None) -> Iterator[Selection]:
+    def selection(
+        self, as_of: str | None = None, entity: str | None = None
+    ) -> Generator[Selection, None, None]:
         """The facts valid at ``as_of`` (all when None) with ``entity`` on either side (any
         when None), and the entities they refer to (every entity when neither is given; the
         entity asked for always). Inside the block every read sees one state of the graph:
@@ -54,7 +57,7 @@ class BulkRows(Part):
         )
 
     @writes
-    def add_columns(self, table: str, extras) -> None:
+    def add_columns(self, table: str, extras: Iterable[Any]) -> None:
         """Give ``table`` the columns of ``extras`` ((name, kind) pairs) it lacks, empty: what
         an import or a copy does before it writes rows of a newer MemPalace. PostgreSQL keeps
         a kind as the nearest of its types. Refused: a name that is not plain, or MemPalace's
@@ -65,7 +68,7 @@ class BulkRows(Part):
             with self._store.transaction():
                 self._store.bulk.add_columns(table, extras)
 
-    def rows_with_ids(self, table: str, ids: list[str]) -> dict[str, dict]:
+    def rows_with_ids(self, table: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows of ``table`` (``entities`` or ``triples``) with these ids, by id, every
         column as stored (:meth:`table_columns`)."""
         columns = self.table_columns(table)
@@ -77,13 +80,15 @@ class BulkRows(Part):
         return self._store.bulk.open_fact_ids(list(keys))
 
     @writes
-    def insert_rows(self, table: str, rows: list, columns: tuple[str, ...] | None = None) -> int:
+    def insert_rows(
+        self, table: str, rows: list[Any], columns: tuple[str, ...] | None = None
+    ) -> int:
         """Insert new rows into ``table`` as given: no check of their values, no entity made.
         Rows are dicts of columns, or tuples of ``columns`` (``id`` first) when given. A
         column a row leaves out takes MemPalace's default; an id already in the table is a bug
         of the caller. One write (or part of the caller's). Returns the rows inserted."""
         allowed = set(self.table_columns(table))
-        groups: dict[tuple[str, ...], list[tuple]] = {}
+        groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
         if columns is not None:
             columns = tuple(columns)
             if not columns or columns[0] != "id" or not set(columns) <= allowed:

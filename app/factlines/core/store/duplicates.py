@@ -5,6 +5,7 @@ merged away as aliases."""
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 from factlines.core.duplicates import find_duplicates
 from factlines.core.errors import Refused
@@ -26,7 +27,9 @@ class DuplicateEntities(Part):
         super().__init__(store)
         self._entities = entities
 
-    def duplicate_entities(self, limit: int = 100, progress: Progress | None = None) -> list:
+    def duplicate_entities(
+        self, limit: int = 100, progress: Progress | None = None
+    ) -> list[dict[str, Any]]:
         """Likely duplicate entities, the surest first, at most ``limit``: each ``{ids,
         names, reason, score, rule}`` (``ids`` two or more entity ids; ``reason`` in words;
         ``rule`` ``same name``, ``first words`` or ``neighbours``, see
@@ -48,7 +51,7 @@ class DuplicateEntities(Part):
         let_go(entities)
         return found
 
-    def not_duplicates(self) -> set[frozenset]:
+    def not_duplicates(self) -> set[frozenset[str]]:
         """The groups of entities a person said are not the same."""
         value = self._store.get_meta(NOT_SAME)
         return {frozenset(ids) for ids in json.loads(value)} if value else set()
@@ -85,6 +88,10 @@ class DuplicateEntities(Part):
         return target["id"]
 
 
-def _aliases(entity: dict) -> list[str]:
-    found = entity["properties"].get(ALIASES) if isinstance(entity["properties"], dict) else None
-    return [name for name in found if isinstance(name, str)] if isinstance(found, list) else []
+def _aliases(entity: dict[str, Any]) -> list[str]:
+    # The properties are JSON (Any): isinstance alone would leave their items unknown.
+    properties = entity["properties"]
+    found = cast(dict[str, Any], properties).get(ALIASES) if isinstance(properties, dict) else None
+    if not isinstance(found, list):
+        return []
+    return [name for name in cast(list[Any], found) if isinstance(name, str)]

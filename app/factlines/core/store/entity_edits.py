@@ -8,7 +8,8 @@ themselves, then MemPalace's id of the name, then a display name.
 from __future__ import annotations
 
 import json
-from typing import overload
+from collections.abc import Sequence
+from typing import Any, overload
 
 from factlines.core import temporal
 from factlines.core.errors import Refused
@@ -53,8 +54,8 @@ class EntityEdits(Part):
         can hold one; the views hand it back as they got it) names its own row."""
         if isinstance(ref, bytes):
             return ref if self._store.entities.get(ref) is not None else None
-        if not isinstance(ref, str):
-            return None
+        if not isinstance(ref, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            return None  # from an untyped caller: no entity's id or name
         return self._store.entities.resolve(ref)
 
     @overload
@@ -70,19 +71,19 @@ class EntityEdits(Part):
             return ref
         return self.resolve_entity(ref) or entity_id(ref)
 
-    def get_entity(self, ref: str) -> dict | None:
+    def get_entity(self, ref: str) -> dict[str, Any] | None:
         """The entity ``ref`` means, properties decoded; or None."""
         eid = self.resolve_entity(ref)
         row = self._store.entities.get(eid) if eid is not None else None
         if row is None:
             return None
         try:
-            properties = json.loads(row["properties"]) if row["properties"] else {}
+            properties: Any = json.loads(row["properties"]) if row["properties"] else {}
         except ValueError:
             properties = {}
         return {**row, "properties": properties}
 
-    def require(self, ref: str, field: str = "entity") -> dict:
+    def require(self, ref: str, field: str = "entity") -> dict[str, Any]:
         entity = self.get_entity(ref)
         if entity is None:
             raise Refused(f"{field} {ref!r} is not in the graph")
@@ -98,7 +99,7 @@ class EntityEdits(Part):
         limit: int = 100,
         offset: int = 0,
         counts: bool = True,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """A page of entities with their current and ended fact counts.
 
         ``search`` matches id or name, case-insensitively, as a prefix or a substring (prefix
@@ -120,7 +121,7 @@ class EntityEdits(Part):
             counts,
         )
 
-    def entity_list_rows(self, ids: list[str]) -> list[dict]:
+    def entity_list_rows(self, ids: Sequence[str | None]) -> list[dict[str, Any]]:
         """The rows :meth:`list_entities` gives for these entity ids (with their counts), in
         their order; an id no entity has is left out."""
         return self._store.entities.listed([eid for eid in ids if eid is not None])
@@ -178,14 +179,15 @@ class EntityEdits(Part):
 
     @writes
     def set_entity_type(self, ref: str, entity_type: str) -> None:
-        if not isinstance(entity_type, str) or not entity_type.strip():
+        # Checked for untyped callers, whatever the annotation says.
+        if not isinstance(entity_type, str) or not entity_type.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
             raise Refused("an entity type must be a non-empty string")
         with self._store.transaction():
             entity = self.require(ref)
             self._store.entities.update(entity["id"], type=entity_type.strip())
 
     @writes
-    def set_entity_properties(self, ref: str, properties: dict) -> None:
+    def set_entity_properties(self, ref: str, properties: dict[str, Any]) -> None:
         text = properties_json(properties)
         with self._store.transaction():
             entity = self.require(ref)
@@ -208,7 +210,7 @@ class EntityEdits(Part):
             raise Refused(f"cannot merge {src['name']!r} into itself")
         touching = facts.touching(src["id"])
 
-        def write(part: list[tuple]) -> None:
+        def write(part: list[tuple[Any, ...]]) -> None:
             now = self._store.bulk.rows_with_ids("triples", _TOUCHING, [row[0] for row in part])
             still = set(now) & {tuple(row) for row in part}
             for row in part:
@@ -231,14 +233,16 @@ class EntityEdits(Part):
                 self._store.entities.delete(src["id"])
         return dst["id"]
 
-    def _repoint(self, row: tuple, source: str, target: str) -> None:
+    def _repoint(self, row: tuple[Any, ...], source: str, target: str) -> None:
         """Point one fact (``touching``'s row) at ``target`` instead of ``source``; where that
         makes it an open twin of another fact, close it into that one."""
         facts = self._store.facts
         tid, sub, pred, obj, vf, vt = row
         new_sub = target if sub == source else sub
         new_obj = target if obj == source else obj
-        twins = [] if vt is not None else facts.open_ids(new_sub, pred, new_obj)
+        twins: list[tuple[str, str | None]] = (
+            [] if vt is not None else facts.open_ids(new_sub, pred, new_obj)
+        )
         survivor = next(((i, f) for i, f in twins if i != tid), None)
         if survivor is None:
             facts.update(tid, {"subject": new_sub, "object": new_obj})

@@ -3,6 +3,8 @@ intervals ready to draw; the graph's span. (Contradictions are in :mod:`.history
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core import temporal
 from factlines.core.columns import EDITABLE, NO_PROVENANCE, Provenance
 from factlines.core.errors import DuplicateFact, FactNotFound, Refused
@@ -24,7 +26,7 @@ class FactEdits(Part):
 
     # ── One fact by id ────────────────────────────────────────────────────
 
-    def get_fact(self, triple_id: str) -> dict:
+    def get_fact(self, triple_id: str) -> dict[str, Any]:
         """One fact with every column, the entities' display names and POSIX start/end."""
         fact = self._store.facts.get(triple_id)
         if fact is None:
@@ -34,7 +36,7 @@ class FactEdits(Part):
     def has_fact(self, triple_id: str) -> bool:
         return self._store.facts.exists(triple_id)
 
-    def fact_count(self, entity_id) -> int:
+    def fact_count(self, entity_id: str | None) -> int:
         """How many facts the entity with this id (not a name) is the subject or object of."""
         return self._store.facts.count(entity_id)
 
@@ -43,7 +45,7 @@ class FactEdits(Part):
         return self._store.facts.any_fact()
 
     @writes
-    def update_fact(self, triple_id: str, **changes) -> dict:
+    def update_fact(self, triple_id: str, **changes: Any) -> dict[str, Any]:
         """Correct any field of one fact; the result is validated as a new fact would be.
 
         Fields: subject, predicate, object (names; a missing entity is created), valid_from,
@@ -55,7 +57,7 @@ class FactEdits(Part):
                 f"cannot set {', '.join(unknown)} on a fact; "
                 f"the fields are {', '.join(sorted(EDITABLE))}"
             )
-        values: dict = {}
+        values: dict[str, Any] = {}
         for field in ("valid_from", "valid_to"):
             if field in changes:
                 values[field] = temporal.parse(changes[field], field)
@@ -107,9 +109,10 @@ class FactEdits(Part):
             self._store.entities.ensure(eid, name)
         return eid
 
-    def find_open_fact(self, subject: str, predicate: str, obj: str) -> dict | None:
+    def find_open_fact(self, subject: str, predicate: str, obj: str) -> dict[str, Any] | None:
         """The open fact (subject, predicate, object), the one ``add_triple`` would return."""
-        if not all(isinstance(v, str) for v in (subject, predicate, obj)):
+        # Checked for untyped callers, whatever the annotations say.
+        if not all(isinstance(v, str) for v in (subject, predicate, obj)):  # pyright: ignore[reportUnnecessaryIsInstance]
             return None
         rows = self._store.facts.open_ids(
             entity_id(subject), predicate_id(predicate), entity_id(obj)
@@ -117,7 +120,7 @@ class FactEdits(Part):
         return self.get_fact(rows[0][0]) if rows else None
 
     @writes
-    def add_fact(self, subject: str, predicate: str, obj: str, **fields) -> str:
+    def add_fact(self, subject: str, predicate: str, obj: str, **fields: Any) -> str:
         """``add_triple`` for a person at the keyboard: names resolve to existing entities (also
         by display name), and an identical open fact is refused, not silently returned."""
         check_name(subject, "subject")
@@ -164,7 +167,7 @@ class FactEdits(Part):
             )
 
     @writes
-    def end_fact(self, triple_id: str, ended: str | None = None) -> dict:
+    def end_fact(self, triple_id: str, ended: str | None = None) -> dict[str, Any]:
         """End one open fact at ``ended`` (default today), as ``invalidate`` does by triple."""
         ended = temporal.parse(ended, "ended") or temporal.today()
         with self._store.transaction():
@@ -173,7 +176,7 @@ class FactEdits(Part):
             self._store.facts.update(triple_id, {"valid_to": ended})
             return self.get_fact(triple_id)
 
-    def _open_fact(self, triple_id: str) -> dict:
+    def _open_fact(self, triple_id: str) -> dict[str, Any]:
         """The fact, read in the caller's write; refused when it has already ended."""
         fact = self.get_fact(triple_id)
         if fact["valid_to"] is not None:
@@ -181,7 +184,7 @@ class FactEdits(Part):
         return fact
 
     @writes
-    def delete_fact(self, triple_id: str) -> dict:
+    def delete_fact(self, triple_id: str) -> dict[str, Any]:
         """Remove one fact (for mistakes; a fact that stopped being true is ended instead)."""
         with self._store.transaction():
             fact = self.get_fact(triple_id)
@@ -197,7 +200,7 @@ class FactEdits(Part):
         as_of: str | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """Facts whose predicate, subject or object name, or provenance (source file, closet,
         drawer, adapter) holds ``text`` (case-insensitive for ASCII; empty: any), of exactly
         ``predicate`` when given, valid at ``as_of`` when given; fact rows (:meth:`get_fact`'s)
@@ -214,7 +217,9 @@ class FactEdits(Part):
         return self._store.facts.search_count(*self._search_terms(text, predicate, as_of))
 
     @staticmethod
-    def _search_terms(text, predicate, as_of) -> tuple[str, str | None, str | None]:
+    def _search_terms(
+        text: object, predicate: str | None, as_of: str | None
+    ) -> tuple[str, str | None, str | None]:
         if not isinstance(text, str):
             raise Refused("the search text must be text")
         if predicate is not None:
@@ -224,7 +229,9 @@ class FactEdits(Part):
 
     # ── For the chart ─────────────────────────────────────────────────────
 
-    def intervals(self, ref: str, start: str | None = None, end: str | None = None) -> list:
+    def intervals(
+        self, ref: str, start: str | None = None, end: str | None = None
+    ) -> list[dict[str, Any]]:
         """Every fact of the entity, both directions, meeting ``[start, end)`` if given.
 
         Each row has the fact's columns, ``direction``, ``other`` / ``other_name`` (the entity at

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from typing import Any
 
 from factlines.core.palace import Memories, find_palace
 from factlines.core.store.fact_edits import FactEdits
@@ -21,7 +23,9 @@ class SourceMemories(Part):
         self._graph_file = graph_file  # None for a graph on a server: no folder to look in
         self._found: dict[str | None, Memories] = {}
 
-    def source_memory(self, fact_id: str, palace: str | os.PathLike | None = None) -> dict | None:
+    def source_memory(
+        self, fact_id: str, palace: str | os.PathLike[str] | None = None
+    ) -> dict[str, Any] | None:
         """The memory the fact was recorded from (see :mod:`factlines.core.palace.memory`):
         None when the fact names no source (no drawer, closet or file). ``palace``: the
         palace folder, instead of the one found from the graph's place or MemPalace's
@@ -32,8 +36,8 @@ class SourceMemories(Part):
         return self._memories(palace).memory(fact["source_drawer_id"], fact["source_closet"])
 
     def facts_from_source(
-        self, fact_id: str, palace: str | os.PathLike | None = None
-    ) -> dict[str, list[dict]]:
+        self, fact_id: str, palace: str | os.PathLike[str] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """The other facts from the fact's memory: ``memory``, those naming the same drawer
         (a split drawer's group id and its chunks' ids count as one drawer), and ``file``,
         the rest of those from the same source file (named by the fact, or by its drawer's
@@ -54,7 +58,7 @@ class SourceMemories(Part):
             "file": _in_time_order(f for f in same_file if f["id"] not in taken),
         }
 
-    def _memories(self, palace: str | os.PathLike | None) -> Memories:
+    def _memories(self, palace: str | os.PathLike[str] | None) -> Memories:
         key = None if palace is None else os.fspath(palace)
         if key not in self._found:
             found = Memories(find_palace(self._graph_file, palace))
@@ -64,5 +68,5 @@ class SourceMemories(Part):
         return self._found[key]
 
 
-def _in_time_order(facts) -> list[dict]:
+def _in_time_order(facts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(facts, key=lambda f: (f["valid_from"] is None, f["valid_from"] or "", f["id"]))

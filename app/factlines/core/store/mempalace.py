@@ -9,6 +9,9 @@ renamed in Factlines keeps its id) and then to MemPalace's candidate matches.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.columns import Provenance
@@ -21,7 +24,7 @@ from factlines.core.store.wiring import Part, writes
 DIRECTIONS = ("outgoing", "incoming", "both")
 
 
-def confidence_value(value) -> float:
+def confidence_value(value: Any) -> float:
     """A confidence as MemPalace callers pass it, checked: a number between 0 and 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
@@ -33,7 +36,7 @@ def confidence_value(value) -> float:
     return float(value)
 
 
-def properties_json(properties) -> str:
+def properties_json(properties: Any) -> str:
     if properties is None:
         return "{}"
     if not isinstance(properties, dict):
@@ -44,7 +47,7 @@ def properties_json(properties) -> str:
         raise Refused(f"properties cannot be stored as JSON: {exc}") from None
 
 
-def _dated_rows(rows) -> list[dict]:
+def _dated_rows(rows: Iterable[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """query_relationship / timeline rows: (id, subject, predicate, object, from, to)."""
     return [
         {
@@ -67,7 +70,7 @@ class MemPalaceSurface(Part):
         super().__init__(store)
         self._recorded = recorded  # query_entity's rows as recorded by an instant
 
-    def _mempalace_write(self):
+    def _mempalace_write(self) -> AbstractContextManager[None]:
         """One write of MemPalace's methods: all or nothing. A caller of MemPalace's methods
         keeps MemPalace's patience with another program's lock; the app's own edits wait less."""
         return self._store.transaction(wait=MEMPALACE_WAIT)
@@ -88,7 +91,14 @@ class MemPalaceSurface(Part):
         return eid
 
     def _insert_fact(
-        self, sub_id, pred, obj_id, valid_from, valid_to, confidence, provenance: Provenance
+        self,
+        sub_id: str,
+        pred: str,
+        obj_id: str,
+        valid_from: str | None,
+        valid_to: str | None,
+        confidence: float,
+        provenance: Provenance,
     ) -> str:
         triple_id = new_triple_id(sub_id, pred, obj_id)
         while self._store.facts.exists(triple_id):
@@ -107,7 +117,15 @@ class MemPalaceSurface(Part):
         )
         return triple_id
 
-    def open_successor(self, sub_id, pred, new_id, at, confidence, provenance: Provenance) -> str:
+    def open_successor(
+        self,
+        sub_id: str,
+        pred: str,
+        new_id: str,
+        at: str,
+        confidence: float,
+        provenance: Provenance,
+    ) -> str:
         """Open (subject, predicate, new object) from ``at``, unless it is open already."""
         existing = self._store.facts.open_ids(sub_id, pred, new_id)
         if existing:
@@ -124,7 +142,9 @@ class MemPalaceSurface(Part):
     # ── Writes ────────────────────────────────────────────────────────────
 
     @writes
-    def add_entity(self, name: str, entity_type: str = "unknown", properties: dict | None = None):
+    def add_entity(
+        self, name: str, entity_type: str = "unknown", properties: dict[str, Any] | None = None
+    ) -> str:
         """Insert or replace the entity row (MemPalace's semantics: the row is rewritten)."""
         check_name(name, "name")
         eid = entity_id(name)
@@ -228,7 +248,8 @@ class MemPalaceSurface(Part):
         check_name(obj, "object")
         pred, obj_id = predicate_id(predicate), entity_id(obj)
         with self._mempalace_write():
-            fact = self._store.facts.get(triple_id) if isinstance(triple_id, str) else None
+            # A non-text id (from an untyped caller) is no fact.
+            fact = self._store.facts.get(triple_id) if isinstance(triple_id, str) else None  # pyright: ignore[reportUnnecessaryIsInstance]
             if fact is None or fact["valid_to"] is not None:
                 return None
             temporal.check_interval(fact["valid_from"], boundary, to_field="at")
@@ -249,7 +270,7 @@ class MemPalaceSurface(Part):
             )
 
     @writes
-    def seed_from_entity_facts(self, entity_facts: dict) -> None:
+    def seed_from_entity_facts(self, entity_facts: dict[str, dict[str, Any]]) -> None:
         """Bootstrap from fact_checker-style ENTITY_FACTS, as MemPalace does, in one write."""
         with self._mempalace_write():
             for key, facts in entity_facts.items():
@@ -286,7 +307,7 @@ class MemPalaceSurface(Part):
         as_of: str | None = None,
         direction: str = "outgoing",
         recorded_as_of: str | None = None,
-    ):
+    ) -> list[dict[str, Any]]:
         """The entity's facts (as MemPalace returns them), optionally only those valid ``as_of``.
         With ``recorded_as_of``, as they were recorded by that instant (see
         :mod:`~factlines.core.store.as_recorded`): each row also says when its end was recorded
@@ -307,10 +328,10 @@ class MemPalaceSurface(Part):
 
     def _entity_rows(
         self, eid: str, name: str, direction: str, key: str | None, recorded: str | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         if recorded is not None:
             return self._recorded.entity_rows_as_recorded(eid, name, direction, key, recorded)
-        results = []
+        results: list[dict[str, Any]] = []
         wanted = {"outgoing": (False,), "incoming": (True,), "both": (False, True)}[direction]
         for incoming in wanted:
             rows = self._store.facts.of_entity_at(eid, incoming, key)
@@ -337,17 +358,19 @@ class MemPalaceSurface(Part):
         it; the shape is what they read (the drawer third, names first)."""
         return self._store.facts.open_with_drawer()
 
-    def find_entity_candidates(self, name: str) -> list:
+    def find_entity_candidates(self, name: str) -> list[dict[str, Any]]:
         """Token/prefix matches for a name that is not an entity (MemPalace's disambiguation)."""
         return self._store.entities.candidates(name)
 
-    def query_relationship(self, predicate: str, as_of: str | None = None) -> list:
+    def query_relationship(self, predicate: str, as_of: str | None = None) -> list[dict[str, Any]]:
         key = temporal.start_key(temporal.parse(as_of, "as_of"))
         pred = predicate_id(predicate)
         rows = self._store.facts.of_predicate(pred, key)
         return _dated_rows((tid, sub, pred, obj, vf, vt) for tid, sub, obj, vf, vt in rows)
 
-    def timeline(self, entity_name: str | None = None, limit: int = 100, offset: int = 0) -> list:
+    def timeline(
+        self, entity_name: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
         """Facts by valid_from ascending (unknown starts last), then id; paged."""
         limit, offset = max(1, int(limit)), max(0, int(offset))
         eid = self._named(entity_name) if entity_name else None
@@ -356,7 +379,7 @@ class MemPalaceSurface(Part):
     def timeline_total(self, entity_name: str | None = None) -> int:
         return self._store.facts.count(self._named(entity_name) if entity_name else None)
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         entities, triples, ended, predicates = self._store.facts.counts()
         return {
             "entities": entities,

@@ -8,7 +8,9 @@ ring: the facts touching the ring found last.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from factlines.core.errors import Refused
 from factlines.core.store.entity_edits import EntityEdits
@@ -21,7 +23,7 @@ def id_order(eid: object) -> tuple[bool, str]:
     return not isinstance(eid, str), str(eid)
 
 
-def in_id_order(ids) -> list:
+def in_id_order(ids: Iterable[Any]) -> list[Any]:
     """``ids`` sorted as :func:`id_order` says (plain text order when all are text)."""
     try:
         return sorted(ids)
@@ -37,7 +39,7 @@ class Neighbourhood:
     # last (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring whose search
     # read it: reads[k - 1] holds every fact with an end in ring k - 1, so every fact between
     # ring k - 1 and ring k (a fact between two rings is in both their reads).
-    reads: list[list[tuple]]
+    reads: list[list[tuple[Any, ...]]]
     # The reads as (subject, object) by position: what a write is checked against. Made with
     # the reads, where they are read (a worker, for a hub): 126 ms at depth 2 around the 1M
     # graph's hub, which a first write after it used to pay on the UI thread.
@@ -74,11 +76,12 @@ class GraphNeighbourhood(Part):
     def neighbourhood(self, entity: str, depth: int = 1) -> Neighbourhood:
         """The entities within ``depth`` facts of ``entity`` (either direction, any time),
         ring by ring, each ring in id order, and the facts read to find them."""
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+        # Checked for untyped callers, whatever the annotation says.
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise Refused(f"depth must be a whole number of at least 1, not {depth!r}")
         eid = self._entities.id_of(entity)
         rings: list[list[str]] = []
-        reads: list[list[tuple]] = []
+        reads: list[list[tuple[Any, ...]]] = []
         seen = {eid}
         frontier = [eid]
         for _ in range(depth):
@@ -92,13 +95,13 @@ class GraphNeighbourhood(Part):
             seen |= ring
         return Neighbourhood(eid, rings, reads)
 
-    def link_positions(self, triple_ids: list[str]) -> dict[str, tuple]:
+    def link_positions(self, triple_ids: list[str]) -> dict[str, tuple[Any, ...]]:
         """``(position, subject, object)`` of each of these facts that exists, by id: whether
         a write moved a fact in or out of a :class:`Neighbourhood` (an edit keeps a fact's
         position; a new fact has a position no neighbourhood read before holds)."""
         return {row[0]: row[1:] for row in self._store.facts.link_positions(list(triple_ids))}
 
-    def facts_among(self, entities: list[str]) -> list[dict]:
+    def facts_among(self, entities: list[str]) -> list[dict[str, Any]]:
         """Every fact whose subject and object are both among ``entities`` (ids): the fact's
         columns, the entities' names and POSIX ``start``/``end``, as ``get_fact`` rows."""
         return self._store.facts.among(list(entities))

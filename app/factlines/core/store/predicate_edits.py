@@ -9,6 +9,8 @@ takes the new predicate and keeps its id.
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias, TypeVar
+
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.names import check_name, new_triple_id, predicate_id
@@ -26,6 +28,12 @@ _CARRIED = ("subject", "object", "confidence", *PROVENANCE)
 _SUCCESSOR_COLUMNS = ("id", "predicate", "valid_from", "valid_to", *_CARRIED)
 # Facts read again and changed at once (a few such parts to each short transaction).
 _FACTS_PER_PART = 500
+# A planned change of one open fact: its row as read, "end" or "rename", and the successor's
+# row (_SUCCESSOR_COLUMNS) or None.
+_Step: TypeAlias = tuple[tuple[Any, ...], str, tuple[Any, ...] | None]
+# (subject, object) → (id, valid_from) of the facts open under the new name.
+_Twins: TypeAlias = dict[tuple[str, str], tuple[str, str | None]]
+_T = TypeVar("_T")
 
 
 def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool = False) -> str:
@@ -34,14 +42,15 @@ def rename_words(old: str, new: str, *, keep_history: bool = True, merge: bool =
     return f"{verb} {new}" + ("" if keep_history else " (rewritten in place)")
 
 
-def report_words(report: dict) -> str:
+def report_words(report: dict[str, Any]) -> str:
     """What :meth:`PredicateEdits.rename_predicate` did, in numbers: ``2 facts ended and
     continued as works_for from 2026-01-01T00:00:00Z, 1 already open as works_for``."""
 
     def facts(n: int) -> str:
         return f"{n:,} fact{'' if n == 1 else 's'}"
 
-    new, said = report["new"], []
+    new = report["new"]
+    said: list[str] = []
     if report["ended"]:
         said.append(f"{facts(report['ended'])} ended and continued as {new} from {report['at']}")
     if report["renamed"]:
@@ -59,7 +68,7 @@ class PredicateEdits(Part):
         self._settings = settings
         self._log = log
 
-    def predicate_stats(self) -> list[dict]:
+    def predicate_stats(self) -> list[dict[str, Any]]:
         """Every predicate with its figures and MemPalace's audit signals, by predicate:
         ``{predicate, facts, open, current, ended, subjects, objects, single_valued,
         near_duplicates, signals}``.
@@ -76,10 +85,10 @@ class PredicateEdits(Part):
         used = {row[0]: row[1] for row in rows}
         alike = near_duplicates(sorted(used, key=lambda p: (-used[p], str(p))))
         marked = set(self._settings.single_valued_predicates())
-        stats = []
+        stats: list[dict[str, Any]] = []
         for predicate, facts, open_, current, ended, subjects, objects in rows:
             others = alike.get(predicate, [])
-            signals = []
+            signals: list[str] = []
             if facts == 1:
                 signals.append("one-off")
             if others:
@@ -114,7 +123,7 @@ class PredicateEdits(Part):
         keep_history: bool = True,
         at: str | None = None,
         reason: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Rename predicate ``old`` to ``new`` (§3.3's form), or merge it into ``new`` when
         facts already carry that; one write (in short transactions, between which MemPalace
         writes: :meth:`batched`), logged in the edit log with ``reason``. A fact another
@@ -169,7 +178,7 @@ class PredicateEdits(Part):
                 self._settings.follow_rename(stored, target, merge, old_left)
         return {"old": stored, "new": target, "merged": merge, "at": boundary, **report}
 
-    def _stored_predicate(self, old: str) -> str:
+    def _stored_predicate(self, old: object) -> str:
         """``old`` as the facts carry it: as given, else in §3.3's form; refused when no fact
         carries either."""
         if not isinstance(old, str) or not old.strip():
@@ -179,7 +188,7 @@ class PredicateEdits(Part):
                 return candidate
         raise Refused(f"no fact has the predicate {old!r}")
 
-    def _succeed(self, old: str, new: str, boundary: str, twins: dict) -> dict:
+    def _succeed(self, old: str, new: str, boundary: str, twins: _Twins) -> dict[str, Any]:
         """End the open facts of ``old`` at ``boundary`` and open their successors."""
         rows = self._store.predicates.open_rows(old, boundary)
         if not rows:
@@ -189,7 +198,8 @@ class PredicateEdits(Part):
             )
         # Each open fact as read, and what becomes of it: ended (with its successor, or None
         # where the fact is already open under the new name), or renamed in place.
-        planned, duplicates = [], []
+        planned: list[_Step] = []
+        duplicates: list[tuple[str, str]] = []
         for *row, started in rows:
             fact = dict(zip(TRIPLE_COLUMNS, row))
             key = (fact["subject"], fact["object"])
@@ -202,7 +212,7 @@ class PredicateEdits(Part):
                 planned.append((tuple(row), "rename", None))
                 twins[key] = (fact["id"], fact["valid_from"])
                 continue
-            successor = {
+            successor: dict[str, Any] = {
                 **{column: fact[column] for column in _CARRIED},
                 "id": new_triple_id(fact["subject"], new, fact["object"]),
                 "predicate": new,
@@ -215,7 +225,7 @@ class PredicateEdits(Part):
             planned.append((tuple(row), "end", tuple(successor[c] for c in _SUCCESSOR_COLUMNS)))
         counts = {"ended": 0, "opened": 0, "renamed": 0}
 
-        def write(part: list[tuple]) -> None:
+        def write(part: list[_Step]) -> None:
             part = self._still_as_read(part)
             successors = [successor for _, _, successor in part if successor is not None]
             taken = self._store.bulk.rows_with_ids("triples", ("id",), [s[0] for s in successors])
@@ -233,7 +243,7 @@ class PredicateEdits(Part):
         self._log.write_in_parts(_parts(planned), write)
         return {**counts, "duplicates": duplicates}
 
-    def _still_as_read(self, planned: list[tuple]) -> list[tuple]:
+    def _still_as_read(self, planned: list[_Step]) -> list[_Step]:
         """The planned facts still exactly as they were read (inside the write that changes
         them): one another program ended or changed since is left as they made it."""
         ids = [row[0] for row, _, _ in planned]
@@ -242,10 +252,10 @@ class PredicateEdits(Part):
         }
         return [step for step in planned if now.get(step[0][0]) == step[0]]
 
-    def _rewrite(self, old: str, new: str, twins: dict) -> dict:
+    def _rewrite(self, old: str, new: str, twins: _Twins) -> dict[str, Any]:
         """Give every fact of ``old`` the predicate ``new`` in place."""
         facts = self._store.facts
-        duplicates = []
+        duplicates: list[tuple[str, str]] = []
         with self._log.batch():
             for *row, _started in self._store.predicates.open_rows(old, None):
                 fact = dict(zip(TRIPLE_COLUMNS, row))
@@ -272,7 +282,7 @@ class PredicateEdits(Part):
         return {"ended": 0, "opened": 0, "renamed": renamed, "duplicates": duplicates}
 
 
-def _parts(items: list) -> list[list]:
+def _parts(items: list[_T]) -> list[list[_T]]:
     """``items`` in parts of :data:`_FACTS_PER_PART`, each checked and written at once."""
     return [
         items[start : start + _FACTS_PER_PART] for start in range(0, len(items), _FACTS_PER_PART)

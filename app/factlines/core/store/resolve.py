@@ -16,6 +16,8 @@ nothing overlaps, not even for a day.
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core import temporal
 from factlines.core.errors import Refused
 from factlines.core.store.fact_edits import FactEdits
@@ -57,13 +59,13 @@ class ConflictResolution(Part):
                 winner, loser = (newer, older) if keep == "newer" else (older, newer)
             return self._take_out_of(loser, winner)
 
-    def _take_out_of(self, loser: dict, winner: dict) -> str:
+    def _take_out_of(self, loser: dict[str, Any], winner: dict[str, Any]) -> str:
         """Take the winner's time out of the loser's; what happened, in words."""
         start, end = _keys(winner)
         loser_start, loser_end = _keys(loser)
         before = loser_start < start
         after = end is not None and (loser_end is None or loser_end > end)
-        words = []
+        words: list[str] = []
         if before:
             self._facts.update_fact(loser["id"], valid_to=start)
             words.append(f"ended at {start}")
@@ -87,19 +89,22 @@ class ConflictResolution(Part):
         return f"kept {describe(winner)}; {describe(loser)} " + ", ".join(words)
 
 
-def _keys(fact: dict) -> tuple[str, str | None]:
+def _keys(fact: dict[str, Any]) -> tuple[str, str | None]:
     """(start key, "" when unknown; end key, None when open)."""
-    return temporal.start_key(fact["valid_from"]) or "", temporal.end_key(fact["valid_to"])
+    # Typed locals: an Any argument would leave the overloaded keys' results unknown.
+    valid_from: str | None = fact["valid_from"]
+    valid_to: str | None = fact["valid_to"]
+    return temporal.start_key(valid_from) or "", temporal.end_key(valid_to)
 
 
-def _overlap(a: dict, b: dict) -> bool:
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
     (a_start, a_end), (b_start, b_end) = _keys(a), _keys(b)
     return (b_end is None or a_start < b_end) and (a_end is None or b_start < a_end)
 
 
-def _start_order(fact: dict) -> tuple:
+def _start_order(fact: dict[str, Any]) -> tuple[str, Any]:
     return _keys(fact)[0], fact["id"]
 
 
-def _recorded_order(fact: dict) -> tuple:
+def _recorded_order(fact: dict[str, Any]) -> tuple[Any, str, Any]:
     return fact["extracted_at"] or "", _keys(fact)[0], fact["id"]

@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
+from typing import Any
 
 from factlines.core import temporal
 from factlines.core.collector import collector_paused
 from factlines.core.errors import Refused
-from factlines.core.mempalace_log import WriteLog, events_for_fact, made
+from factlines.core.mempalace_log import WriteLog, WriteLogEntry, events_for_fact, made
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.rows import FACT_FIELDS, fact_dict
@@ -60,7 +62,7 @@ def _is_day(day: str) -> bool:
     return True
 
 
-def review_key(item: dict) -> str:
+def review_key(item: dict[str, Any]) -> str:
     """One row of the inbox, as the mark of a row kept (reviewed) remembers it."""
     return f"{item['kind']} {item['fact']['id']} {item['recorded_at']}"
 
@@ -77,8 +79,8 @@ class GraphReview(Part):
         instant: str,
         until: str | None = None,
         *,
-        write_log: WriteLog | str | os.PathLike | None = None,
-    ) -> list[dict]:
+        write_log: WriteLog | str | os.PathLike[str] | None = None,
+    ) -> list[dict[str, Any]]:
         """Everything recorded after ``instant`` (an as_of value: a day is its first second)
         and, when given, up to ``until`` (included), newest first (then ``ended`` before
         ``added``, then by fact id, descending). Each ``{kind, fact, recorded_at, by}``:
@@ -120,11 +122,11 @@ class GraphReview(Part):
         found.reverse()
         return found
 
-    def _added(self, since: str, last: str | None) -> dict[str, dict]:
+    def _added(self, since: str, last: str | None) -> dict[str, dict[str, Any]]:
         """The ``added`` items by fact id: the facts whose ``extracted_at`` is in the span.
         One pass over the span's rows, a dict made only for a row kept (a week of a 1M graph
         is 20,000-40,000 rows: a microsecond a row is a tenth of the 0.2 s it may take)."""
-        added = {}
+        added: dict[str, dict[str, Any]] = {}
         rows = self._store.facts.recorded_between(_stamp(since), _stamp(last) if last else None)
         for row in rows:
             at = recorded_instant(row[_RECORDED])
@@ -132,9 +134,11 @@ class GraphReview(Part):
                 added[row[0]] = _item("added", fact_dict(row), at, row[_TOOL] or None)
         return added
 
-    def _ended_by_factlines(self, since: str, within, added: dict[str, dict]) -> list[dict]:
+    def _ended_by_factlines(
+        self, since: str, within: Callable[[str], bool], added: dict[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         """The ends Factlines' edit log shows in the span; who added the facts it added."""
-        ended = []
+        ended: list[dict[str, Any]] = []
         for entry in self._edit_log_after(since):
             if not within(entry["at"]):
                 continue
@@ -152,7 +156,7 @@ class GraphReview(Part):
                     ended.append(_item("ended", fact, entry["at"], by))
         return ended
 
-    def _edit_log_after(self, since: str):
+    def _edit_log_after(self, since: str) -> Iterator[dict[str, Any]]:
         """Factlines' edit log, newest first, back to the first entry at or before ``since``
         (its entries are in the order they were written, and so in time order)."""
         offset = 0
@@ -163,16 +167,18 @@ class GraphReview(Part):
                 yield entry
             offset += len(page)
 
-    def _seen_in_write_log(self, logged: list, added: dict[str, dict]) -> list[dict]:
+    def _seen_in_write_log(
+        self, logged: list[WriteLogEntry], added: dict[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         """The ends MemPalace's write log shows in the span (``logged``: its entries there);
         the facts added in the span that it shows it adding."""
         _told_added(logged, added)
-        by_subject: dict[str | None, list] = {}
+        by_subject: dict[str | None, list[WriteLogEntry]] = {}
         for entry in logged:
             if entry.operation != "kg_add":  # an add ends nothing: a week of adds is 20,000
                 by_subject.setdefault(_subject_id(entry), []).append(entry)
         by_subject.pop(None, None)
-        ended = []
+        ended: list[dict[str, Any]] = []
         for subject, entries in by_subject.items():
             for fact in self._store.facts.of_entity(subject, None, None):
                 if fact["subject"] != subject:
@@ -193,7 +199,7 @@ class GraphReview(Part):
     def reviewed_up_to(self) -> str | None:
         """The instant up to which this person reviewed what was recorded (None: never); kept
         in the graph (per PostgreSQL role: each person of a team has their own)."""
-        return self._store.get_meta(_own(self, REVIEWED))
+        return self._store.get_meta(_own(self._store, REVIEWED))
 
     def review_since(self) -> str:
         """Where the inbox starts: :meth:`reviewed_up_to`, or a week before now when never."""
@@ -203,7 +209,9 @@ class GraphReview(Part):
         week_ago = datetime.now(timezone.utc) - timedelta(days=FIRST_REVIEW_DAYS)
         return week_ago.strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    def waiting_for_review(self, write_log: WriteLog | str | os.PathLike | None = None) -> list:
+    def waiting_for_review(
+        self, write_log: WriteLog | str | os.PathLike[str] | None = None
+    ) -> list[dict[str, Any]]:
         """What :meth:`recorded_since` gives from :meth:`review_since` on, but the rows kept
         (:meth:`keep_reviewed`) already."""
         kept = set(self._kept())
@@ -211,8 +219,11 @@ class GraphReview(Part):
         return [item for item in found if review_key(item) not in kept]
 
     def waiting_summary(
-        self, shown: int, later_than: str, write_log: WriteLog | str | os.PathLike | None = None
-    ) -> dict:
+        self,
+        shown: int,
+        later_than: str,
+        write_log: WriteLog | str | os.PathLike[str] | None = None,
+    ) -> dict[str, Any]:
         """:meth:`waiting_for_review` summed up: ``items``, its first ``shown`` rows;
         ``total`` and ``added``, how many rows it has and how many of them are ``added``;
         ``later``, its rows recorded after ``later_than`` (an instant). Past
@@ -252,13 +263,13 @@ class GraphReview(Part):
             "later": [item for item in waiting if item["recorded_at"] > later],
         }
 
-    def _newest_added(self, since: str, wanted: int) -> dict[str, dict]:
+    def _newest_added(self, since: str, wanted: int) -> dict[str, dict[str, Any]]:
         """The ``added`` items of the ``wanted`` facts recorded last after ``since`` (stamps
         of another form read past, a read twice as long each time), by fact id."""
         limit = wanted
         while True:
             rows = self._store.facts.newest_recorded(_stamp(since), limit)
-            added = {}
+            added: dict[str, dict[str, Any]] = {}
             for row in rows:
                 at = recorded_instant(row[_RECORDED])
                 if at is not None and since < at:
@@ -288,24 +299,24 @@ class GraphReview(Part):
         mark = _key(up_to, "up_to")
         with self._store.transaction():
             kept = [key for key in self._kept() if key.rsplit(" ", 1)[-1] > mark]
-            self._store.set_meta(_own(self, REVIEWED), mark)
-            self._store.set_meta(_own(self, KEPT), json.dumps(kept) if kept else None)
+            self._store.set_meta(_own(self._store, REVIEWED), mark)
+            self._store.set_meta(_own(self._store, KEPT), json.dumps(kept) if kept else None)
 
     @writes
-    def keep_reviewed(self, items: list[dict]) -> None:
+    def keep_reviewed(self, items: list[dict[str, Any]]) -> None:
         """These rows of the inbox are reviewed (kept as they are): they leave it."""
         with self._store.transaction():  # read inside the write: another client's stay
             kept = set(self._kept()) | {review_key(item) for item in items}
-            self._store.set_meta(_own(self, KEPT), json.dumps(sorted(kept)))
+            self._store.set_meta(_own(self._store, KEPT), json.dumps(sorted(kept)))
 
     def _kept(self) -> list[str]:
-        value = self._store.get_meta(_own(self, KEPT))
+        value = self._store.get_meta(_own(self._store, KEPT))
         return json.loads(value) if value else []
 
 
-def _own(graph: GraphReview, key: str) -> str:
+def _own(store: object, key: str) -> str:
     """A setting of this person's: on PostgreSQL, of the role the graph is opened as."""
-    role = getattr(graph._store, "role", None)  # only a server's store has roles
+    role = getattr(store, "role", None)  # only a server's store has roles
     return f"{key}:{role}" if role else key
 
 
@@ -321,23 +332,23 @@ def _stamp(instant: str) -> str:
     return instant[:10] + " " + instant[11:19]
 
 
-def _order(item: dict) -> str:
+def _order(item: dict[str, Any]) -> str:
     """The inbox's order (last first, reversed): instant, then kind, then fact id."""
     return f"{item['recorded_at']}\0{item['kind']}\0{item['fact']['id']}"
 
 
-def _item(kind: str, fact: dict, at: str, by: str | None) -> dict:
+def _item(kind: str, fact: dict[str, Any], at: str, by: str | None) -> dict[str, Any]:
     return {"kind": kind, "fact": fact, "recorded_at": at, "by": by}
 
 
-def _told_added(logged: list, added: dict[str, dict]) -> None:
+def _told_added(logged: list[WriteLogEntry], added: dict[str, dict[str, Any]]) -> None:
     """``by`` is MemPalace for each fact added in the span that a logged write in the span
     shows it adding (a ``kg_add`` of it, or a ``kg_supersede`` whose new object it is): each
     write held against the facts of its subject, predicate and object only."""
     making = [entry for entry in logged if entry.operation != "kg_invalidate"]
     if not making:
         return  # the facts need no index (a week of a big graph: 20,000 of them)
-    by_key: dict[tuple, list[dict]] = {}
+    by_key: dict[tuple[Any, Any, Any], list[dict[str, Any]]] = {}
     for item in added.values():
         fact = item["fact"]
         by_key.setdefault((fact["subject"], fact["predicate"], fact["object"]), []).append(fact)
@@ -353,11 +364,11 @@ def _told_added(logged: list, added: dict[str, dict]) -> None:
                 item["by"] = "MemPalace"
 
 
-def _subject_id(entry) -> str | None:
+def _subject_id(entry: WriteLogEntry) -> str | None:
     return entry.ids.get("subject")
 
 
-def _write_log(log: EditHistory, write_log) -> WriteLog:
+def _write_log(log: EditHistory, write_log: WriteLog | str | os.PathLike[str] | None) -> WriteLog:
     if isinstance(write_log, WriteLog):
         return write_log
     return WriteLog.shared(write_log) if write_log is not None else log.mempalace_write_log()
