@@ -10,14 +10,19 @@ shown, and said to be "recorded when unknown" rather than guessed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from factlines.core import temporal
-from factlines.core.mempalace_log import events_for_fact
+from factlines.core.mempalace_log import WriteLog, events_for_fact
 from factlines.core.store.edit_history import EditHistory
 from factlines.core.store.protocol import GraphStore
 from factlines.core.store.review import recorded_instant
 from factlines.core.store.wiring import Part
 
 _LOG_PAGE = 500
+# A logged change of a fact: (at, the row before, the row after), None where there was none.
+LoggedChange = tuple[str, dict[str, Any] | None, dict[str, Any] | None]
 
 
 class RecordedView(Part):
@@ -29,12 +34,12 @@ class RecordedView(Part):
 
     def entity_rows_as_recorded(
         self, eid: str, name: str, direction: str, as_of_key: str | None, recorded_key: str
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """``query_entity``'s rows of ``eid`` as recorded by ``recorded_key``, each with
         ``end_recorded`` (when its end was recorded, None without one) and
         ``end_recorded_unknown`` (an end no log tells the time of)."""
         wanted = {"outgoing": ("outgoing",), "incoming": ("incoming",), "both": None}[direction]
-        facts = [
+        facts: list[dict[str, Any]] = [
             fact
             for fact in self._store.facts.of_entity(eid, None, None)
             if wanted is None or fact["direction"] in wanted
@@ -43,7 +48,7 @@ class RecordedView(Part):
             return []
         changes = self._logged_changes({fact["id"] for fact in facts})
         log = self._log.mempalace_write_log()
-        rows = {"outgoing": [], "incoming": []}
+        rows: dict[str, list[dict[str, Any]]] = {"outgoing": [], "incoming": []}
         for fact in facts:
             state = _state_at(fact, changes.get(fact["id"], ()), recorded_key)
             if state is None:
@@ -62,10 +67,10 @@ class RecordedView(Part):
             rows[fact["direction"]].append(_row(fact, state, name, ended_at, unknown))
         return rows["outgoing"] + rows["incoming"]
 
-    def _logged_changes(self, ids: set[str]) -> dict[str, list[tuple]]:
+    def _logged_changes(self, ids: set[str]) -> dict[str, list[LoggedChange]]:
         """Factlines' logged changes of these facts, oldest first: ``(at, before, after)``
         rows (None: no such row)."""
-        found: dict[str, list[tuple]] = {}
+        found: dict[str, list[LoggedChange]] = {}
         offset = 0
         while page := self._store.edit_log.read(None, _LOG_PAGE, offset):
             offset += len(page)
@@ -80,7 +85,9 @@ class RecordedView(Part):
         return found
 
 
-def _state_at(fact: dict, changes, recorded_key: str) -> dict | None:
+def _state_at(
+    fact: dict[str, Any], changes: Sequence[LoggedChange], recorded_key: str
+) -> dict[str, Any] | None:
     """The fact as it was at ``recorded_key`` (None: not recorded yet)."""
     state = fact
     later = [change for change in changes if change[0] > recorded_key]
@@ -94,7 +101,13 @@ def _state_at(fact: dict, changes, recorded_key: str) -> dict | None:
     return state
 
 
-def _end_recorded(fact, state, changes, log, recorded_key) -> tuple[str | None, bool]:
+def _end_recorded(
+    fact: dict[str, Any],
+    state: dict[str, Any],
+    changes: Sequence[LoggedChange],
+    log: WriteLog,
+    recorded_key: str,
+) -> tuple[str | None, bool]:
     """When the end ``state`` has was recorded (the earliest record the logs keep of it), and
     whether no log tells."""
     ended = state["valid_to"]
@@ -118,7 +131,9 @@ def _end_recorded(fact, state, changes, log, recorded_key) -> tuple[str | None, 
     return min(times), False
 
 
-def _row(fact: dict, state: dict, name: str, ended_at: str | None, unknown: bool) -> dict:
+def _row(
+    fact: dict[str, Any], state: dict[str, Any], name: str, ended_at: str | None, unknown: bool
+) -> dict[str, Any]:
     incoming = fact["direction"] == "incoming"
     return {
         "direction": fact["direction"],

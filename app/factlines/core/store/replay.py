@@ -8,15 +8,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from factlines.core.errors import Refused, Unavailable, WrittenSince
 from factlines.core.progress import Progress, report
-from factlines.core.store.changes import TRIPLES, Change, RowImage
+from factlines.core.store.changes import TRIPLES, Change, RowImage, RowPrint
+from factlines.core.store.engine_connection import SQLConnection
 from factlines.core.store.giving_way import HOLD_S, GiveWay
 
 if TYPE_CHECKING:  # row_writes imports this module
     from factlines.core.store.row_writes import RowWrites
+
+# Replay is RowWrites' own work in a module of its own: it calls the engine hooks RowWrites
+# keeps protected (_row_image, _put_row, ...), hence the reportPrivateUsage ignores below.
 
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
@@ -113,12 +117,14 @@ class StepReplay:
                 self._written = []
                 began = time.monotonic()
                 with db.transaction() as conn:
-                    if mark is not None and not self.force and db._written_since(conn, mark):
+                    if (
+                        mark is not None and not self.force and db._written_since(conn, mark)  # pyright: ignore[reportPrivateUsage]
+                    ):
                         left = (rows[n] for n in range(start, len(rows)))
                         self._refuse_between_parts(conn, left)
                     deadline = began + HOLD_S
                     end = self._write(conn, start, min(start + PART, len(rows)), deadline)
-                    mark = db._write_mark(conn)
+                    mark = db._write_mark(conn)  # pyright: ignore[reportPrivateUsage]
                 done.append(self._written)
                 start = end
                 if start < len(rows):  # the lock is free: a waiting writer gets in
@@ -132,7 +138,7 @@ class StepReplay:
 
     # ── Checking ──────────────────────────────────────────────────────────
 
-    def _check(self, parts: Iterable[list]) -> None:
+    def _check(self, parts: Iterable[list[WantedRow]]) -> None:
         """The refusals a big step meets, said before any of it is written: read part by part
         (the connection is free in between), without the write lock."""
         for part in parts:
@@ -148,11 +154,16 @@ class StepReplay:
                 raise refusal
 
     def _needs_writing(
-        self, conn, table: str, row_id: str, expected, wanted
+        self,
+        conn: SQLConnection,
+        table: str,
+        row_id: str,
+        expected: RowImage | None,
+        wanted: RowImage | None,
     ) -> tuple[bool, RowImage | None]:
         """Whether the step writes the row (not when it is as wanted, or an entity kept), and
         the row now. Refused (``conflict``) when someone else changed it since the step."""
-        current = self.db._row_image(conn, table, row_id)
+        current = self.db._row_image(conn, table, row_id)  # pyright: ignore[reportPrivateUsage]
         if current == wanted or _keeps_entity(
             self.db, conn, table, row_id, current, expected, wanted
         ):
@@ -161,12 +172,12 @@ class StepReplay:
             raise self.conflict(self._changed_since(conn, table, row_id, current or expected))
         return True, current
 
-    def _written_since_refusal(self, conn) -> Refused | None:
+    def _written_since_refusal(self, conn: SQLConnection) -> Refused | None:
         change = self.change
         if (
             change.mark is not None
             and not change.interleaved
-            and not self.db._written_since(conn, change.mark)
+            and not self.db._written_since(conn, change.mark)  # pyright: ignore[reportPrivateUsage]
         ):
             return None
         taken = taken_facts(change, self.to_before)
@@ -182,7 +193,7 @@ class StepReplay:
             "nothing was changed"
         )
 
-    def _refuse_between_parts(self, conn, left: Iterable[tuple]) -> None:
+    def _refuse_between_parts(self, conn: SQLConnection, left: Iterable[WantedRow]) -> None:
         """Another writer wrote between two parts: refused when what is left takes a fact away
         (the parts written are then put back)."""
         taken = next((e for t, _, e, w in left if t == TRIPLES and _opens(w, e)), None)
@@ -196,14 +207,14 @@ class StepReplay:
 
     # ── Writing ───────────────────────────────────────────────────────────
 
-    def _write(self, conn, start: int, stop: int, deadline: float | None) -> int:
+    def _write(self, conn: SQLConnection, start: int, stop: int, deadline: float | None) -> int:
         """Write rows ``start`` to ``stop`` in the open write, or as many of them as
         ``deadline`` (monotonic seconds) leaves time for; the index after the last written."""
         db = self.db
         # Said after the rows are checked: a row changed since refuses the step for good.
         first = start == 0 and not self.force
         refusal = self._written_since_refusal(conn) if first else None
-        opened: list[tuple[str, dict]] = []
+        opened: list[tuple[str, dict[str, Any]]] = []
         end = stop
         for n in range(start, stop):
             looks = n > start and not (n - start) % _CLOCK_EVERY
@@ -215,7 +226,7 @@ class StepReplay:
             if not write:
                 continue
             db.touch(conn, table, row_id)
-            db._put_row(conn, table, row_id, wanted)
+            db._put_row(conn, table, row_id, wanted)  # pyright: ignore[reportPrivateUsage]
             self._written.append(n)
             if table == TRIPLES and wanted is not None and _opens(current, wanted):
                 opened.append((row_id, wanted.values))
@@ -230,7 +241,7 @@ class StepReplay:
             raise refusal
         if self.within is not None:
             self.within(end == len(self.rows))
-        db._replayed.append(self.change)
+        db._replayed.append(self.change)  # pyright: ignore[reportPrivateUsage]
         return end
 
     def _put_back(self, done: list[list[int]], failure: BaseException) -> None:
@@ -247,7 +258,7 @@ class StepReplay:
                 with db.transaction() as conn:
                     for n in reversed(part):
                         table, row_id, expected, wanted = self.rows[n]
-                        if db._row_image(conn, table, row_id) != wanted:
+                        if db._row_image(conn, table, row_id) != wanted:  # pyright: ignore[reportPrivateUsage]
                             continue
                         if (
                             table == TRIPLES
@@ -257,7 +268,7 @@ class StepReplay:
                         ):
                             continue
                         db.touch(conn, table, row_id)
-                        db._put_row(conn, table, row_id, expected)
+                        db._put_row(conn, table, row_id, expected)  # pyright: ignore[reportPrivateUsage]
         except (Refused, Unavailable) as exc:
             raise Unavailable(
                 f"{self.verb.capitalize()} this step stopped part way ({failure}), and what it "
@@ -267,12 +278,14 @@ class StepReplay:
 
     # ── Rules ─────────────────────────────────────────────────────────────
 
-    def _open_twin(self, conn, row_id: str, values: dict) -> bool:
+    def _open_twin(self, conn: SQLConnection, row_id: str, values: dict[str, Any]) -> bool:
         """Whether a fact outside the step is open with the same subject, predicate, object."""
         twins = self.db.open_ids(conn, values["subject"], values["predicate"], values["object"])
         return any(twin != row_id and not self.change.holds(TRIPLES, twin) for twin, _ in twins)
 
-    def _changed_since(self, conn, table: str, row_id: str, image: RowImage | None) -> str:
+    def _changed_since(
+        self, conn: SQLConnection, table: str, row_id: str, image: RowImage | None
+    ) -> str:
         if table == TRIPLES and image is not None:
             what = f"the fact “{self._in_words(conn, image.values)}”"
         elif table == "entities" and image is not None:
@@ -284,10 +297,10 @@ class StepReplay:
             "as not to overwrite their edit (reload to see the graph as it is)"
         )
 
-    def _in_words(self, conn, values: dict) -> str:
+    def _in_words(self, conn: SQLConnection, values: dict[str, Any]) -> str:
         """A fact row as a person reads it: its entities' names and the predicate."""
 
-        def name(eid):
+        def name(eid: str | None) -> str | None:
             row = conn.execute(
                 f"SELECT name FROM entities WHERE id = {self.db.MARK}", (eid,)
             ).fetchone()
@@ -305,7 +318,9 @@ class _Wanted(Sequence[WantedRow]):
     """A step's rows as a replay writes them: (table, id, the row as the step left it, the
     row wanted), from the change's rows in replay order (read as they are needed)."""
 
-    def __init__(self, rows: Sequence, to_before: bool):
+    def __init__(
+        self, rows: Sequence[tuple[tuple[str, str], list[RowImage | None]]], to_before: bool
+    ):
         self._rows, self._to_before = rows, to_before
 
     def __len__(self) -> int:
@@ -324,7 +339,15 @@ class _Wanted(Sequence[WantedRow]):
         return table, row_id, before, after
 
 
-def _keeps_entity(db: RowWrites, conn, table: str, row_id: str, current, expected, wanted) -> bool:
+def _keeps_entity(
+    db: RowWrites,
+    conn: SQLConnection,
+    table: str,
+    row_id: str,
+    current: RowImage | None,
+    expected: RowImage | RowPrint | None,
+    wanted: RowImage | None,
+) -> bool:
     """Whether an entity row stays as it is although the step would remove or create it:
     removed, when a fact still refers to it or someone else rewrote it; created, when it
     exists again."""
@@ -356,13 +379,13 @@ def take_back(db: RowWrites, change: Change, rows_per_write: int) -> None:
         began = time.monotonic()
         with db.transaction() as conn:
             for (table, row_id), (before, after) in part:
-                current = db._row_image(conn, table, row_id)
+                current = db._row_image(conn, table, row_id)  # pyright: ignore[reportPrivateUsage]
                 if current != after or current == before:
                     continue
                 if _keeps_entity(db, conn, table, row_id, current, after, before):
                     continue
                 db.touch(conn, table, row_id)
-                db._put_row(conn, table, row_id, before)
+                db._put_row(conn, table, row_id, before)  # pyright: ignore[reportPrivateUsage]
         give_way.after(began, db.settle)
 
 

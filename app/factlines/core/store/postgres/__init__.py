@@ -9,6 +9,7 @@ refusals, unavailability and bugs. The driver, psycopg 3, is an optional extra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from factlines.core.errors import Refused
@@ -103,7 +104,7 @@ class PostgresStore(EngineStore[PGConnection]):
 
     def rows_after(
         self, table: str, columns: tuple[str, ...], after: object, limit: int
-    ) -> list[tuple[str, tuple]]:
+    ) -> list[tuple[str, tuple[Any, ...]]]:
         """(id, values of ``columns``) of ``table``'s rows after id ``after`` (0: from the
         start), in id order: PostgreSQL keeps no row order, so the id is the position."""
         names = bulk_columns(table, columns)
@@ -115,7 +116,7 @@ class PostgresStore(EngineStore[PGConnection]):
             ).fetchall()
         return [(row[0], row[1:]) for row in rows]
 
-    def replace_row(self, table: str, values: dict) -> None:
+    def replace_row(self, table: str, values: dict[str, Any]) -> None:
         names = bulk_columns(table, tuple(values))
         row = tuple(values.values())
         refuse_unstorable(table, tuple(values), [row])
@@ -135,7 +136,7 @@ class PostgresStore(EngineStore[PGConnection]):
             present = schema.indexes(conn)
         return [name for name in schema.DEFAULT_INDEXES if name not in present]
 
-    def build_indexes(self, progress=None) -> list[str]:
+    def build_indexes(self, progress: Callable[[int, int, str], None] | None = None) -> list[str]:
         """Build the missing default indexes on a connection of their own (CONCURRENTLY:
         other clients go on writing)."""
         self.refuse_writes()
@@ -163,11 +164,15 @@ class PostgresStore(EngineStore[PGConnection]):
     def speed_index_cost(self) -> int:
         return 0
 
-    def add_speed_indexes(self, progress=None) -> list[str]:
+    def add_speed_indexes(
+        self, progress: Callable[[int, int, str], None] | None = None
+    ) -> list[str]:
         self.refuse_writes()
         return []
 
-    def remove_speed_indexes(self, progress=None) -> list[str]:
+    def remove_speed_indexes(
+        self, progress: Callable[[int, int, str], None] | None = None
+    ) -> list[str]:
         self.refuse_writes()
         return []
 

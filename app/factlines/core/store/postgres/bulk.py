@@ -4,8 +4,9 @@ server-side cursor, rows looked up by array, rows inserted as given."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from factlines.core.store.engine_common import RowInserts, bulk_columns
 from factlines.core.store.extra_columns import MEMPALACE_COLUMNS, extras_of
@@ -31,7 +32,7 @@ _KIND_OF = {
 }
 
 
-def table_extras(conn, table: str) -> list[tuple[str, str]]:
+def table_extras(conn: Any, table: str) -> list[tuple[str, str]]:
     """(name, kind) of the columns of ``table`` beyond MemPalace's, in the table's order:
     integers INTEGER, floating point REAL, anything else TEXT."""
     rows = conn.execute(
@@ -45,7 +46,7 @@ def table_extras(conn, table: str) -> list[tuple[str, str]]:
 class PGSelection:
     """The rows of one selection, read in the snapshot the selection's block holds."""
 
-    def __init__(self, conn, as_of_key: str | None, eid: str | None):
+    def __init__(self, conn: Any, as_of_key: str | None, eid: str | None):
         self._conn = conn
         # (name, kind) of the columns a newer MemPalace added; each table's columns:
         # MemPalace's in its order, then those.
@@ -54,7 +55,8 @@ class PGSelection:
             table: (*MEMPALACE_COLUMNS[table], *(name for name, _ in self.extras[table]))
             for table in MEMPALACE_COLUMNS
         }
-        terms, params = [], []
+        terms: list[str] = []
+        params: list[str | None] = []
         if as_of_key is not None:
             terms.append(f"({timesql.valid_at('t')})")
             params += timesql.valid_at_params(as_of_key)
@@ -64,7 +66,7 @@ class PGSelection:
         where = " WHERE " + " AND ".join(terms) if terms else ""
         columns = bulk_columns("triples", self.columns["triples"])
         self._facts = (f"SELECT {columns} FROM triples t{where} ORDER BY t.id {C}", params)
-        self._entities: tuple[str, list] = ("FROM entities", [])
+        self._entities: tuple[str, list[str | None]] = ("FROM entities", [])
         if where:
             extra, extra_params = (" OR id = %s", [eid]) if eid is not None else ("", [])
             self._entities = (
@@ -73,12 +75,12 @@ class PGSelection:
                 params + params + extra_params,
             )
         sql, args = self._entities
-        self.entity_count = conn.execute(f"SELECT COUNT(*) {sql}", args).fetchone()[0]
-        self.fact_count = conn.execute(f"SELECT COUNT(*) FROM triples t{where}", params).fetchone()[
-            0
-        ]
+        self.entity_count: int = conn.execute(f"SELECT COUNT(*) {sql}", args).fetchone()[0]
+        self.fact_count: int = conn.execute(
+            f"SELECT COUNT(*) FROM triples t{where}", params
+        ).fetchone()[0]
 
-    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+    def entity_rows(self, batch: int = 1000) -> Iterator[list[tuple[Any, ...]]]:
         sql, args = self._entities
         yield from self._batches(
             f"SELECT {bulk_columns('entities', self.columns['entities'])} {sql} ORDER BY id {C}",
@@ -86,10 +88,12 @@ class PGSelection:
             batch,
         )
 
-    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple]]:
+    def fact_rows(self, batch: int = 1000) -> Iterator[list[tuple[Any, ...]]]:
         yield from self._batches(*self._facts, batch)
 
-    def _batches(self, sql: str, args: list, size: int) -> Iterator[list[tuple]]:
+    def _batches(
+        self, sql: str, args: list[str | None], size: int
+    ) -> Iterator[list[tuple[Any, ...]]]:
         with self._conn.cursor(name="fl_selection") as cursor:
             cursor.execute(sql, args)
             while rows := cursor.fetchmany(size):
@@ -101,7 +105,9 @@ class PGBulk(RowInserts[PGConnection]):
         self._db = db
 
     @contextmanager
-    def selection(self, as_of_key: str | None, eid: str | None) -> Iterator[PGSelection]:
+    def selection(
+        self, as_of_key: str | None, eid: str | None
+    ) -> Generator[PGSelection, None, None]:
         with self._db.snapshot() as conn:
             yield PGSelection(conn, as_of_key, eid)
 
@@ -118,7 +124,9 @@ class PGBulk(RowInserts[PGConnection]):
                 if name.lower() not in have:
                     conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {PG_TYPES[kind]}')
 
-    def rows_with_ids(self, table: str, columns: tuple[str, ...], ids: list[str]) -> list[tuple]:
+    def rows_with_ids(
+        self, table: str, columns: tuple[str, ...], ids: list[str]
+    ) -> list[tuple[Any, ...]]:
         names = bulk_columns(table, columns)
         with self._db.read() as conn:
             return conn.execute(
@@ -140,7 +148,9 @@ class PGBulk(RowInserts[PGConnection]):
             found.setdefault((subject, predicate, obj), tid)
         return found
 
-    def insert_rows(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    def insert_rows(
+        self, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]
+    ) -> None:
         beyond = set(columns) - set(MEMPALACE_COLUMNS[table])
         extras = dict(self.extra_columns(table)) if beyond else {}
         refuse_unstorable(table, columns, rows, extras)

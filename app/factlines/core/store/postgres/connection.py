@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, cast
@@ -134,7 +134,7 @@ class PGConnection(RowWrites):
             raise
         self._conn, self._feed = conn, feed
 
-    def _decide_read_only(self, conn) -> None:
+    def _decide_read_only(self, conn: Any) -> None:
         """Read-only when asked, on a standby, or when the role may not make every write the
         app needs (else each edit would fail as "unavailable, try again"), saying why."""
         if self.read_only_reason is not None:
@@ -167,7 +167,7 @@ class PGConnection(RowWrites):
                 f"({EDIT_LOG}: no CREATE right on the schema)"
             )
 
-    def _alive(self, conn) -> bool:
+    def _alive(self, conn: Any) -> bool:
         return conn is not None and not conn.closed and not conn.broken
 
     def raw(self) -> Any:
@@ -212,7 +212,7 @@ class PGConnection(RowWrites):
     # ── Reading ───────────────────────────────────────────────────────────
 
     @contextmanager
-    def read(self) -> Iterator:
+    def read(self) -> Generator[Any, None, None]:
         """The connection for a read, under the lock; environment errors become Unavailable."""
         with self.lock:
             conn = self.raw()
@@ -222,7 +222,7 @@ class PGConnection(RowWrites):
                 raise unavailable(self.label, exc, "read") or exc from None
 
     @contextmanager
-    def snapshot(self) -> Iterator:
+    def snapshot(self) -> Generator[Any, None, None]:
         """Several reads in one snapshot (inside a write, the write's own)."""
         with self.read() as conn:
             if self._depth or self._in_transaction(conn):
@@ -235,14 +235,14 @@ class PGConnection(RowWrites):
                 if self._alive(conn):
                     conn.execute("COMMIT")
 
-    def _in_transaction(self, conn) -> bool:
+    def _in_transaction(self, conn: Any) -> bool:
         status = self._psycopg.pq.TransactionStatus
         return conn.info.transaction_status != status.IDLE
 
     # ── Writing ───────────────────────────────────────────────────────────
 
     @contextmanager
-    def transaction(self, wait: float | None = None) -> Iterator:
+    def transaction(self, wait: float | None = None) -> Generator[Any, None, None]:
         """One write transaction; writes inside it join it: all or nothing. The outermost one
         waits up to ``wait`` seconds (default :attr:`write_wait`) for the write lock."""
         self.refuse_writes()
@@ -289,7 +289,7 @@ class PGConnection(RowWrites):
         if touched:
             self._tell(touched)
 
-    def _rollback(self, conn) -> None:
+    def _rollback(self, conn: Any) -> None:
         if self._alive(conn) and self._in_transaction(conn):
             conn.execute("ROLLBACK")
 
@@ -348,25 +348,25 @@ class PGConnection(RowWrites):
     def note_assertion(self) -> None:
         self._asserted = True
 
-    def _write_mark(self, conn) -> tuple[Decimal, int]:
+    def _write_mark(self, conn: Any) -> tuple[Decimal, int]:
         """Before this write's own count: all clients' writes (a SUM of BIGINT is NUMERIC), and
         this client's."""
         return conn.execute("SELECT SUM(n) FROM fl_writes").fetchone()[0], self._own_writes
 
-    def _written_since(self, conn, mark: object) -> bool:
+    def _written_since(self, conn: Any, mark: object) -> bool:
         # A mark this connection made (_write_mark's).
         all_then, own_then = cast("tuple[Decimal, int]", mark)
         all_now, own_now = self._write_mark(conn)
         return all_now - all_then != own_now - own_then
 
-    def _row_image(self, conn, table: str, row_id: str) -> RowImage | None:
+    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(f"SELECT * FROM {table} WHERE {KEY_COLUMN[table]} = %s", (row_id,))
         row = cursor.fetchone()
         if row is None:
             return None
         return RowImage(dict(zip([d.name for d in cursor.description], row)))
 
-    def _put_row(self, conn, table: str, row_id: str, image: RowImage | None) -> None:
+    def _put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
         conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = %s", (row_id,))
         if image is not None:
             columns = ", ".join(image.values)

@@ -5,6 +5,8 @@ plus ``who``: the PostgreSQL role that made the edit, so a team sees who ended a
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.store.sqlite.editlog import (
     LOGGED_COLUMNS,
     SHARE,
@@ -38,14 +40,14 @@ class PGEditLog(EditLogWrites):
     )
     LENGTH = _LENGTH
 
-    def _size_and_budget(self, conn) -> tuple[int, int]:
+    def _size_and_budget(self, conn: Any) -> tuple[int, int]:
         graph, size = conn.execute(
             "SELECT pg_total_relation_size('triples') + pg_total_relation_size('entities'), "
             f"(SELECT COALESCE(SUM({_LENGTH}), 0) FROM {TABLE})"
         ).fetchone()
         return size, int(SHARE * graph)
 
-    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict]:
+    def read(self, fact_id: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             if conn.execute("SELECT to_regclass(%s)", (TABLE,)).fetchone()[0] is None:
                 return []

@@ -3,6 +3,9 @@ the SQLite engine's answers (SQLite's NOCASE for names, its LIKE's ASCII case fo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from factlines.core.search import EntitySearchIndex
 from factlines.core.store.engine_entities import EntityRows
 from factlines.core.store.postgres.connection import PGConnection
@@ -35,7 +38,7 @@ class PGEntities(EntityRows[PGConnection]):
         self._search_index: EntitySearchIndex | None = None
         self._search_index_generation = -1
         self._forgotten = 0  # times the index was dropped after a write of ours
-        self._rankings: dict[tuple[str, bool], tuple[int, list]] = {}
+        self._rankings: dict[tuple[str, bool], tuple[int, list[tuple[Any, ...]]]] = {}
 
     # ── Writes (the others: EntityRows) ─────────────────────────────────
 
@@ -62,7 +65,7 @@ class PGEntities(EntityRows[PGConnection]):
         limit: int,
         offset: int,
         counts: bool = True,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """A page of entities with their current and ended fact counts (see the façade)."""
         with self._db.snapshot() as conn:
             ids = None
@@ -98,7 +101,15 @@ class PGEntities(EntityRows[PGConnection]):
             ).fetchall()
             return self._rows_with_counts(conn, rows, counts)
 
-    def _ranked(self, conn, order_by, descending, ids, entity_type, valid_at_key) -> list:
+    def _ranked(
+        self,
+        conn: Any,
+        order_by: str,
+        descending: bool,
+        ids: list[str] | None,
+        entity_type: str | None,
+        valid_at_key: str | None,
+    ) -> list[tuple[Any, ...]]:
         """Every matching entity as (id, name, type, current, ended), ranked by ``order_by``
         (a count), then name and id as SQLite orders them. Without a time filter the whole
         ranking is kept until this client learns of a change (paging it costs no query)."""
@@ -119,17 +130,17 @@ class PGEntities(EntityRows[PGConnection]):
         return rows
 
     @staticmethod
-    def _valid_ids(conn, ids: list, valid_at_key: str) -> set:
+    def _valid_ids(conn: Any, ids: list[str], valid_at_key: str) -> set[str]:
         where, params = _filter(ids, None, valid_at_key)
         return {r[0] for r in conn.execute(f"SELECT e.id FROM entities e {where}", params)}
 
     @staticmethod
-    def _rows_of(conn, ids: list[str]) -> list[tuple]:
+    def _rows_of(conn: Any, ids: list[str]) -> list[tuple[Any, ...]]:
         sql = "SELECT id, name, type FROM entities WHERE id = ANY(%s)"
         return conn.execute(sql, (ids,)).fetchall()
 
     @staticmethod
-    def _counts_of(conn, ids: list[str]) -> dict[str, tuple[int, int]]:
+    def _counts_of(conn: Any, ids: list[str]) -> dict[str, tuple[int, int]]:
         where = counts_of(lambda column: f"{column} = ANY(%s)")
         return {eid: (current, ended) for eid, current, ended in conn.execute(where, (ids, ids))}
 
@@ -149,7 +160,7 @@ class PGEntities(EntityRows[PGConnection]):
         with self._db.snapshot() as conn:
             self._index(conn)
 
-    def search_index_stamp(self) -> tuple | None:
+    def search_index_stamp(self) -> tuple[int, int] | None:
         self._db.poll()
         if self._search_index is not None and self._search_index_generation == self._db.generation:
             return None
@@ -166,7 +177,7 @@ class PGEntities(EntityRows[PGConnection]):
         self._search_index, self._search_index_generation = index, self._db.generation
         return True
 
-    def _index(self, conn) -> EntitySearchIndex:
+    def _index(self, conn: Any) -> EntitySearchIndex:
         """The in-memory search index, built again once this client learns of a change."""
         self._db.poll()
         if self._search_index is None or self._search_index_generation != self._db.generation:
@@ -175,7 +186,7 @@ class PGEntities(EntityRows[PGConnection]):
         return self._search_index
 
     @staticmethod
-    def _search_rows(conn) -> list[tuple]:
+    def _search_rows(conn: Any) -> list[tuple[str, str, str | None]]:
         return conn.execute(
             "SELECT id, name, type FROM entities "
             f"ORDER BY {order_sql(nocase('name'))}, {order_sql('id ' + C)}"
@@ -198,7 +209,9 @@ class PGEntities(EntityRows[PGConnection]):
             return [r[0] for r in rows]
 
 
-def _ranking(conn, order_by: str, descending: bool, where: str, params: list) -> list:
+def _ranking(
+    conn: Any, order_by: str, descending: bool, where: str, params: list[Any]
+) -> list[tuple[Any, ...]]:
     return conn.execute(
         "SELECT e.id, e.name, e.type, COALESCE(c.current, 0), COALESCE(c.ended, 0) "
         f"FROM entities e LEFT JOIN {_ALL_COUNTS} c ON c.e = e.id {where} "
@@ -208,9 +221,12 @@ def _ranking(conn, order_by: str, descending: bool, where: str, params: list) ->
     ).fetchall()
 
 
-def _filter(ids: list | None, entity_type: str | None, valid_at_key: str | None):
+def _filter(
+    ids: Sequence[str | None] | None, entity_type: str | None, valid_at_key: str | None
+) -> tuple[str, list[Any]]:
     """A WHERE clause over ``entities e``: among ``ids`` (a search's), of a type, valid then."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if ids is not None:
         nameless = " OR e.id IS NULL" if None in ids else ""
         clauses.append(f"(e.id = ANY(%s){nameless})")

@@ -45,7 +45,7 @@ class PGFacts(FactRows[PGConnection]):
 
     # ── Across the graph ──────────────────────────────────────────────────
 
-    def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+    def timeline(self, eid: str | None, limit: int, offset: int) -> list[tuple[Any, ...]]:
         """By valid_from ascending, unknown starts last, then id; both entities must exist."""
         where, params = "", []
         if eid is not None:
@@ -57,8 +57,11 @@ class PGFacts(FactRows[PGConnection]):
                 [*params, limit, offset],
             ).fetchall()
 
-    def _search_where(self, text: str, predicate: str | None, as_of_key: str | None):
-        clauses, params = [], []
+    def _search_where(
+        self, text: str, predicate: str | None, as_of_key: str | None
+    ) -> tuple[str, list[str | None]]:
+        clauses: list[str] = []
+        params: list[str | None] = []
         if predicate is not None:
             clauses.append("t.predicate = %s")
             params.append(predicate)
@@ -79,7 +82,7 @@ class PGFacts(FactRows[PGConnection]):
 
     def search(
         self, text: str, predicate: str | None, as_of_key: str | None, limit: int, offset: int
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         clause, params = self._search_where(text, predicate, as_of_key)
         with self._db.read() as conn:
             return conn.execute(
@@ -129,13 +132,13 @@ class PGFacts(FactRows[PGConnection]):
         return self._keep("time_span", _span)
 
 
-def _counts(conn) -> tuple[int, int, int, list[str]]:
+def _counts(conn: Any) -> tuple[int, int, int, list[str]]:
     entities = conn.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
     triples, ended = conn.execute("SELECT COUNT(*), COUNT(valid_to) FROM triples").fetchone()
     return entities, triples, ended, _predicates(conn)
 
 
-def _predicates(conn) -> list[str]:
+def _predicates(conn: Any) -> list[str]:
     # A skip-scan over the predicate index: one seek per distinct predicate.
     rows = conn.execute(
         f"WITH RECURSIVE p(x) AS (SELECT MIN(predicate {C}) FROM triples UNION ALL "
@@ -145,7 +148,7 @@ def _predicates(conn) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _span(conn) -> tuple[str, str] | None:
+def _span(conn: Any) -> tuple[str, str] | None:
     """Starts' extremes are their text's; an end's key orders days and instants apart (a day
     ends at its last second), so the extremes of each kind are the candidates."""
     keys = [
@@ -159,14 +162,14 @@ def _span(conn) -> tuple[str, str] | None:
     return (min(keys), max(keys)) if keys else None
 
 
-def _extreme(conn, column: str, length: int | None, descending: bool) -> str | None:
+def _extreme(conn: Any, column: str, length: int | None, descending: bool) -> str | None:
     """The least (greatest) value of ``column`` the time rules accept (of ``length``), read in
     index order and checked here: a value that is not well formed (rare) is stepped over."""
     after: str | None = None
     where = f"{column} {C} >= '0001'" + (f" AND length({column}) = {length}" if length else "")
     while True:
         step = "" if after is None else f" AND {column} {C} {'<' if descending else '>'} %s"
-        values = [
+        values: list[str] = [
             row[0]
             for row in conn.execute(
                 f"SELECT DISTINCT {column} {C} FROM triples WHERE {where}{step} "

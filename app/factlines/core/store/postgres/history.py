@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from itertools import accumulate
+from typing import Any
 
 from factlines.core.store.engine_common import (
     FACT_COLUMNS,
@@ -18,6 +19,9 @@ from factlines.core.store.engine_common import (
 from factlines.core.store.postgres.connection import PGConnection
 from factlines.core.store.postgres.timesql import C, dated, end_key, start_key
 
+# What time_counts answers: starts and ends at or before each key, unknown starts, and the
+# facts valid nowhere.
+_TimeCounts = tuple[list[int], list[int], int, list[tuple[Any, ...]]]
 _INTERVAL_ROWS = "SELECT subject, predicate, object, id, valid_from, valid_to FROM triples"
 _SK = start_key("valid_from")
 _EK = end_key("valid_to")
@@ -46,12 +50,13 @@ def _events_sql(where: str) -> str:
 class PGHistory:
     def __init__(self, db: PGConnection):
         self._db = db
-        self._counted: tuple[tuple, tuple] | None = None
+        self._counted: tuple[tuple[int, tuple[str, ...]], _TimeCounts] | None = None
 
     def interval_rows(
         self, predicates: list[str] | None, eid: str | None, touching: bool = False
-    ) -> list[tuple]:
-        where, params = [], []
+    ) -> list[tuple[Any, ...]]:
+        where: list[str] = []
+        params: list[Any] = []
         if predicates is not None:
             where.append("predicate = ANY(%s)")
             params.append(list(predicates))
@@ -71,7 +76,7 @@ class PGHistory:
 
     def subject_parts(
         self, predicate: str, rows_at_once: int
-    ) -> Generator[list[tuple], None, None]:
+    ) -> Generator[list[tuple[Any, ...]], None, None]:
         # The answer waits in libpq's compact buffer; its Python rows are made a part at a time.
         with self._db.read() as conn:
             cursor = conn.execute(
@@ -81,7 +86,7 @@ class PGHistory:
 
     def irregular(
         self, now_key: str, today: str, eid: str | None, skip: Sequence[str] = ()
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         subject, params = ("", []) if eid is None else (" AND subject = %s", [eid])
         others = " AND NOT (predicate = ANY(%s))" if skip else ""
         columns = f"id, subject, predicate, object, {_SK}, {_EK}"
@@ -101,7 +106,7 @@ class PGHistory:
             ).fetchall()
         return rows
 
-    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list, list]:
+    def changes(self, start_key: str, end_key: str, eid: str | None) -> tuple[list[Any], list[Any]]:
         inverted = _INVERTED.replace("valid_", "t.valid_")
         started = f"t.valid_from {C} > %(s)s AND t.valid_from {C} <= %(e)s AND NOT {inverted}"
         ended = (
@@ -123,7 +128,7 @@ class PGHistory:
                 f"SELECT COUNT(*) + COUNT(valid_to) FROM triples{where}", params
             ).fetchone()[0]
 
-    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple]:
+    def events(self, eid: str | None, limit: int, offset: int) -> list[tuple[Any, ...]]:
         """(at, kind, fact row) of the events at ``offset`` .. ``offset + limit`` in order."""
         where, params = "", []
         if eid is not None:
@@ -139,7 +144,7 @@ class PGHistory:
             }
         return [(at, kind, facts[tid]) for tid, kind, at in page]
 
-    def time_counts(self, keys: list[str]) -> tuple[list[int], list[int], int, list[tuple]]:
+    def time_counts(self, keys: list[str]) -> _TimeCounts:
         """See the SQLite engine's: starts and ends at or before each key, unknown starts,
         and the facts valid nowhere."""
         self._db.poll()
@@ -162,7 +167,7 @@ class PGHistory:
         return counted
 
 
-def _at_or_before(conn, value: str, keys: list[str]) -> list[int]:
+def _at_or_before(conn: Any, value: str, keys: list[str]) -> list[int]:
     """How many facts' ``value`` (a column, or a key's SQL) is at or before each key, in one
     pass: each value falls in the bucket of the keys it is not after (``v <= k`` is
     ``v < k + chr(1)``: no text lies between), and the buckets add up."""

@@ -12,6 +12,8 @@ entity row is gone. What is ours is prefixed ``fl_``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from factlines.core.columns import NEWER_TRIPLE_COLUMNS, STORED
 from factlines.core.columns import POSTGRES_NOW as _NOW
 from factlines.core.columns import POSTGRES_TEXT as _TEXT
@@ -66,7 +68,7 @@ def create_statement(name: str) -> str:
     return f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({terms})"
 
 
-def tables(conn) -> dict[str, list[str]]:
+def tables(conn: Any) -> dict[str, list[str]]:
     """The tables of the current schema and their columns, in order."""
     found: dict[str, list[str]] = {}
     for table, column in conn.execute(
@@ -77,7 +79,7 @@ def tables(conn) -> dict[str, list[str]]:
     return found
 
 
-def indexes(conn) -> set[str]:
+def indexes(conn: Any) -> set[str]:
     """The names of the indexes in the current schema."""
     return {
         name
@@ -87,7 +89,7 @@ def indexes(conn) -> set[str]:
     }
 
 
-def prepare(conn, label: str, read_only: bool) -> None:
+def prepare(conn: Any, label: str, read_only: bool) -> None:
     """Check the database is a knowledge graph (or empty), and in read-write mode create or
     upgrade it in one transaction. Raises NotAKnowledgeGraph naming what is wrong."""
     found = tables(conn)
@@ -125,7 +127,7 @@ def prepare(conn, label: str, read_only: bool) -> None:
     _write(conn, added + list(FL_TABLES))
 
 
-def _write(conn, statements: list[str]) -> None:
+def _write(conn: Any, statements: list[str]) -> None:
     conn.execute("BEGIN")
     try:
         # Two clients setting up one database at once take turns (as writes do).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 from factlines.core.errors import Refused
 
@@ -59,7 +60,10 @@ def _why_not_extra(column: str, kind: str, value: object) -> str | None:
 
 
 def refuse_unstorable(
-    table: str, columns: tuple[str, ...], rows: Iterable[tuple], extras: dict | None = None
+    table: str,
+    columns: tuple[str, ...],
+    rows: Iterable[tuple[Any, ...]],
+    extras: dict[str, str] | None = None,
 ) -> None:
     """Refuse the first row PostgreSQL cannot hold (see the module), naming it; ``extras``
     gives the kind of each of a newer MemPalace's columns (extra_columns)."""
