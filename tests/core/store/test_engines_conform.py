@@ -1,6 +1,6 @@
-"""Both engines keep the store protocol, and the core type-checks, statically by pyright (it
-comes with the test extra): the protocol has some eighty methods, and a test that calls them
-can miss one; the engines' shared code holds their connections as a protocol too."""
+"""Both engines keep the store protocol, and the core type-checks strictly, statically by
+pyright (it comes with the test extra): the protocol has some eighty methods, and a test that
+calls them can miss one; the engines' shared code holds their connections as a protocol too."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -83,11 +84,13 @@ def test_both_engines_keep_the_store_protocol(checked):
 
 
 @pytest.mark.slow
-def test_the_core_type_checks(checked):
+def test_the_core_type_checks_strictly(checked):
     # Both engines' connections keep the protocol their shared code holds them as, among the rest.
     errors = errors_in(checked.core)
     said = f"pyright finds {len(errors)} errors in factlines.core:"
     assert errors == [], "\n".join([said, *errors])
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert settings["tool"]["pyright"]["strict"] == ["app/factlines/core"]
 
 
 @pytest.mark.slow

@@ -63,8 +63,6 @@ class EditHistory(Part):
             self._logging = True
             try:
                 with self._store.recording() as change:
-                    # Never undone: only taken back, or read for the edit log's entry.
-                    change.compact = False  # (``entry`` is never None here)
                     yield
                     entry["at"] = temporal.now_instant()
                     self._store.edit_log.write(entry, change)

@@ -19,9 +19,6 @@ from factlines.core.store.giving_way import HOLD_S, GiveWay
 if TYPE_CHECKING:  # row_writes imports this module
     from factlines.core.store.row_writes import RowWrites
 
-# Replay is RowWrites' own work in a module of its own: it calls the engine hooks RowWrites
-# keeps protected (_row_image, _put_row, ...), hence the reportPrivateUsage ignores below.
-
 _ROW_LABEL = {"entities": "the entity", "triples": "the fact", "fl_meta": "the setting"}
 # Facts first: whether an entity the step would remove is still referred to depends on them.
 _REPLAY_ORDER = {"triples": 0, "entities": 1, "fl_meta": 2}
@@ -117,14 +114,12 @@ class StepReplay:
                 self._written = []
                 began = time.monotonic()
                 with db.transaction() as conn:
-                    if (
-                        mark is not None and not self.force and db._written_since(conn, mark)  # pyright: ignore[reportPrivateUsage]
-                    ):
+                    if mark is not None and not self.force and db.written_since(conn, mark):
                         left = (rows[n] for n in range(start, len(rows)))
                         self._refuse_between_parts(conn, left)
                     deadline = began + HOLD_S
                     end = self._write(conn, start, min(start + PART, len(rows)), deadline)
-                    mark = db._write_mark(conn)  # pyright: ignore[reportPrivateUsage]
+                    mark = db.write_mark(conn)
                 done.append(self._written)
                 start = end
                 if start < len(rows):  # the lock is free: a waiting writer gets in
@@ -163,7 +158,7 @@ class StepReplay:
     ) -> tuple[bool, RowImage | None]:
         """Whether the step writes the row (not when it is as wanted, or an entity kept), and
         the row now. Refused (``conflict``) when someone else changed it since the step."""
-        current = self.db._row_image(conn, table, row_id)  # pyright: ignore[reportPrivateUsage]
+        current = self.db.row_image(conn, table, row_id)
         if current == wanted or _keeps_entity(
             self.db, conn, table, row_id, current, expected, wanted
         ):
@@ -177,7 +172,7 @@ class StepReplay:
         if (
             change.mark is not None
             and not change.interleaved
-            and not self.db._written_since(conn, change.mark)  # pyright: ignore[reportPrivateUsage]
+            and not self.db.written_since(conn, change.mark)
         ):
             return None
         taken = taken_facts(change, self.to_before)
@@ -226,7 +221,7 @@ class StepReplay:
             if not write:
                 continue
             db.touch(conn, table, row_id)
-            db._put_row(conn, table, row_id, wanted)  # pyright: ignore[reportPrivateUsage]
+            db.put_row(conn, table, row_id, wanted)
             self._written.append(n)
             if table == TRIPLES and wanted is not None and _opens(current, wanted):
                 opened.append((row_id, wanted.values))
@@ -241,7 +236,7 @@ class StepReplay:
             raise refusal
         if self.within is not None:
             self.within(end == len(self.rows))
-        db._replayed.append(self.change)  # pyright: ignore[reportPrivateUsage]
+        db.replayed.append(self.change)
         return end
 
     def _put_back(self, done: list[list[int]], failure: BaseException) -> None:
@@ -258,7 +253,7 @@ class StepReplay:
                 with db.transaction() as conn:
                     for n in reversed(part):
                         table, row_id, expected, wanted = self.rows[n]
-                        if db._row_image(conn, table, row_id) != wanted:  # pyright: ignore[reportPrivateUsage]
+                        if db.row_image(conn, table, row_id) != wanted:
                             continue
                         if (
                             table == TRIPLES
@@ -268,7 +263,7 @@ class StepReplay:
                         ):
                             continue
                         db.touch(conn, table, row_id)
-                        db._put_row(conn, table, row_id, expected)  # pyright: ignore[reportPrivateUsage]
+                        db.put_row(conn, table, row_id, expected)
         except (Refused, Unavailable) as exc:
             raise Unavailable(
                 f"{self.verb.capitalize()} this step stopped part way ({failure}), and what it "
@@ -379,13 +374,13 @@ def take_back(db: RowWrites, change: Change, rows_per_write: int) -> None:
         began = time.monotonic()
         with db.transaction() as conn:
             for (table, row_id), (before, after) in part:
-                current = db._row_image(conn, table, row_id)  # pyright: ignore[reportPrivateUsage]
+                current = db.row_image(conn, table, row_id)
                 if current != after or current == before:
                     continue
                 if _keeps_entity(db, conn, table, row_id, current, after, before):
                     continue
                 db.touch(conn, table, row_id)
-                db._put_row(conn, table, row_id, before)  # pyright: ignore[reportPrivateUsage]
+                db.put_row(conn, table, row_id, before)
         give_way.after(began, db.settle)
 
 

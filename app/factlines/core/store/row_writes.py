@@ -40,7 +40,7 @@ class RowWrites:
         self._touched = Touched.noting_ends()
         self.listeners: list[Callable[[Touched], None]] = []
         # The steps this write replays, and each step's mark once it commits.
-        self._replayed: list[Change] = []
+        self.replayed: list[Change] = []
         self._marks: list[tuple[Change, object, bool]] = []
         # Writes made past the store on this connection (MemPalace's code on ``kg._conn()``).
         self.unknown_writes = 0
@@ -55,17 +55,17 @@ class RowWrites:
     def snapshot(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
+    def row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
         raise NotImplementedError
 
-    def _put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
+    def put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
         raise NotImplementedError
 
-    def _write_mark(self, conn: Any) -> object:
+    def write_mark(self, conn: Any) -> object:
         """Inside a write: a mark of where the graph stands as to other writers' writes."""
         raise NotImplementedError
 
-    def _written_since(self, conn: Any, mark: object) -> bool:
+    def written_since(self, conn: Any, mark: object) -> bool:
         """Inside a write: whether anyone but this connection wrote the graph since ``mark``."""
         raise NotImplementedError
 
@@ -119,7 +119,7 @@ class RowWrites:
         for change in self._recorders:
             if key not in change.rows:
                 if image is None:
-                    image = [None if new else self._row_image(conn, table, row_id)]
+                    image = [None if new else self.row_image(conn, table, row_id)]
                 change.rows[key] = [image[0], None]
                 change.pending.add(key)
                 self._recorded_now.append((change, key, _FIRST))
@@ -157,12 +157,12 @@ class RowWrites:
                     change.rows[key][1] = earlier
         self._recorded_now = []
         self._touched = Touched.noting_ends()
-        self._replayed, self._marks = [], []
+        self.replayed, self._marks = [], []
 
     def _row_images(self, conn: Any, table: str, row_ids: list[str]) -> dict[str, RowImage]:
         """The images of many rows of ``table`` by id (a row not there is left out); an engine
         may read them in fewer statements."""
-        images = {row_id: self._row_image(conn, table, row_id) for row_id in row_ids}
+        images = {row_id: self.row_image(conn, table, row_id) for row_id in row_ids}
         return {row_id: image for row_id, image in images.items() if image is not None}
 
     def _fill_after_images(self, conn: Any) -> None:
@@ -180,17 +180,17 @@ class RowWrites:
                 change.rows[(table, row_id)][1] = RowPrint.of(after) if change.compact else after
         self._recorded_now = []
         steps = [change for change in self._recorders if change.recorded]
-        if not steps and not self._replayed:
+        if not steps and not self.replayed:
             return
-        mark = self._write_mark(conn)
+        mark = self.write_mark(conn)
         for change in steps:
             # Another writer between the step's own transactions: it may rely on its rows.
             interleaved = change.interleaved or (
-                change.mark is not None and self._written_since(conn, change.mark)
+                change.mark is not None and self.written_since(conn, change.mark)
             )
             self._marks.append((change, mark, interleaved))
-        self._marks += [(change, mark, False) for change in self._replayed]
-        self._replayed = []
+        self._marks += [(change, mark, False) for change in self.replayed]
+        self.replayed = []
 
     def _take_touched(self) -> Touched:
         """After the commit: what it touched; the steps' marks hold from now on."""
@@ -211,7 +211,7 @@ class RowWrites:
         connection's view now (a write of another program between its end and now is taken
         as before it)."""
         with self.snapshot() as conn:
-            change.mark = self._write_mark(conn)
+            change.mark = self.write_mark(conn)
 
     def hand_over(self, change: Change) -> None:
         """Keep in ``change`` whether anyone but this connection wrote the graph since its mark
@@ -219,7 +219,7 @@ class RowWrites:
         if change.mark is None:
             return
         with self.snapshot() as conn:
-            if self._written_since(conn, change.mark):
+            if self.written_since(conn, change.mark):
                 change.interleaved = True
 
     def replay(

@@ -348,25 +348,25 @@ class PGConnection(RowWrites):
     def note_assertion(self) -> None:
         self._asserted = True
 
-    def _write_mark(self, conn: Any) -> tuple[Decimal, int]:
+    def write_mark(self, conn: Any) -> tuple[Decimal, int]:
         """Before this write's own count: all clients' writes (a SUM of BIGINT is NUMERIC), and
         this client's."""
         return conn.execute("SELECT SUM(n) FROM fl_writes").fetchone()[0], self._own_writes
 
-    def _written_since(self, conn: Any, mark: object) -> bool:
-        # A mark this connection made (_write_mark's).
+    def written_since(self, conn: Any, mark: object) -> bool:
+        # A mark this connection made (write_mark's).
         all_then, own_then = cast("tuple[Decimal, int]", mark)
-        all_now, own_now = self._write_mark(conn)
+        all_now, own_now = self.write_mark(conn)
         return all_now - all_then != own_now - own_then
 
-    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
+    def row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(f"SELECT * FROM {table} WHERE {KEY_COLUMN[table]} = %s", (row_id,))
         row = cursor.fetchone()
         if row is None:
             return None
         return RowImage(dict(zip([d.name for d in cursor.description], row)))
 
-    def _put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
+    def put_row(self, conn: Any, table: str, row_id: str, image: RowImage | None) -> None:
         conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = %s", (row_id,))
         if image is not None:
             columns = ", ".join(image.values)

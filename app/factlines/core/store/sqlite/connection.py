@@ -277,13 +277,13 @@ class Connection(RowWrites):
         if touched:
             self._tell(touched)
 
-    def _write_mark(self, conn: sqlite3.Connection) -> object:
+    def write_mark(self, conn: sqlite3.Connection) -> object:
         # data_version moves when another connection commits, never for this one's commits.
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         return self.epoch, version, self.unknown_writes
 
-    def _written_since(self, conn: sqlite3.Connection, mark: object) -> bool:
-        return self._write_mark(conn) != mark
+    def written_since(self, conn: sqlite3.Connection, mark: object) -> bool:
+        return self.write_mark(conn) != mark
 
     def open_ids(
         self, conn: sqlite3.Connection, sid: str, pred: str, oid: str
@@ -302,7 +302,7 @@ class Connection(RowWrites):
             (sid, pred, oid),
         ).fetchall()
 
-    def _row_image(self, conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
+    def row_image(self, conn: sqlite3.Connection, table: str, row_id: str) -> RowImage | None:
         cursor = conn.execute(
             f"SELECT rowid, * FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,)
         )
@@ -329,7 +329,7 @@ class Connection(RowWrites):
                 images[values[key]] = RowImage(values, position=row[0])
         return images
 
-    def _put_row(
+    def put_row(
         self, conn: sqlite3.Connection, table: str, row_id: str, image: RowImage | None
     ) -> None:
         conn.execute(f"DELETE FROM {table} WHERE {KEY_COLUMN[table]} = ?", (row_id,))

@@ -75,7 +75,7 @@ RowImageOf = Callable[[str, str], RowImage | None]
 class LoggedConnection(EngineConnection, Protocol):
     """An engine's connection as its log uses it: it also reads a row as it is now."""
 
-    def _row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None: ...
+    def row_image(self, conn: Any, table: str, row_id: str) -> RowImage | None: ...
 
 
 class EditLogWrites:
@@ -98,10 +98,8 @@ class EditLogWrites:
         are now), with ``entry``'s at, what, reason and tool. False (nothing logged) when the
         rows are as they were."""
         with self._db.transaction() as conn:
-            # The connection's own reader of rows, as its recordings read them: the log is its
-            # one user outside the connection.
-            row_image = self._db._row_image  # pyright: ignore[reportPrivateUsage]
-
+            # The rows as the connection's recordings read them.
+            row_image = self._db.row_image
             values = logged_values(entry, change, lambda t, i: row_image(conn, t, i))
             if values is None:
                 return False
