@@ -85,7 +85,7 @@ def fact_words(fact: dict | None) -> str:
         return GONE
     start = style.show_time(fact["valid_from"], "…")
     end = style.show_time(fact["valid_to"], "open")
-    return f"{fact['object_name']} ({start} – {end})"
+    return f"{style.elide(fact['object_name'], style.CELL_CHARS)} ({start} – {end})"
 
 
 @dataclass
@@ -113,7 +113,10 @@ def _day_after(value: str) -> str:
 
 
 def _name(fact: dict) -> str:
-    return f"“{fact['subject_name']} {fact['predicate']} {fact['object_name']}”"
+    subject, predicate, thing = (
+        style.stored_text(fact[key]) for key in ("subject_name", "predicate", "object_name")
+    )
+    return f"“{subject} {predicate} {thing}”"
 
 
 def end_first(row: dict, a: dict | None, b: dict | None) -> Fix:
@@ -216,7 +219,7 @@ class ConflictsModel(RowsModel):
                 return None  # not kept: asked again at the next paint
         return self._facts[triple_id]
 
-    def _subject_name(self, row: dict) -> str:
+    def _subject_name(self, row: dict) -> object:
         fact = self.fact(row["a"])
         if fact is not None:
             return fact["subject_name"]
@@ -232,10 +235,10 @@ class ConflictsModel(RowsModel):
         if role == DISPLAY:
             if column == 0:
                 return kind_words(row)
-            if column == 1:
-                return self._subject_name(row)
+            if column == 1:  # a name or predicate may be any stored value
+                return style.elide(self._subject_name(row), style.CELL_CHARS)
             if column == 2:
-                return row["predicate"]
+                return style.elide(row["predicate"], style.CELL_CHARS)
             if column == 3:
                 return fact_words(self.fact(row["a"]))
             if column == 4:

@@ -108,12 +108,9 @@ class FoundFactsModel(RowsModel):
 
     def _value(self, fact: dict, column: int, role: int):
         if role == DISPLAY:
-            if column == 0:
-                return fact["subject_name"]
-            if column == 1:
-                return fact["predicate"]
-            if column == 2:
-                return fact["object_name"]
+            if column in (0, 1, 2):  # a name or predicate may be any stored value
+                key = ("subject_name", "predicate", "object_name")[column]
+                return style.elide(fact[key], style.CELL_CHARS)
             if column == 3:
                 return style.show_time(fact["valid_from"], "unknown")
             if column == 4:

@@ -66,7 +66,8 @@ def event_words(event: dict) -> str:
     fact = event["fact"]
     relation = style.stored_text(fact["predicate"]).replace("_", " ")
     no_longer = "" if event["kind"] == "start" else "no longer "
-    said = f"{fact['subject_name']} {no_longer}{relation} {fact['object_name']}"
+    subject, thing = style.stored_text(fact["subject_name"]), style.stored_text(fact["object_name"])
+    said = f"{subject} {no_longer}{relation} {thing}"
     if event_key(event) is None:
         said += " (start unknown)" if event["kind"] == "start" else " (when unknown)"
     return said
