@@ -110,15 +110,18 @@ def _use_entity(app, win) -> None:
     app.processEvents()
 
 
-def _settle(app, seconds: float = 0.3) -> None:
-    """Let timers fire and background reads deliver (the panels ask the graph off the UI
-    thread and show the answer when it comes)."""
+def _settle(app, seconds: float = 5.0) -> None:
+    """Let the jobs the last step started deliver (the panels ask the graph off the UI thread
+    and show the answer when it comes): until none has run for a few rounds of events."""
     import time
 
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    from factlines.ui.jobs.progress import jobs_running
+
+    deadline, quiet = time.monotonic() + seconds, 0
+    while quiet < 3 and time.monotonic() < deadline:
         app.processEvents()
-        time.sleep(0.01)
+        quiet = quiet + 1 if jobs_running() == 0 else 0
+        time.sleep(0.002)
 
 
 def _use_panels(app, win) -> None:
@@ -184,7 +187,7 @@ def main(path: str) -> int:
             _use_entity(app, win)
             panels = win.panels
             panels.show_dock(panels.narrative_dock)  # the Story follows the selection
-            _settle(app, 0.05)
+            _settle(app)
             _every_cell(panels.narrative.view.model())
         _use_panels(app, win)
         for search in ("a", "ö", "x'", ""):

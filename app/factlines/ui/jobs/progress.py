@@ -76,6 +76,11 @@ _RUNNING: set[QThread] = set()
 STOP_AT_EXIT_S = 10.0  # how long the app's end waits for the jobs still running
 
 
+def jobs_running() -> int:
+    """How many jobs run now, in every window (a test waits for none)."""
+    return len(_RUNNING)
+
+
 @atexit.register
 def _stop_running() -> None:
     """Jobs still running as the app ends are stopped at their next step, and waited for (a
