@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 import tomllib
@@ -45,28 +44,6 @@ PROBE = (
 )
 
 
-class Checked(NamedTuple):
-    summary: dict
-    core: list[dict]  # the diagnostics of factlines.core's modules
-    conform: list[dict]  # of engines_conform.py
-    probe: list[dict]  # of the probe
-
-
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory) -> Checked:
-    """One pyright run over the core and both files (each run reads the whole package again):
-    its summary and the diagnostics of each."""
-    probe = tmp_path_factory.mktemp("pyright") / "probe.py"
-    probe.write_text(PROBE)
-    conform = HERE / "engines_conform.py"
-    report = pyright(CORE, conform, probe)
-    found: dict[Path, list[dict]] = {CORE: [], conform: [], probe: []}
-    for diagnostic in report["generalDiagnostics"]:
-        path = Path(diagnostic["file"])
-        found[path if path in (conform, probe) else CORE].append(diagnostic)
-    return Checked(report["summary"], found[CORE], found[conform], found[probe])
-
-
 def errors_in(diagnostics: list[dict]) -> list[str]:
     return [
         f"{Path(d['file']).relative_to(ROOT)}:{d['range']['start']['line'] + 1}: "
@@ -77,25 +54,27 @@ def errors_in(diagnostics: list[dict]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_both_engines_keep_the_store_protocol(checked):
-    errors = errors_in(checked.conform)
-    assert errors == [], "\n".join(errors)
-    assert checked.summary["filesAnalyzed"] >= 2
+def test_the_core_checks_strictly_and_both_engines_keep_the_store_protocol(tmp_path):
+    # One pyright run for the three checks: each run reads the whole package again (6 s), and
+    # tests of one module go to different workers.
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    conform = HERE / "engines_conform.py"
+    report = pyright(CORE, conform, probe)
+    found: dict[Path, list[dict]] = {CORE: [], conform: [], probe: []}
+    for diagnostic in report["generalDiagnostics"]:
+        path = Path(diagnostic["file"])
+        found[path if path in (conform, probe) else CORE].append(diagnostic)
 
-
-@pytest.mark.slow
-def test_the_core_type_checks_strictly(checked):
-    # Both engines' connections keep the protocol their shared code holds them as, among the rest.
-    errors = errors_in(checked.core)
-    said = f"pyright finds {len(errors)} errors in factlines.core:"
+    # Both engines keep the protocol (their connections keep the one their shared code holds
+    # them as, among the core's checks), and the core type-checks strictly.
+    errors = errors_in(found[conform]) + errors_in(found[CORE])
+    said = f"pyright finds {len(errors)} errors:"
     assert errors == [], "\n".join([said, *errors])
+    assert report["summary"]["filesAnalyzed"] >= 2
     settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert settings["tool"]["pyright"]["strict"] == ["app/factlines/core"]
 
-
-@pytest.mark.slow
-def test_the_check_can_fail(checked):
     # An engine whose method drifted from the protocol is refused: the check is not vacuous.
-    diagnostics = checked.probe
-    assert [d["rule"] for d in diagnostics] == ["reportReturnType"]
-    assert "incompatible with protocol" in diagnostics[0]["message"]
+    assert [d["rule"] for d in found[probe]] == ["reportReturnType"]
+    assert "incompatible with protocol" in found[probe][0]["message"]
