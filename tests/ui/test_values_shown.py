@@ -210,7 +210,7 @@ def test_an_entity_row_with_a_null_id_is_listed_marked_and_not_editable(tmp_path
 
 
 def test_a_megabyte_predicate_is_elided_in_labels_and_legends_whole_in_tooltips(
-    tmp_path, open_window
+    tmp_path, open_window, qtbot
 ):
     huge = "p" * 1_000_000
     path = mempalace_file(
@@ -229,6 +229,21 @@ def test_a_megabyte_predicate_is_elided_in_labels_and_legends_whole_in_tooltips(
     assert len(shown) <= 1_000 and edit == huge
     assert "1,000,000 characters" in tip
     assert all(len(label) < 300 for label in win.graph_view.legend_labels())
+    # The panels' cells too, as the tables' (its whole paint took a fifth of a second).
+    panels = win.panels
+    for dock in (panels.predicates_dock, panels.narrative_dock):
+        panels.show_dock(dock)
+    for model in (panels.predicates.model, panels.narrative.model):
+        qtbot.waitUntil(lambda m=model: m.rowCount() > 0, timeout=10_000)
+        cells = [
+            model.data(model.index(row, column), Qt.ItemDataRole.DisplayRole)
+            for row in range(model.rowCount())
+            for column in range(model.columnCount())
+        ]
+        assert any(huge[:900] in str(text) for text in cells), type(model).__name__
+        assert all(len(str(text)) < 1_100 for text in cells), type(model).__name__
+    story = panels.narrative.predicate
+    assert all(len(story.itemText(i)) < 300 for i in range(story.count()))
 
 
 def test_the_chart_marks_each_side_the_rules_refuse_and_never_draws_it_open(tmp_path, open_window):

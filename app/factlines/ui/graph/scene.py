@@ -89,7 +89,7 @@ class NodeItem(QGraphicsPathItem):
         self.resize(self.full_radius)
         self.paint_colours()
         steps = "the selected entity" if not node.ring else f"{node.ring} step(s) away"
-        kind = style.stored_text(record.get("type")) or "no type"
+        kind = style.tip_text(record.get("type")) or "no type"
         self.setToolTip(
             f"{style.tip_text(record['name'])} ({kind}), {steps}"
             + ("\nClick to select" if node.ring else "")

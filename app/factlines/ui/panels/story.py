@@ -64,9 +64,12 @@ def event_words(event: dict) -> str:
     """The event in words: "Kai Moreno works on Orion", "Kai Moreno no longer works on
     Orion" (the predicate's underscores read as spaces)."""
     fact = event["fact"]
-    relation = style.stored_text(fact["predicate"]).replace("_", " ")
+    # Each part as a cell shows it: a megabyte of text costs a paint a fifth of a second.
+    relation = style.elide(fact["predicate"], style.CELL_CHARS).replace("_", " ")
     no_longer = "" if event["kind"] == "start" else "no longer "
-    subject, thing = style.stored_text(fact["subject_name"]), style.stored_text(fact["object_name"])
+    subject, thing = (
+        style.elide(fact[key], style.CELL_CHARS) for key in ("subject_name", "object_name")
+    )
     said = f"{subject} {no_longer}{relation} {thing}"
     if event_key(event) is None:
         said += " (start unknown)" if event["kind"] == "start" else " (when unknown)"
@@ -330,7 +333,7 @@ class StoryPanel(QWidget):
         self.predicate.clear()
         self.predicate.addItem("All predicates", None)
         for predicate in predicates:
-            self.predicate.addItem(style.stored_text(predicate), predicate)
+            self.predicate.addItem(style.elide(predicate), predicate)
         found = self.predicate.findData(chosen) if chosen in predicates else 0
         self.predicate.setCurrentIndex(max(0, found))
         self.predicate.setEnabled(entity is not None)
@@ -411,7 +414,7 @@ class StoryPanel(QWidget):
         shown = model.base + model.loaded
         text = f"{model.total:,} events of {whose}"
         if model.predicate is not None and model.entity is not None:
-            text += f" ({style.stored_text(model.predicate)} only)"
+            text += f" ({style.elide(model.predicate)} only)"
         if model.base:
             text += f", from event {model.base + 1:,}"
         if shown < model.total:
