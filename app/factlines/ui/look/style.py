@@ -330,6 +330,12 @@ def elide(value: object, limit: int = LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def cell_text(value: object) -> str:
+    """A value as a table's cell (or a line of a panel) shows it: its first
+    :data:`CELL_CHARS` characters; a megabyte drawn whole costs each paint a fifth of a second."""
+    return elide(value, CELL_CHARS)
+
+
 def tip_text(value: object) -> str:
     """A text for a tooltip: whole, unless it is too long to show at all."""
     text = stored_text(value)

@@ -139,20 +139,20 @@ def build(changes: dict) -> Tree:
     for (_name, _key, subject), by_predicate in entities:
         predicates = sorted(by_predicate, key=style.order_key)
         first = next(iter(by_predicate.values()))[0][0]
-        text = style.elide(first["subject_name"], style.CELL_CHARS)
+        text = style.cell_text(first["subject_name"])
         # The entity, then its predicates in a run, then each one's facts in a run.
         entity = add("entity", -1, len(top), text, None, "", subject, 0, 0, 0, 0)
         firsts[entity], counts[entity] = entity + 1, len(predicates)
         top.append(entity)
         for under, predicate in enumerate(predicates):
-            text = style.elide(predicate, style.CELL_CHARS)
+            text = style.cell_text(predicate)
             add("predicate", entity, under, text, None, "", subject, 0, 0, 0, 0)
         for under, predicate in enumerate(predicates):
             number = entity + 1 + under
             facts = sorted(by_predicate[predicate], key=_when_key)
             firsts[number], counts[number] = len(kinds), len(facts)
             for row, (fact, kind) in enumerate(facts):
-                name = f"→ {style.elide(fact['object_name'], style.CELL_CHARS)}"
+                name = f"→ {style.cell_text(fact['object_name'])}"
                 add("fact", number, row, name, fact, kind, subject, 0, 0, 0, 0)
                 for counted in (number, entity):
                     started[counted] += kind in ("started", "both")

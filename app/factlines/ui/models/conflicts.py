@@ -85,7 +85,7 @@ def fact_words(fact: dict | None) -> str:
         return GONE
     start = style.show_time(fact["valid_from"], "…")
     end = style.show_time(fact["valid_to"], "open")
-    return f"{style.elide(fact['object_name'], style.CELL_CHARS)} ({start} – {end})"
+    return f"{style.cell_text(fact['object_name'])} ({start} – {end})"
 
 
 @dataclass
@@ -236,9 +236,9 @@ class ConflictsModel(RowsModel):
             if column == 0:
                 return kind_words(row)
             if column == 1:  # a name or predicate may be any stored value
-                return style.elide(self._subject_name(row), style.CELL_CHARS)
+                return style.cell_text(self._subject_name(row))
             if column == 2:
-                return style.elide(row["predicate"], style.CELL_CHARS)
+                return style.cell_text(row["predicate"])
             if column == 3:
                 return fact_words(self.fact(row["a"]))
             if column == 4:

@@ -284,10 +284,10 @@ class EntityModel(QAbstractTableModel):
         nameless = entity["id"] is None
         if role == DISPLAY:
             if column == 0:
-                name = style.elide(entity["name"], style.CELL_CHARS)
+                name = style.cell_text(entity["name"])
                 return f"{style.MARK} {name}" if nameless else name
             if column == 1:
-                return style.elide(entity["type"], style.CELL_CHARS)
+                return style.cell_text(entity["type"])
             return entity[self.ORDERS[column]]
         if role == ENTITY_ID_ROLE:
             return entity["id"]

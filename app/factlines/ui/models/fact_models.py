@@ -404,7 +404,7 @@ class FactModel(QAbstractTableModel):
             return style.show_confidence(value)
         if key == "extracted_at":
             return style.show_instant(value)
-        return style.elide(value, style.CELL_CHARS)
+        return style.cell_text(value)
 
     def _tooltip(self, fact: dict, key: str, row: int) -> str:
         lines = [

@@ -68,8 +68,7 @@ class PredicatesModel(RowsModel):
         if role == DISPLAY:
             if key == "signals":
                 return ", ".join(value)
-            # Elided as every table's cells are (a megabyte's paint takes a fifth of a second).
-            return f"{value:,}" if isinstance(value, int) else style.elide(value, style.CELL_CHARS)
+            return f"{value:,}" if isinstance(value, int) else style.cell_text(value)
         if role == SORT_ROLE:
             return ", ".join(value) if key == "signals" else value
         if role == PREDICATE_ROLE:

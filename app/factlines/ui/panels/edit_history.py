@@ -191,7 +191,7 @@ class EditHistoryModel(RowsModel):
             if column == 0:
                 return style.show_instant(row["at"]) if row["at"] else "?"
             value = (row["tool"], row["what"], row["reason"] or "")[column - 1]
-            return style.elide(value, style.CELL_CHARS)
+            return style.cell_text(value)
         if role == FOREGROUND and not self.in_graph(row):
             return style.theme().dim_brush
         if role == TOOLTIP:

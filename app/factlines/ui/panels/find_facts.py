@@ -110,7 +110,7 @@ class FoundFactsModel(RowsModel):
         if role == DISPLAY:
             if column in (0, 1, 2):  # a name or predicate may be any stored value
                 key = ("subject_name", "predicate", "object_name")[column]
-                return style.elide(fact[key], style.CELL_CHARS)
+                return style.cell_text(fact[key])
             if column == 3:
                 return style.show_time(fact["valid_from"], "unknown")
             if column == 4:

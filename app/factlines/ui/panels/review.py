@@ -223,7 +223,7 @@ class ReviewPanel(QWidget):
         groups: dict[str, QTreeWidgetItem] = {}
         for item in items:
             fact = item["fact"]
-            subject = style.elide(fact.get("subject_name") or fact["subject"], style.CELL_CHARS)
+            subject = style.cell_text(fact.get("subject_name") or fact["subject"])
             group = groups.get(fact["subject"])
             if group is None:  # the newest first, as the rows come
                 group = groups[fact["subject"]] = QTreeWidgetItem(self.view, [subject])

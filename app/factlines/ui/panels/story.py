@@ -64,12 +64,9 @@ def event_words(event: dict) -> str:
     """The event in words: "Kai Moreno works on Orion", "Kai Moreno no longer works on
     Orion" (the predicate's underscores read as spaces)."""
     fact = event["fact"]
-    # Each part as a cell shows it: a megabyte of text costs a paint a fifth of a second.
-    relation = style.elide(fact["predicate"], style.CELL_CHARS).replace("_", " ")
+    relation = style.cell_text(fact["predicate"]).replace("_", " ")
     no_longer = "" if event["kind"] == "start" else "no longer "
-    subject, thing = (
-        style.elide(fact[key], style.CELL_CHARS) for key in ("subject_name", "object_name")
-    )
+    subject, thing = style.cell_text(fact["subject_name"]), style.cell_text(fact["object_name"])
     said = f"{subject} {no_longer}{relation} {thing}"
     if event_key(event) is None:
         said += " (start unknown)" if event["kind"] == "start" else " (when unknown)"
