@@ -47,7 +47,7 @@ class Threads:
         self.reading = threading.Event()
         if not hold:
             self.release.set()
-        intervals, build_layout = KnowledgeGraph.intervals, chart_layout.build_layout
+        intervals, build_layout = KnowledgeGraph.interval_table, chart_layout.build_layout
 
         def counted_intervals(kg, entity, *args, **kwargs):
             on_ui = threading.current_thread() is threading.main_thread()
@@ -64,7 +64,7 @@ class Threads:
             self.layouts.append(threading.current_thread() is threading.main_thread())
             return build_layout(*args, **kwargs)
 
-        monkeypatch.setattr(KnowledgeGraph, "intervals", counted_intervals)
+        monkeypatch.setattr(KnowledgeGraph, "interval_table", counted_intervals)
         monkeypatch.setattr(chart_layout, "build_layout", counted_layout)
 
 

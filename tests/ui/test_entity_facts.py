@@ -16,7 +16,10 @@ def _as_read_afresh(kg: KnowledgeGraph, patched: EntityFacts) -> None:
     fresh.read_facts()
     order = [fresh.index_of[f["id"]] for f in patched.facts]
     assert sorted(order) == list(range(len(fresh.facts)))  # the same facts, in some order
-    assert [fresh.facts[i] for i in order] == patched.facts
+    assert [fresh.facts[i] for i in order] == list(patched.facts)
+    for name in ("id", "predicate", "valid_to", "direction", "other", "other_name"):
+        column = fresh.facts.column(name)  # what the chart and the table sort and lay out by
+        assert patched.facts.column(name) == [column[i] for i in order]
     assert patched.index_of == {f["id"]: i for i, f in enumerate(patched.facts)}
     assert np.array_equal(patched.starts, fresh.starts[order])
     assert np.array_equal(patched.ends, fresh.ends[order])

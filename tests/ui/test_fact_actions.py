@@ -78,7 +78,7 @@ def test_end_is_offered_only_when_it_can_work_and_says_why_not(window, demo, mon
 
     # Moving as_of re-applies the rule from what is held: no store read.
     calls = []
-    for name in ("get_fact", "intervals", "get_entity"):
+    for name in ("get_fact", "interval_table", "get_entity"):
         original = getattr(demo, name)
         monkeypatch.setattr(
             demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)

@@ -227,7 +227,7 @@ def test_moving_as_of_queries_nothing(window, demo, monkeypatch):
     window.select_entity("Kai Moreno")
     calls = []
     for name in (
-        "intervals",
+        "interval_table",
         "conflicts_touching",
         "get_entity",
         "get_fact",
@@ -247,7 +247,7 @@ def test_moving_as_of_queries_nothing(window, demo, monkeypatch):
     window.repaint()
     assert calls == []
     window.select_entity("Orion")  # a selection does query
-    assert "intervals" in calls
+    assert "interval_table" in calls
 
 
 def test_a_selection_paints_each_view_once(window, qtbot):
@@ -268,7 +268,7 @@ def test_a_selection_paints_each_view_once(window, qtbot):
 
 def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypatch):
     calls = []
-    for name in ("get_entity", "intervals", "conflicts_touching"):
+    for name in ("get_entity", "interval_table", "conflicts_touching"):
         original = getattr(demo, name)
         monkeypatch.setattr(
             demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
@@ -276,8 +276,8 @@ def test_a_selection_reads_the_entity_once_for_every_view(window, demo, monkeypa
     window.select_entity("Orion")
     window.repaint()
     # The name is resolved once; the chart, the table and the graph share one record,
-    # one intervals read and one conflicts read.
-    assert sorted(calls) == ["conflicts_touching", "get_entity", "get_entity", "intervals"]
+    # one read of its facts and one conflicts read.
+    assert sorted(calls) == ["conflicts_touching", "get_entity", "get_entity", "interval_table"]
 
 
 # ── When the store says no ─────────────────────────────────────────────────

@@ -192,7 +192,13 @@ def test_fact_model_restyles_on_as_of_without_querying(qtbot, state, demo, monke
     orion = find_fact(demo, "Kai Moreno", "works_on", "Orion")
     nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
     calls = []
-    for name in ("intervals", "conflicts_touching", "get_fact", "list_entities", "query_entity"):
+    for name in (
+        "interval_table",
+        "conflicts_touching",
+        "get_fact",
+        "list_entities",
+        "query_entity",
+    ):
         original = getattr(demo, name)
         monkeypatch.setattr(
             demo, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)

@@ -34,11 +34,16 @@ def test_order_ranks_follow_the_sort_key_of_each_value():
     # Equal keys share a rank ("FastTool 3" and "fasttool 3" differ only in case) ...
     assert ranks[MIXED.index("fasttool 3")] == ranks[MIXED.index("FastTool 3")]
     assert ranks[MIXED.index("FastTool 3")] < ranks[MIXED.index("FastTool 29")]
-    # ... unless only equal values may: then the values break the tie.
-    distinct = style.order_ranks(MIXED, distinct=True).tolist()
-    assert len(set(distinct)) == len(MIXED)
-    assert distinct[MIXED.index("Ana")] < distinct[MIXED.index("ana")]
     assert style.order_ranks([]).tolist() == []
+
+
+def test_ids_rank_in_code_point_order_and_any_column_ranks():
+    ids = ["t_b_2", "t_a_10", "T_c", "t_a_9"]
+    assert style.id_ranks(ids).tolist() == [3, 1, 0, 2]  # as SQLite orders text
+    # A BLOB id from raw SQL among them: ranked by the sort keys, each id its own rank.
+    mixed = [*ids, b"\x00"]
+    assert style.id_ranks(mixed).tolist() == style.order_ranks(mixed).tolist()
+    assert style.id_ranks([]).tolist() == []
 
 
 def test_tie_ranks_rank_only_the_rows_the_keys_leave_tied():
@@ -52,23 +57,21 @@ def test_tie_ranks_rank_only_the_rows_the_keys_leave_tied():
     assert np.lexsort((ranks, first)).tolist() == [3, 1, 2, 0, 4]
 
 
-def _ranks_by_sort_key(values: list, distinct: bool) -> list[int]:
+def _ranks_by_sort_key(values: list) -> list[int]:
     """Ranks as the tuple keys give them: the reference the text keys must agree with."""
-    keyed = sorted({(style.order_key(v), v) if distinct else (style.order_key(v),) for v in values})
-    rank_of = {key: rank for rank, key in enumerate(keyed)}
-    return [rank_of[(style.order_key(v), v) if distinct else (style.order_key(v),)] for v in values]
+    rank_of = {key: rank for rank, key in enumerate(sorted({style.order_key(v) for v in values}))}
+    return [rank_of[style.order_key(v)] for v in values]
 
 
 @given(
     st.lists(
         st.text(alphabet=st.sampled_from("aAzZ009 _-.éßİ²١\x00\x01\x7f"), max_size=8), max_size=40
     ),
-    st.booleans(),
 )
-def test_text_columns_rank_as_their_sort_keys_say(values, distinct):
+def test_text_columns_rank_as_their_sort_keys_say(values):
     # Text columns (a hub's names and ids) are ranked by one string key each; mixed columns
     # by the tuple keys: both must give every column the same order.
-    assert style.order_ranks(values, distinct).tolist() == _ranks_by_sort_key(values, distinct)
+    assert style.order_ranks(values).tolist() == _ranks_by_sort_key(values)
 
 
 def test_numbers_in_text_rank_by_value_and_leading_zeros_only_break_ties():
@@ -76,4 +79,4 @@ def test_numbers_in_text_rank_by_value_and_leading_zeros_only_break_ties():
     ranks = style.order_ranks(values).tolist()
     in_order = ["Entity", "Entity 0", "Entity 009", "entity 9", "Entity 9a", "Entity 10", "Éa 1"]
     assert sorted(values, key=lambda v: ranks[values.index(v)]) == in_order
-    assert ranks == _ranks_by_sort_key(values, False)
+    assert ranks == _ranks_by_sort_key(values)

@@ -21,6 +21,7 @@ from factlines.core.store.engine_connection import (
     SQLConnection,
     TimeSQL,
 )
+from factlines.core.store.intervals import IntervalTable
 from factlines.core.store.protocol import EntityStore
 from factlines.core.store.rows import TRIPLE_COLUMNS, fact_dict
 from factlines.core.turns import sort_in_turns
@@ -254,9 +255,7 @@ class FactRows(Generic[DB]):
         with self._db.read() as conn:
             return conn.execute("SELECT 1 FROM triples LIMIT 1").fetchone() is not None
 
-    def of_entity(
-        self, eid: str, start_key: str | None, end_key: str | None
-    ) -> list[dict[str, Any]]:
+    def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> IntervalTable:
         """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
         with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
         where = ""
@@ -272,13 +271,7 @@ class FactRows(Generic[DB]):
                 f"WHERE t.object = {mark} AND t.subject != {mark}{where}",
                 [eid, *params, eid, eid, *params],
             ).fetchall()
-        facts = [fact_dict(row) for row in rows]
-        for fact in facts:
-            outgoing = fact["subject"] == eid
-            fact["direction"] = "outgoing" if outgoing else "incoming"
-            fact["other"] = fact["object"] if outgoing else fact["subject"]
-            fact["other_name"] = fact["object_name"] if outgoing else fact["subject_name"]
-        return facts
+        return IntervalTable(eid, rows)
 
     def of_entity_at(
         self, eid: str, incoming: bool, as_of_key: str | None

@@ -148,6 +148,7 @@ class KnowledgeGraph:
     find_facts = forwarded("_facts", FactEdits.find_facts)
     count_found_facts = forwarded("_facts", FactEdits.count_found_facts)
     intervals = forwarded("_facts", FactEdits.intervals)
+    interval_table = forwarded("_facts", FactEdits.interval_table)
     time_span = forwarded("_facts", FactEdits.time_span)
 
     # The graph's own settings

@@ -16,17 +16,19 @@ open), so a date-only end covers its whole last day, as the store's validity rul
 
 from __future__ import annotations
 
-import heapq
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from factlines.core import temporal
+from factlines.core.store.intervals import InOrder, MadeWhenAsked, column_reader
 from factlines.ui.chart.look import LABELS_MEASURED
 from factlines.ui.look.style import (
     elide,
+    id_ranks,
     is_odd_time,
     palette_index,
     predicate_color_name,
@@ -75,6 +77,41 @@ class Lane:
         return f"{self.arrow} {elide(self.other_name)}"
 
 
+class Lanes(MadeWhenAsked[Lane]):
+    """The lanes top to bottom, as arrays (a hub has 20,000): a :class:`Lane` made when one is
+    asked for (the rows in view, a tooltip)."""
+
+    def __init__(
+        self,
+        rows: np.ndarray,
+        predicates: list[str],
+        incoming: np.ndarray,
+        others: list[str],
+        names: list[str],
+    ):
+        self._rows, self._predicates, self._incoming = rows, predicates, incoming
+        self._others, self._names = others, names
+
+    def __len__(self) -> int:
+        return len(self._others)
+
+    def _item(self, k: int) -> Lane:
+        return Lane(
+            int(self._rows[k]),
+            self._predicates[k],
+            INCOMING if self._incoming[k] else OUTGOING,
+            self._others[k],
+            self._names[k],
+        )
+
+    def longest(self, count: int) -> list[Lane]:
+        """The ``count`` lanes with the longest other entity's names (the lane axis measures
+        these: a lane's label is its arrow, a space and that name)."""
+        lengths = np.fromiter(map(len, self._names), dtype=np.int64, count=len(self))
+        widest = np.argsort(-lengths, kind="stable")[:count]
+        return [self._item(k) for k in widest.tolist()]
+
+
 @dataclass
 class Header:
     row: int
@@ -90,7 +127,7 @@ class Header:
 
 @dataclass
 class Layout:
-    facts: list[dict]
+    facts: Sequence[dict]  # in bar order
     ids: list[str]
     source: np.ndarray  # int64: each bar's position in the facts the layout was built from
     start: np.ndarray  # float64, -inf for an unknown start
@@ -99,7 +136,7 @@ class Layout:
     lane: np.ndarray  # int32: index into ``lanes``
     color: np.ndarray  # int32: palette index
     conf_level: np.ndarray  # int32: 0..CONFIDENCE_LEVELS
-    lanes: list[Lane]
+    lanes: Sequence[Lane]
     headers: list[Header]
     n_rows: int
     # Conflicts, one span per lane concerned: row, start, end (±inf when unbounded), pair ids
@@ -160,12 +197,13 @@ def empty_layout() -> Layout:
 
 
 def build_layout(
-    facts: list[dict],
+    facts: Sequence[dict],
     conflicts: list[dict] | tuple = (),
     bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Layout:
-    """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``); ``bounds``
-    are their time arrays when the caller has them (the state keeps them per selection).
+    """Assign lanes and rows to ``facts`` (rows of ``KnowledgeGraph.intervals``, or its
+    ``IntervalTable``); ``bounds`` are their time arrays when the caller has them (the
+    state keeps them per selection).
 
     Groups are predicates in alphabetical order (stable while scrubbing and between entities);
     inside a group outgoing lanes come before incoming ones, each ordered by its earliest
@@ -173,16 +211,13 @@ def build_layout(
     """
     # Column-wise: each sort key made once per distinct value, the lanes grouped and ordered
     # by numpy (a hub has 20,000 facts: nothing here runs per fact in Python but reading the
-    # columns out of the rows).
+    # columns, which a table read for the window has made once for every view).
+    column = column_reader(facts)
     start_keys, end_keys = bounds if bounds is not None else time_bounds(facts)
     n = len(facts)
-    directions = [f.get("direction", OUTGOING) for f in facts]
-    incoming = np.fromiter((d != OUTGOING for d in directions), dtype=bool, count=n)
-    others = [
-        f.get("other") or (f["object"] if d == OUTGOING else f["subject"])
-        for f, d in zip(facts, directions)
-    ]
-    predicates = [f["predicate"] for f in facts]
+    incoming = np.array(column("direction"), dtype=object) != OUTGOING if n else np.zeros(0, bool)
+    others = column("other")
+    predicates = column("predicate")
     # Text in its own order (a BLOB predicate, from raw SQL, after all text).
     groups = sorted(
         dict.fromkeys(predicates), key=lambda p: (not isinstance(p, str), stored_text(p))
@@ -200,12 +235,15 @@ def build_layout(
     by_lane = np.lexsort((end_keys, start_keys, bar_lane))
     counts = np.bincount(bar_lane, minlength=n_lanes)
     first_start = start_keys[by_lane[np.cumsum(counts) - counts]] if n else start_keys
-    names = [_other_name(facts[i], directions[i]) for i in first_row.tolist()]
+    first = first_row.tolist()
+    other_names = column("other_name")
+    names = [other_names[i] or "?" for i in first]
+    lane_others = [others[i] for i in first]
     # Inside a group outgoing lanes first, each by its earliest start, the other's name, id:
     # names and ids ranked only where the lanes tie before them.
     keys = [group[first_row], incoming[first_row], first_start]
     keys.append(tie_ranks(keys, names))
-    keys.append(tie_ranks(keys, [others[i] for i in first_row.tolist()], distinct=True))
+    keys.append(tie_ranks(keys, lane_others, id_ranks))
     lane_order = np.lexsort(keys[::-1])
     lane_group = keys[0]
     position = np.empty(n_lanes, dtype=np.int64)
@@ -217,15 +255,14 @@ def build_layout(
         Header(int(row), predicate, predicate_color_name(predicate), int(lanes))
         for predicate, row, lanes in zip(groups, header_row, per_group)
     ]
-    lanes = [
-        Lane(row, groups[g], directions[i], others[i], names[li])
-        for row, g, i, li in zip(
-            lane_row.tolist(),
-            lane_group[lane_order].tolist(),
-            first_row[lane_order].tolist(),
-            lane_order.tolist(),
-        )
-    ]
+    in_order = lane_order.tolist()
+    lanes = Lanes(
+        lane_row,
+        [groups[g] for g in lane_group[lane_order].tolist()],
+        incoming[first_row[lane_order]],
+        [lane_others[k] for k in in_order],
+        [names[k] for k in in_order],
+    )
     n_rows = n_lanes + len(groups)
     row_kind = np.zeros(n_rows, np.int8)
     row_kind[lane_row] = 1
@@ -234,28 +271,28 @@ def build_layout(
 
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
     idx = np.lexsort((end_keys, start_keys, position[bar_lane]))
-    facts = [facts[i] for i in idx.tolist()]
+    order = idx.tolist()
     lane = position[bar_lane[idx]]
     colors = np.asarray([palette_index(predicate) for predicate in groups], dtype=np.int32)
+    ids, confidences = column("id"), column("confidence")
+    valid_from, valid_to = column("valid_from"), column("valid_to")
     layout = Layout(
-        facts=facts,
-        ids=[f["id"] for f in facts],
+        facts=InOrder(facts, idx),
+        ids=[ids[i] for i in order],
         source=idx.astype(np.int64),
         start=start_keys[idx],
         end=end_keys[idx],
         row=lane_row[lane].astype(np.int32),
         lane=lane.astype(np.int32),
         color=colors[group[idx]],
-        conf_level=_confidence_levels([f.get("confidence") for f in facts]),
+        conf_level=_confidence_levels([confidences[i] for i in order]),
         lanes=lanes,
         headers=headers,
         n_rows=n_rows,
         row_kind=row_kind,
         row_lane=row_lane,
-        odd=_odd_column([f.get("valid_from") for f in facts], ODD_START)
-        | _odd_column([f.get("valid_to") for f in facts], ODD_END),
-        # A lane's label is its arrow, a space and the other entity's name.
-        longest=heapq.nlargest(LABELS_MEASURED, lanes, key=lambda lane: len(lane.other_name)),
+        odd=(_odd_column(valid_from, ODD_START) | _odd_column(valid_to, ODD_END))[idx],
+        longest=lanes.longest(LABELS_MEASURED),
     )
     _place_conflicts(layout, conflicts)
     return layout
@@ -285,13 +322,6 @@ def _odd_sides(fact: dict) -> int:
     return (ODD_START if is_odd_time(fact.get("valid_from")) else 0) | (
         ODD_END if is_odd_time(fact.get("valid_to")) else 0
     )
-
-
-def _other_name(fact: dict, direction: str) -> str:
-    name = fact.get("other_name")
-    if name:
-        return name
-    return fact.get("object_name" if direction == OUTGOING else "subject_name") or "?"
 
 
 def confidence_of(value) -> float:

@@ -8,6 +8,7 @@ facts and only restyles them when ``as_of`` moves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +24,7 @@ from PySide6.QtGui import QFont
 from factlines.core.columns import BY_NAME, COLUMNS
 from factlines.core.errors import Refused, Unavailable
 from factlines.core.store import describe
+from factlines.core.store.intervals import InOrder, column_reader
 from factlines.ui.look import style
 from factlines.ui.look.fact_memory import memory_lines
 from factlines.ui.look.fact_story import fact_story, story_lines
@@ -84,11 +86,11 @@ _RESTYLED = [Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, VALID_ROL
 
 class _Ordered(NamedTuple):
     """The rows in a sort order: the order (``sort``), each row's position in the state's
-    facts (``source``), the rows, and each fact's row by id."""
+    facts (``source``), the rows' fact ids, and each fact's row by id."""
 
     sort: tuple
     source: np.ndarray
-    rows: list[dict]
+    ids: list[str]
     row_of: dict[str, int]
 
 
@@ -108,7 +110,10 @@ class FactModel(QAbstractTableModel):
         # A hub's rows are put in order where its facts are read, off the UI thread.
         state.prepare_with(self, lambda _kg, facts: self._ordered(facts.facts))
         self._edit = edit
-        self._facts: list[dict] = []
+        # The rows: the state's facts (``_table``) in this model's order, by their ids.
+        self._table: Sequence[dict] = []
+        self._ids: list[str] = []
+        self._facts: Sequence[dict] = []
         self._valid = np.zeros(0, dtype=bool)  # by row, read from the state's mask
         self._source = np.zeros(0, dtype=np.int64)  # row -> position in the state's facts
         self._row_of_source = np.zeros(0, dtype=np.int64)  # and back
@@ -137,14 +142,15 @@ class FactModel(QAbstractTableModel):
         if ordered is None or ordered.sort != self._sort:  # not made where they were read
             ordered = self._ordered(facts)
         self.beginResetModel()
-        self._facts, self._conflicts = ordered.rows, conflicts
+        self._ids, self._conflicts = ordered.ids, conflicts
         self._map_to_state(ordered.source, ordered.row_of)
         self.endResetModel()
 
-    def _ordered(self, facts: list[dict]) -> _Ordered:
+    def _ordered(self, facts: Sequence[dict]) -> _Ordered:
         order = self._sorted_positions(facts)
-        rows = [facts[i] for i in order.tolist()]
-        return _Ordered(self._sort, order, rows, {fact["id"]: row for row, fact in enumerate(rows)})
+        ids = column_reader(facts)("id")
+        ids = [ids[i] for i in order.tolist()]
+        return _Ordered(self._sort, order, ids, {tid: row for row, tid in enumerate(ids)})
 
     def apply_patch(self, patch: FactsPatch) -> None:
         """Show a write: only the rows it touched change (inserted, removed, updated); the
@@ -158,18 +164,17 @@ class FactModel(QAbstractTableModel):
             if row is None:
                 continue
             self.beginRemoveRows(ROOT, row, row)
-            del self._facts[row]
+            del self._ids[row]
             self._map_to_state()
             self.endRemoveRows()
         if patch.added:
-            first = len(self._facts)
+            first = len(self._ids)
             self.beginInsertRows(ROOT, first, first + len(patch.added) - 1)
-            state_facts = self._state.entity_facts()
-            self._facts += [state_facts[self._state.fact_index(tid)] for tid in patch.added]
+            self._ids += patch.added
             self._map_to_state()
             self.endInsertRows()
         if patch.added or not self._still_sorted(patch.changed):
-            self._reorder(self._sorted())
+            self._reorder(self._sorted_positions(self._table))
         elif patch.removed:
             self._map_to_state()
         else:  # the rows and the state's positions are as they were: only validity to read
@@ -183,16 +188,18 @@ class FactModel(QAbstractTableModel):
     def _map_to_state(
         self, source: np.ndarray | None = None, row_of: dict[str, int] | None = None
     ) -> None:
-        """Where each row's fact is in the state's list (``source`` when the caller knows),
+        """Where each row's fact is in the state's facts (``source`` when the caller knows),
         each fact's row (``row_of`` when known), and the rows' validity from the state's mask
         (the rule is evaluated once per as_of step, by the state)."""
         if row_of is None:
-            row_of = {fact["id"]: row for row, fact in enumerate(self._facts)}
+            row_of = {tid: row for row, tid in enumerate(self._ids)}
         self._row_of = row_of
         if source is None:
             index = self._state.fact_index
-            source = np.array([index(fact["id"]) for fact in self._facts], dtype=np.int64)
+            source = np.fromiter(map(index, self._ids), dtype=np.int64, count=len(self._ids))
+        self._table = self._state.entity_facts()
         self._source = source
+        self._facts = InOrder(self._table, source)
         self._row_of_source = np.full(len(self._source), -1, dtype=np.int64)
         self._row_of_source[self._source] = np.arange(len(self._source))
         self._valid = self._state.valid_mask()[self._source]
@@ -243,28 +250,26 @@ class FactModel(QAbstractTableModel):
         return self._conflicts.get(triple_id, [])
 
     @property
-    def facts(self) -> list[dict]:
+    def facts(self) -> Sequence[dict]:
         return self._facts
 
-    # Sorting (the model sorts its own list: cheaper than a proxy's per-pair comparisons)
-    def _sorted(self) -> list[dict]:
-        return [self._facts[i] for i in self._sorted_positions(self._facts)]
-
-    def _sorted_positions(self, facts: list[dict]) -> np.ndarray:
+    # Sorting (the model sorts its own rows: cheaper than a proxy's per-pair comparisons)
+    def _sorted_positions(self, facts: Sequence[dict]) -> np.ndarray:
         """The positions of ``facts`` in this model's sort order: the sorted column's value
         (missing last, dates by their keys, text without case), then predicate, start, id;
         column-wise, each text key made once per distinct value, ids only where rows tie."""
         key_name = FACT_COLUMNS[self._sort[0]][0]
         field = {"valid_from": "start", "valid_to": "end"}.get(key_name, key_name)
         n = len(facts)
-        values = [fact[field] for fact in facts]
+        column = column_reader(facts)
+        values = column(field)
         keys = [
             np.fromiter((value is None for value in values), dtype=bool, count=n),
             style.order_ranks(values),
-            style.order_ranks([fact["predicate"] for fact in facts]),
-            np.fromiter((fact["start"] or 0.0 for fact in facts), dtype=np.float64, count=n),
+            style.order_ranks(column("predicate")),
+            np.fromiter((start or 0.0 for start in column("start")), dtype=np.float64, count=n),
         ]
-        keys.append(style.tie_ranks(keys, [fact["id"] for fact in facts]))
+        keys.append(style.tie_ranks(keys, column("id"), style.id_ranks))
         if self._sort[1] == Qt.SortOrder.DescendingOrder:  # still stable: ties keep their order
             keys = [~keys[0]] + [-key for key in keys[1:]]
         return np.lexsort(keys[::-1])
@@ -282,13 +287,15 @@ class FactModel(QAbstractTableModel):
                 return False
         return True
 
-    def _reorder(self, facts: list[dict]) -> None:
-        """Show the rows in a new order, as a layout change that keeps persistent indexes."""
+    def _reorder(self, source: np.ndarray) -> None:
+        """Show the rows in a new order, ``source`` their positions in the state's facts (the
+        rows are every one of them), as a layout change that keeps persistent indexes."""
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()
-        ids = [self._facts[p.row()]["id"] if p.isValid() else None for p in persistent]
-        self._facts = facts
-        self._map_to_state()
+        ids = [self._ids[p.row()] if p.isValid() else None for p in persistent]
+        table_ids = column_reader(self._table)("id")
+        self._ids = [table_ids[i] for i in source.tolist()]
+        self._map_to_state(source)
         self.changePersistentIndexList(
             persistent,
             [
@@ -302,7 +309,7 @@ class FactModel(QAbstractTableModel):
         if not 0 <= column < len(FACT_COLUMNS):
             return
         self._sort = (column, order)
-        self._reorder(self._sorted())
+        self._reorder(self._sorted_positions(self._table))
 
     # Model
     def index(self, row: int, column: int, parent: Index = ROOT) -> QModelIndex:

@@ -13,6 +13,7 @@ import numpy as np
 
 from factlines.core.errors import FactNotFound
 from factlines.core.store import KnowledgeGraph, Touched
+from factlines.core.store.intervals import IntervalTable
 
 # Past this many touched facts, one read of the entity's facts beats one read per fact.
 MAX_PATCHED = 200
@@ -58,7 +59,7 @@ class EntityFacts:
         self._at = at
         self.record = kg.get_entity(entity)
         self.read = False  # whether the facts were read
-        self.facts: list[dict] = []
+        self.facts = IntervalTable(entity, [])
         self.conflicts: list[dict] = []
         self.conflicts_by_fact: dict[str, list[dict]] = {}
         self.prepared: dict[object, object] = {}  # view -> what it made of these facts
@@ -76,9 +77,11 @@ class EntityFacts:
 
     def _read_facts(self, kg: KnowledgeGraph) -> None:
         self.prepared = {}
-        self.facts = kg.intervals(self.entity) if self.record is not None else []
-        self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
-        self.starts, self.ends = time_bounds(self.facts)
+        if self.record is not None:
+            self.facts = kg.interval_table(self.entity)
+        else:
+            self.facts = IntervalTable(self.entity, [])
+        self._index_rows()
         self.valid = valid_mask(self.starts, self.ends, self._at)
         self._read_conflicts(kg)
         self.read = True  # only now: a read that failed (a bug) is tried again
@@ -132,17 +135,15 @@ class EntityFacts:
                 if row is None:
                     patch.removed.append(tid)
                 else:
-                    self.facts[self.index_of[tid]].update(row)
+                    self.facts.put(self.index_of[tid], row)
                     patch.changed.append(tid)
             elif row is not None:
                 self.index_of[tid] = len(self.facts)
                 self.facts.append(row)
                 patch.added.append(tid)
         if patch.removed:
-            gone = set(patch.removed)
-            self.facts = [f for f in self.facts if f["id"] not in gone]
-            self.index_of = {f["id"]: i for i, f in enumerate(self.facts)}
-            self.starts, self.ends = time_bounds(self.facts)
+            self.facts = self.facts.without(patch.removed)
+            self._index_rows()
         else:
             # The rows changed keep their places, the added come last: only they are redone
             # (a hub's 20,000 rows redone after each edit took ~60 ms of the UI thread).
@@ -157,8 +158,13 @@ class EntityFacts:
     def _names_shown(self, entities: set) -> bool:
         """Whether the rows show the name of one of ``entities`` (theirs, or this one's)."""
         return bool(entities) and (
-            self.entity in entities or any(f["other"] in entities for f in self.facts)
+            self.entity in entities or any(o in entities for o in self.facts.column("other"))
         )
+
+    def _index_rows(self) -> None:
+        """Each fact's position by id, and the time arrays, of the rows as they are now."""
+        self.index_of = {tid: i for i, tid in enumerate(self.facts.column("id"))}
+        self.starts, self.ends = (bound.copy() for bound in self.facts.bounds)
 
     def _bounds_of(self, rows: list[int]) -> None:
         """The time arrays brought up to date at ``rows`` (those past their end: added)."""
