@@ -49,6 +49,8 @@ def test_a_hubs_rows_patched_are_its_rows_read_afresh_the_arrays_redone_where_to
     patch = facts.apply(Touched(facts={ids[3]}))
     assert patch.changed == [ids[3]] and redone == [1]
     _as_read_afresh(kg, facts)
+    # An edited fact keeps its position: the links the graph would take are still the read's.
+    assert facts.facts.links() == kg.interval_table("hub").links()
 
     added = kg.add_triple("Tool 7", "knows", "Hub", valid_from="2031-01-01")
     redone.clear()
@@ -56,6 +58,7 @@ def test_a_hubs_rows_patched_are_its_rows_read_afresh_the_arrays_redone_where_to
     assert patch.added == [added] and redone == [1]
     assert facts.facts[-1]["id"] == added and len(facts.starts) == 41
     _as_read_afresh(kg, facts)
+    assert facts.facts.links() is None  # a new fact's position is not known here
 
     kg.update_fact(ids[0], subject="Someone else")  # no longer one of the hub's facts
     patch = facts.apply(Touched(facts={ids[0]}))

@@ -86,6 +86,14 @@ def test_a_neighbourhood_reads_one_query_per_ring_and_refuses_a_bad_depth(kg, mo
     found = kg.neighbourhood("A", 3)
     assert found.rings == [["b"], ["c"], ["d"]]
     assert calls == [["a"], ["b"], ["c"]]
+    # The entity's own links as its facts' table has them (a hub's, read for the window):
+    # the same neighbourhood, the first ring not read again.
+    own = kg.interval_table("a").links()
+    calls.clear()
+    again = kg.neighbourhood("A", 3, own)
+    assert calls == [["b"], ["c"]]
+    assert (again.rings, again.links) == (found.rings, found.links)
+    assert sorted(again.reads[0]) == sorted(found.reads[0])
     among = {f["id"]: f for f in kg.facts_among(["a", "b"])}
     assert {(f["subject"], f["object"]) for f in among.values()} == {("a", "b"), ("a", "a")}
     assert all(f["subject_name"] and f["start"] is not None for f in among.values())

@@ -257,17 +257,18 @@ class FactRows(Generic[DB]):
 
     def of_entity(self, eid: str, start_key: str | None, end_key: str | None) -> IntervalTable:
         """Every fact of ``eid``, both directions, meeting ``[start_key, end_key)`` if given,
-        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end)."""
+        with ``direction`` and ``other`` / ``other_name`` (the entity at the other end), and
+        its position (:meth:`links`'s)."""
         where = ""
         params: list[str | None] = []
         if start_key is not None or end_key is not None:
             where = " AND " + self._timesql.overlaps("t")
             params = [end_key, end_key, start_key, start_key]
-        mark = self._db.MARK
+        mark, columns = self._db.MARK, f"{FACT_COLUMNS}, t.{self.POSITION}"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {FACT_COLUMNS} {FACT_JOIN} WHERE t.subject = {mark}{where} "
-                f"UNION ALL SELECT {FACT_COLUMNS} {FACT_JOIN} "
+                f"SELECT {columns} {FACT_JOIN} WHERE t.subject = {mark}{where} "
+                f"UNION ALL SELECT {columns} {FACT_JOIN} "
                 f"WHERE t.object = {mark} AND t.subject != {mark}{where}",
                 [eid, *params, eid, eid, *params],
             ).fetchall()

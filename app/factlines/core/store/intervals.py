@@ -17,6 +17,7 @@ from factlines.core import temporal
 from factlines.core.columns import FACT_FIELDS
 from factlines.core.store.rows import interval_dict
 
+_FIELDS = (*FACT_FIELDS, "position")
 _TIMES = {"start": ("valid_from", temporal.start_posix), "end": ("valid_to", temporal.end_posix)}
 
 
@@ -57,7 +58,7 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
     """Entity ``eid``'s facts, both directions: ``table[i]`` is ``KnowledgeGraph.intervals``'s
     row ``i`` (a dict made once, then shared: a write patches it in place), ``column(name)``
     one field of every row, ``starts`` / ``ends`` their time bounds (-inf for an unknown start,
-    +inf for an open end)."""
+    +inf for an open end). ``rows`` are ``FACT_FIELDS`` then the fact's position."""
 
     def __init__(self, eid: str, rows: list[tuple[Any, ...]]):
         self.eid = eid
@@ -79,8 +80,8 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
         """Field ``name`` of every row, in the rows' order: any key of the rows' dicts."""
         columns = self._columns
         if not columns:
-            stored = zip(*self._rows) if self._rows else [()] * len(FACT_FIELDS)
-            columns.update(zip(FACT_FIELDS, map(list, stored), strict=True))
+            stored = zip(*self._rows) if self._rows else [()] * len(_FIELDS)
+            columns.update(zip(_FIELDS, map(list, stored), strict=True))
             eid = self.eid
             outgoing = [subject == eid for subject in columns["subject"]]
             columns["direction"] = ["outgoing" if o else "incoming" for o in outgoing]
@@ -113,19 +114,29 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
 
     # ── Writes, brought in ────────────────────────────────────────────────
 
+    def links(self) -> list[tuple[Any, ...]] | None:
+        """(position, subject, object) of every row, as ``KnowledgeGraph.neighbourhood`` reads
+        the entity's links; None once a fact was added since the read (its position unknown)."""
+        positions = self.column("position")
+        if None in positions:
+            return None
+        return list(zip(positions, self.column("subject"), self.column("object")))
+
     def put(self, i: int, fact: dict[str, Any]) -> None:
-        """Row ``i`` is now ``fact`` (an ``intervals`` row): its dict updated in place."""
+        """Row ``i`` is now ``fact`` (an ``intervals`` row): its dict updated in place. An
+        edited fact keeps its position."""
         shared = self._dicts[i]
         if shared is not None:
             shared.update(fact)
             fact = shared
         else:
             self._dicts[i] = fact
-        self._rows[i] = tuple(fact[field] for field in FACT_FIELDS)
+        self._rows[i] = (*(fact[field] for field in FACT_FIELDS), self._rows[i][-1])
         self._forget_columns()
 
     def append(self, fact: dict[str, Any]) -> None:
-        self._rows.append(tuple(fact[field] for field in FACT_FIELDS))
+        """``fact`` added since the read: its position is not known here."""
+        self._rows.append((*(fact[field] for field in FACT_FIELDS), None))
         self._dicts.append(fact)
         self._forget_columns()
 

@@ -73,9 +73,13 @@ class GraphNeighbourhood(Part):
         super().__init__(store)
         self._entities = entities
 
-    def neighbourhood(self, entity: str, depth: int = 1) -> Neighbourhood:
+    def neighbourhood(
+        self, entity: str, depth: int = 1, links: list[tuple[Any, ...]] | None = None
+    ) -> Neighbourhood:
         """The entities within ``depth`` facts of ``entity`` (either direction, any time),
-        ring by ring, each ring in id order, and the facts read to find them."""
+        ring by ring, each ring in id order, and the facts read to find them; ``links``: the
+        entity's own facts' (position, subject, object) when the caller read them already
+        (``IntervalTable.links``: a hub's 20,000 need not be read twice)."""
         # Checked for untyped callers, whatever the annotation says.
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise Refused(f"depth must be a whole number of at least 1, not {depth!r}")
@@ -84,8 +88,8 @@ class GraphNeighbourhood(Part):
         reads: list[list[tuple[Any, ...]]] = []
         seen = {eid}
         frontier = [eid]
-        for _ in range(depth):
-            rows = self._store.facts.links(frontier)
+        for k in range(depth):
+            rows = links if k == 0 and links is not None else self._store.facts.links(frontier)
             reads.append(rows)
             ring = {row[1] for row in rows} | {row[2] for row in rows}
             ring -= seen

@@ -34,9 +34,12 @@ class Picture:
         return (self.centre, self.depth, self.cap) == (centre, depth, cap)
 
 
-def read_picture(kg: KnowledgeGraph, entity: dict, depth: int, cap: int) -> Picture:
-    """Read ``entity``'s neighbourhood and place its nodes and edges."""
-    hood = kg.neighbourhood(entity["id"], depth)
+def read_picture(
+    kg: KnowledgeGraph, entity: dict, depth: int, cap: int, links: list[tuple] | None = None
+) -> Picture:
+    """Read ``entity``'s neighbourhood (its own ``links`` when read already) and place its
+    nodes and edges."""
+    hood = kg.neighbourhood(entity["id"], depth, links)
     kept = layout.keep(hood, cap)
     ring = {hood.centre: 0}
     for k, ids in enumerate(kept.rings, start=1):

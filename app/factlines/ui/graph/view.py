@@ -136,7 +136,8 @@ class GraphView(QGraphicsView):
             return None
         drawn = self._drawn  # the same entity again (a write): as many neighbours as shown
         same = drawn is not None and drawn.hood.centre == facts.entity
-        return read_picture(kg, facts.record, self.depth, self.cap if same else MAX_NEIGHBOURS)
+        cap = self.cap if same else MAX_NEIGHBOURS
+        return read_picture(kg, facts.record, self.depth, cap, facts.facts.links())
 
     def rebuild(self) -> None:
         """Draw the selected entity's neighbourhood; deferred to showing while hidden (a closed
