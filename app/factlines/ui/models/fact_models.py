@@ -358,6 +358,8 @@ class FactModel(QAbstractTableModel):
         fill_span(roles, self._value, index.row(), index.column())
 
     def _value(self, row: int, column: int, role: int):
+        if role == VALID_ROLE:  # the hide filter asks every row: no fact's dict made for it
+            return bool(self._valid[row])
         fact = self._facts[row]
         key = FACT_COLUMNS[column][0]
         if role == DISPLAY:
@@ -392,8 +394,6 @@ class FactModel(QAbstractTableModel):
             return fact["id"]
         if role == OTHER_ID_ROLE:
             return fact["other"]
-        if role == VALID_ROLE:
-            return bool(valid)
         if role == TOOLTIP:
             return self._tooltip(fact, key, row)
         return None
