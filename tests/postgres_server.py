@@ -49,6 +49,18 @@ def _account() -> pwd.struct_passwd | None:
     raise RuntimeError("running as root without a 'postgres' or 'nobody' account")
 
 
+def _memory_folder(folder: str = "/dev/shm", room: float = 2e9) -> str | None:
+    """A RAM-backed folder with room for the server's data, else None (the usual temporary
+    folder): on a virtual machine's disk, the kernel writing back each test's new database
+    cost more CPU than the server itself (the PostgreSQL tests took 75 s, 39 s in memory)."""
+    if os.environ.get("TMPDIR") or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        return None
+    try:
+        return folder if shutil.disk_usage(folder).free > room else None
+    except OSError:
+        return None
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -80,7 +92,7 @@ def server() -> Iterator[str]:
         return
     from pytest_postgresql.executors import PostgreSQLExecutor
 
-    base = tempfile.mkdtemp(prefix="factlines-pg-")
+    base = tempfile.mkdtemp(prefix="factlines-pg-", dir=_memory_folder())
     executable = _pg_ctl()
     account = _account()
     if account is not None:

@@ -133,8 +133,11 @@ def test_a_palace_local_graph_finds_its_own_folder(mempalace_env, tmp_path):
 
 def test_mempalace_configuration_names_the_palace(sourced, tmp_path, monkeypatch):
     moved = shutil.copytree(sourced["palace"], tmp_path / "moved")
-    config = Path(os.environ["MEMPALACE_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
+    # A config folder of this test's: one written into the session's palace home named
+    # "moved" to every later test on the worker, long after this test's folder was gone.
+    config = tmp_path / "cfg"
+    monkeypatch.setenv("MEMPALACE_CONFIG_DIR", str(config))
+    config.mkdir()
     (config / "config.json").write_text(json.dumps({"palace_path": str(moved)}))
     with KnowledgeGraph(sourced["kg"].db_path) as kg:
         assert kg.source_memory(sourced["ids"]["mcp"])["palace"] == str(moved)
