@@ -21,7 +21,9 @@ _FIELDS = (*FACT_FIELDS, "position")
 _TIMES = {"start": ("valid_from", temporal.start_posix), "end": ("valid_to", temporal.end_posix)}
 
 
-def _bounds(seconds: list[float | None], none: float) -> np.ndarray:
+def bounds_of(seconds: list[float | None], none: float) -> np.ndarray:
+    """POSIX seconds as an array, ``none`` where a value is None (-inf: an unknown start,
+    +inf: an open end)."""
     return np.fromiter(
         (none if s is None else s for s in seconds), dtype=np.float64, count=len(seconds)
     )
@@ -107,8 +109,8 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
         open end)."""
         if self._bounds is None:
             self._bounds = (
-                _bounds(self.column("start"), -np.inf),
-                _bounds(self.column("end"), np.inf),
+                bounds_of(self.column("start"), -np.inf),
+                bounds_of(self.column("end"), np.inf),
             )
         return self._bounds
 

@@ -7,13 +7,14 @@ here: :class:`~factlines.ui.session.state.AppState` owns one and announces what 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from factlines.core.errors import FactNotFound
 from factlines.core.store import KnowledgeGraph, Touched
-from factlines.core.store.intervals import IntervalTable
+from factlines.core.store.intervals import IntervalTable, bounds_of, column_reader
 
 # Past this many touched facts, one read of the entity's facts beats one read per fact.
 MAX_PATCHED = 200
@@ -32,13 +33,12 @@ class FactsPatch:
         return self.reloaded or bool(self.changed or self.added or self.removed)
 
 
-def time_bounds(facts: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+def time_bounds(facts: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
     """POSIX start and end keys of each fact row: -inf for an unknown start, +inf for an open
     end. A stored value the time rules do not accept is already, in the row, where the store
     and MemPalace read it (contract §2.8): an end nobody knows is -inf, valid nowhere."""
-    starts = np.array([-np.inf if f["start"] is None else f["start"] for f in facts], dtype=float)
-    ends = np.array([np.inf if f["end"] is None else f["end"] for f in facts], dtype=float)
-    return starts, ends
+    column = column_reader(facts)
+    return bounds_of(column("start"), -np.inf), bounds_of(column("end"), np.inf)
 
 
 def valid_mask(starts: np.ndarray, ends: np.ndarray, at: float | None) -> np.ndarray:
