@@ -9,6 +9,7 @@ table's cells, a tooltip), and each column is made once per read, for every view
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -18,6 +19,9 @@ from factlines.core.columns import FACT_FIELDS
 from factlines.core.store.rows import interval_dict
 
 _FIELDS = (*FACT_FIELDS, "position")
+_PLACE = {field: place for place, field in enumerate(_FIELDS)}
+# The entity at the other end of a fact: (its field in an outgoing fact, in an incoming one).
+_OTHER_END = {"other": ("object", "subject"), "other_name": ("object_name", "subject_name")}
 _TIMES = {"start": ("valid_from", temporal.start_posix), "end": ("valid_to", temporal.end_posix)}
 
 
@@ -79,29 +83,32 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
         return fact
 
     def column(self, name: str) -> list[Any]:
-        """Field ``name`` of every row, in the rows' order: any key of the rows' dicts."""
-        columns = self._columns
-        if not columns:
-            stored = zip(*self._rows) if self._rows else [()] * len(_FIELDS)
-            columns.update(zip(_FIELDS, map(list, stored), strict=True))
+        """Field ``name`` of every row, in the rows' order: any key of the rows' dicts. Made
+        when first asked for (a view asks for a dozen of the fields)."""
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = self._make_column(name)
+        return column
+
+    def _make_column(self, name: str) -> list[Any]:
+        if name in _PLACE:
+            return list(map(itemgetter(_PLACE[name]), self._rows))
+        if name == "direction" or name in _OTHER_END:
             eid = self.eid
-            outgoing = [subject == eid for subject in columns["subject"]]
-            columns["direction"] = ["outgoing" if o else "incoming" for o in outgoing]
-            for field, mine, theirs in (
-                ("other", "object", "subject"),
-                ("other_name", "object_name", "subject_name"),
-            ):
-                columns[field] = [
-                    a if o else b for o, a, b in zip(outgoing, columns[mine], columns[theirs])
-                ]
-        if name not in columns:
-            if name == "current":
-                columns[name] = [end is None for end in columns["valid_to"]]
-            else:  # start or end: each distinct stored value (a hub's dates repeat) read once
-                stored, posix = _TIMES[name]
-                seconds = {value: posix(value) for value in dict.fromkeys(columns[stored])}
-                columns[name] = list(map(seconds.__getitem__, columns[stored]))
-        return columns[name]
+            outgoing = [subject == eid for subject in self.column("subject")]
+            if name == "direction":
+                return ["outgoing" if o else "incoming" for o in outgoing]
+            mine, theirs = _OTHER_END[name]
+            return [
+                a if o else b for o, a, b in zip(outgoing, self.column(mine), self.column(theirs))
+            ]
+        if name == "current":
+            return [end is None for end in self.column("valid_to")]
+        # start or end: each distinct stored value (a hub's dates repeat) read once
+        stored, posix = _TIMES[name]
+        values = self.column(stored)
+        seconds = {value: posix(value) for value in dict.fromkeys(values)}
+        return list(map(seconds.__getitem__, values))
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from factlines.core.errors import Refused
@@ -34,7 +35,7 @@ def in_id_order(ids: Iterable[Any]) -> list[Any]:
 @dataclass
 class Neighbourhood:
     centre: str
-    rings: list[list[str]]  # rings[k - 1]: ids at distance k
+    rings: list[list[str]]  # rings[k - 1]: ids at distance k, in id order
     # (position, subject, object) of every fact with an end in the centre or a ring but the
     # last (position: see :meth:`GraphNeighbourhood.link_positions`), by the ring whose search
     # read it: reads[k - 1] holds every fact with an end in ring k - 1, so every fact between
@@ -91,7 +92,8 @@ class GraphNeighbourhood(Part):
         for k in range(depth):
             rows = links if k == 0 and links is not None else self._store.facts.links(frontier)
             reads.append(rows)
-            ring = {row[1] for row in rows} | {row[2] for row in rows}
+            ring = set(map(itemgetter(1), rows))
+            ring.update(map(itemgetter(2), rows))
             ring -= seen
             ring.discard(None)  # a fact without a subject or object (raw SQL) links nothing
             frontier = in_id_order(ring)
