@@ -7,7 +7,8 @@ The server: ``FACTLINES_TEST_POSTGRES`` (a URL whose role may CREATE DATABASE), 
 throwaway one from the machine's PostgreSQL binaries (as the tests start it), on this machine.
 
 Targets (PostgreSQL): open + window shown <= 1 s; selecting the hub <= 150 ms until every view
-is updated; an as_of step makes no query; another client's write is in the window <= 1 s.
+is updated, while the open's whole-graph reads run and after they are answered; an as_of step
+makes no query; another client's write is in the window <= 1 s.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import bench_window  # noqa: E402  (sets up Qt offscreen, TZ and the path to the app)
-from bench_window import ms, select_hub, settle  # noqa: E402
+from bench_window import ms, select_hub, settle, settle_jobs  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import postgres_server  # noqa: E402
@@ -72,8 +73,11 @@ def measure(app: QApplication, location) -> dict[str, float]:
     figures = {"open + window shown": ms(time.perf_counter() - started)}
     assert window.browser.model.rowCount() > 0
 
+    busy_selects, _views, _cpu = select_hub(app, window, 7)
+    figures[BUSY_SELECT] = statistics.median(busy_selects)
+    settle_jobs(window)  # the open's whole-graph reads answered: the window as a person finds it
     selects, _views, cpu = select_hub(app, window, 7)
-    figures["select the 2,000-fact hub (median of 7)"] = statistics.median(selects)
+    figures[SELECT] = statistics.median(selects)
     figures["  the UI thread's CPU of that (median)"] = statistics.median(cpu)
 
     window.set_as_of("2015-01-01")
@@ -101,9 +105,12 @@ def measure(app: QApplication, location) -> dict[str, float]:
     return figures
 
 
+BUSY_SELECT = "select the 2,000-fact hub while the open's reads run (median of 7)"
+SELECT = "select the 2,000-fact hub (median of 7)"
 TARGETS = {
     "open + window shown": 1000,
-    "select the 2,000-fact hub (median of 7)": 150,
+    BUSY_SELECT: 150,
+    SELECT: 150,
     "  queries during the 40 steps": 0,
     "another client's write in the window": 1000,
 }
@@ -128,13 +135,15 @@ def main() -> int:
         print(f"copied into {url} in {time.perf_counter() - started:.1f} s")
         results = {"SQLite": measure(app, path), "PostgreSQL": measure(app, url)}
     print()
-    print(f"{'measure':<44} {'SQLite':>10} {'PostgreSQL':>11} {'target':>8}  result")
-    for name, target in {**dict.fromkeys(results["SQLite"]), **TARGETS}.items():
+    rows = {**dict.fromkeys(results["SQLite"]), **TARGETS}
+    width = max(map(len, rows))
+    print(f"{'measure':<{width}} {'SQLite':>10} {'PostgreSQL':>11} {'target':>8}  result")
+    for name, target in rows.items():
         lite, pg = results["SQLite"][name], results["PostgreSQL"][name]
         unit = "" if name.startswith("  queries") else "ms"
         verdict = "" if target is None else ("PASS" if pg <= target else "MISS")
         shown = "" if target is None else f"{target}{unit}"
-        print(f"{name:<44} {lite:>8.1f}{unit:2} {pg:>9.1f}{unit:2} {shown:>8}  {verdict}")
+        print(f"{name:<{width}} {lite:>8.1f}{unit:2} {pg:>9.1f}{unit:2} {shown:>8}  {verdict}")
     return 0
 
 
