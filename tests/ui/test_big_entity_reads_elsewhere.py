@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from factlines import KnowledgeGraph
+from factlines.core import collector
 from factlines.ui import MainWindow
 from factlines.ui.chart import layout as chart_layout
 from factlines.ui.session.state import SPREAD_FROM
@@ -110,6 +111,33 @@ def test_a_bug_in_a_read_elsewhere_reaches_the_error_handler_and_the_views_fill(
     qtbot.waitUntil(lambda: not window.state.reloads.running, timeout=10000)
     assert threads.reads == [False, True]  # then read here
     assert len(triple_rows(window)) == HUB_FACTS
+
+
+def test_the_collector_waits_while_a_hub_is_read_and_shown_and_after_a_bug_runs_again(
+    window, qtbot, monkeypatch, app_errors
+):
+    # A collection on the UI thread walks the rows being read and shown (1M graph's hub:
+    # 18-35 ms inside a selection): it waits for the views, and never for good (the window's
+    # whole-graph reads pause it too, for a while).
+    qtbot.waitUntil(lambda: not collector.paused(), timeout=10000)  # the open's reads answered
+    threads = Threads(monkeypatch, hold=True)
+    window.select_entity("Hub")
+    assert threads.reading.wait(10)
+    assert collector.paused()
+    threads.release.set()
+    qtbot.waitUntil(lambda: not window.state.reloads.running, timeout=10000)
+    qtbot.waitUntil(lambda: not collector.paused(), timeout=10000)
+    window.select_entity("E0001")  # another selection while the hub is read drops its pause
+    window.select_entity("Hub")
+    window.select_entity("E0002")
+    qtbot.waitUntil(lambda: not window.state.reloads.running, timeout=10000)
+    window.entity_reads.wait()
+    qtbot.waitUntil(lambda: not collector.paused(), timeout=10000)
+    Threads(monkeypatch, broken=True)
+    window.select_entity("Hub")
+    qtbot.waitUntil(lambda: bool(app_errors.reports), timeout=10000)
+    qtbot.waitUntil(lambda: not window.state.reloads.running, timeout=10000)
+    qtbot.waitUntil(lambda: not collector.paused(), timeout=10000)
 
 
 def test_a_graph_read_through_a_private_copy_is_read_on_the_ui_thread(window, qtbot, monkeypatch):

@@ -11,6 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from factlines.core import temporal
+from factlines.core.collector import collector_paused
 from factlines.core.store import KnowledgeGraph, Touched
 from factlines.ui.look import style
 from factlines.ui.session.entity_facts import EntityFacts, FactsPatch
@@ -239,23 +240,27 @@ class AppState(QObject):
         return view in self._waiting
 
     def _reload_waiting(self) -> Iterator[None]:
-        while self._waiting:
-            yield
-            if self._reading is not None:  # the views wait for the facts being read
-                self.reloads.hold()
-                continue
-            view = next(iter(self._waiting), None)
-            if view is None:
-                continue
-            reload = self._waiting.pop(view)
-            if self._kg is None or self._kg.closed:  # the window closed meanwhile
-                self._waiting.clear()
-                return
-            try:
-                reload()
-            except BaseException:  # a bug, raised to the error handler: the others go on
-                QTimer.singleShot(0, self._resume_reloads)
-                raise
+        # The UI thread's collector waits for the views, as for a whole-graph read: its young
+        # objects are the rows being read and shown (a 1M graph's hub: 18-35 ms, landing in
+        # one selection in ten).
+        with collector_paused():
+            while self._waiting:
+                yield
+                if self._reading is not None:  # the views wait for the facts being read
+                    self.reloads.hold()
+                    continue
+                view = next(iter(self._waiting), None)
+                if view is None:
+                    continue
+                reload = self._waiting.pop(view)
+                if self._kg is None or self._kg.closed:  # the window closed meanwhile
+                    self._waiting.clear()
+                    return
+                try:
+                    reload()
+                except BaseException:  # a bug, raised to the error handler: the others go on
+                    QTimer.singleShot(0, self._resume_reloads)
+                    raise
 
     def _resume_reloads(self) -> None:
         if self._waiting and not self.reloads.running:
