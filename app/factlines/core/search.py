@@ -15,6 +15,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
 
+import numpy as np
+
 from factlines.core.names import entity_id
 
 # str.find costs about 15 times a key test per match found: past one entity in FIND_SHARE
@@ -102,17 +104,30 @@ class EntitySearchIndex:
         name_q = text.casefold()
         id_q = entity_id(text).casefold()
         hits = self._scan(name_q, id_q)
-        types = self.types
         if entity_type is not None:
+            types = self.types
             hits = [i for i in hits if types[i] == entity_type]
-        prefixed = set(self._names.starting_with(name_q))
-        prefixed.update(self._id_keys.starting_with(id_q))
-        if entity_type is not None:
-            prefixed = {i for i in prefixed if types[i] == entity_type}
-        if prefixed and len(prefixed) < len(hits):
-            hits = sorted(prefixed) + [i for i in hits if i not in prefixed]
+        hits = self._prefixed_first(hits, name_q, id_q)
         self._last = (query, hits)
         return hits
+
+    def _prefixed_first(self, hits: list[int], name_q: str, id_q: str) -> list[int]:
+        """``hits`` (in name order) with those whose name or id starts with the query first,
+        each part still in name order. Every such entity is a hit already (a prefix is a
+        substring), so a mask over the hits splits them: "e" in 100,000 names by sets and a
+        sort took ~9 ms, this ~3."""
+        in_names = self._names.starting_with(name_q)
+        in_ids = self._id_keys.starting_with(id_q)
+        if not (in_names or in_ids):
+            return hits
+        prefixed = np.zeros(len(self._keys), dtype=bool)
+        for positions in (in_names, in_ids):
+            prefixed[np.frombuffer(positions, dtype=np.int64)] = True
+        found = np.fromiter(hits, dtype=np.int64, count=len(hits))
+        first = prefixed[found]
+        if first.all() or not first.any():
+            return hits
+        return np.concatenate([found[first], found[~first]]).tolist()
 
     def _scan(self, name_q: str, id_q: str) -> list[int]:
         """Positions whose name contains ``name_q`` or whose id contains ``id_q``, in order.
