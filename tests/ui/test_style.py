@@ -7,14 +7,14 @@ from factlines.core.demo import create_demo
 from factlines.ui.look import style
 
 
-def test_palette_is_stable_and_distinct_for_the_demo():
+def test_palette_is_stable_and_distinct_for_the_demo(tmp_path):
     # Pinned: a predicate keeps its colour across runs and versions (no per-process hash()).
     assert (style.palette_index("works_on"), style.predicate_color_name("works_on")) == (
         8,
         "#6b6ecf",
     )
     assert style.predicate_color_name("lives_in") == "#2e7d32"
-    kg = create_demo()
+    kg = create_demo(str(tmp_path))  # not left behind in the system's temporary folder
     try:
         predicates = kg.predicates()
     finally:
