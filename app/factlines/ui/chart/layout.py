@@ -301,8 +301,10 @@ def build_layout(
 def _odd_column(values: list, side: int) -> np.ndarray:
     """``side`` for each stored time value the rules do not accept (int8), each distinct value
     tested once (a hub's dates repeat)."""
-    odd = {value: side if is_odd_time(value) else 0 for value in dict.fromkeys(values)}
-    return np.fromiter(map(odd.__getitem__, values), dtype=np.int8, count=len(values))
+    odd = {value for value in dict.fromkeys(values) if is_odd_time(value)}
+    if not odd:  # as nearly always: no pass over the rows
+        return np.zeros(len(values), dtype=np.int8)
+    return np.fromiter((side if v in odd else 0 for v in values), dtype=np.int8, count=len(values))
 
 
 def _confidence_levels(values: list) -> np.ndarray:

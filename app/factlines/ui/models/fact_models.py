@@ -263,10 +263,11 @@ class FactModel(QAbstractTableModel):
         n = len(facts)
         column = column_reader(facts)
         values = column(field)
+        ranks = style.order_ranks(values)
         keys = [
             np.fromiter((value is None for value in values), dtype=bool, count=n),
-            style.order_ranks(values),
-            style.order_ranks(column("predicate")),
+            ranks,
+            ranks if field == "predicate" else style.order_ranks(column("predicate")),
             np.fromiter((start or 0.0 for start in column("start")), dtype=np.float64, count=n),
         ]
         keys.append(style.tie_ranks(keys, column("id"), style.id_ranks))
