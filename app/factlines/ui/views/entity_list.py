@@ -347,14 +347,14 @@ class EntityBrowser(QWidget):
         while self.model.row_of(entity_id) < 0:
             if self.model.every_row_read():  # a short list: known at once, not listed
                 return False
+            generation = self.model.generation
+            row = yield from self._position(entity_id)  # read while the views' facts are
             while self._state.reloads.running:  # the views first, not in the same turns:
                 self.finding.hold()  # held, not a turn after turn that would keep the UI
                 yield  # thread busy while a worker reads the views' facts
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
                 return None
-            generation = self.model.generation
-            row = yield from self._position(entity_id)
             if self.model.generation != generation:  # another listing meanwhile: ask again
                 continue
             if row is None or row < 0:
