@@ -159,6 +159,20 @@ def test_entity_model_lists_every_row_and_reads_a_page_when_shown(qtbot, many, m
     assert model.data(model.index(1000, 0)) is None and len(asked) == 1
 
 
+def test_entity_model_keeps_the_pages_near_the_one_read_last(qtbot, many, monkeypatch):
+    # A write reads again every page kept: however far the list was scrolled, a few of them.
+    monkeypatch.setattr(EntityModel, "MOST_PAGES", 3)
+    model = EntityModel(AppState(many))
+    model.refresh()
+    for row in (400, 480, 560, 640):
+        assert model.data(model.index(row, 0)) == f"E{row:05d}"
+    kept = sorted({row // model.PAGE for row in entity_rows_read(model)})
+    assert kept == [6, 7, 8]  # those farthest from the page read last were dropped
+    assert model.row_of("e00000") == -1 and model.row_of("e00640") == 640
+    assert model.data(model.index(0, 0)) == "E00000"  # read again when shown
+    assert model.row_of("e00000") == 0 and model.row_of("e00640") == -1
+
+
 def test_sorting_re_queries_the_store(qtbot, many, monkeypatch):
     state = AppState(many)
     model = EntityModel(state)
