@@ -264,18 +264,19 @@ class EntityModel(QAbstractTableModel):
         page's) and announced when in."""
         entity = self._row(row)
         first = row - row % self.PAGE
-        if entity is not None and entity["current"] is None and first not in self._asked:
-            self._asked.add(first)
-            ids, generation = self._uncounted_ids(first), self.generation
-            self._asking = first
-            try:
-                self._state.read_soon(
-                    lambda kg: _counts_of(kg, ids),
-                    lambda counts: self._counts_read(first, generation, counts),
-                )
-            finally:
-                self._asking = None
-        return self._read(row)
+        if entity is None or entity["current"] is not None or first in self._asked:
+            return entity
+        self._asked.add(first)
+        ids, generation = self._uncounted_ids(first), self.generation
+        self._asking = first
+        try:
+            self._state.read_soon(
+                lambda kg: _counts_of(kg, ids),
+                lambda counts: self._counts_read(first, generation, counts),
+            )
+        finally:
+            self._asking = None
+        return self._read(row)  # counted here when the read could not be elsewhere
 
     def _uncounted_ids(self, first: int) -> list:
         page = self._pages.get(first // self.PAGE, [])
