@@ -242,6 +242,15 @@ def find_fact(kg, subject: str, predicate: str, obj: str) -> dict:
     raise AssertionError(f"no fact {subject} {predicate} {obj}")
 
 
+def entity_rows_read(model) -> dict[int, dict]:
+    """The entity list's rows read from the store (a page at a time, as shown), by row."""
+    return {
+        number * model.PAGE + at: entity
+        for number, page in model._pages.items()
+        for at, entity in enumerate(page)
+    }
+
+
 def triple_rows(window) -> list[str]:
     view = window.facts_table.view
     model = view.model()

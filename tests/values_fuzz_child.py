@@ -171,8 +171,6 @@ def main(path: str) -> int:
     try:
         browser = win.browser
         model = browser.model
-        while model.canFetchMore():
-            model.fetchMore()
         _every_cell(model)
         for row in range(model.rowCount()):
             entity = model.entity_at(row)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import threading
-from itertools import pairwise
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
 from factlines import KnowledgeGraph
-from factlines.ui.views import entity_list
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import PaintCounter, dump, file_query, shown_window, triple_rows
+from ui_fixtures import (
+    PaintCounter,
+    dump,
+    entity_rows_read,
+    file_query,
+    shown_window,
+    triple_rows,
+)
 
 
 def test_the_search_index_is_ready_before_the_first_keystroke(window, qtbot, monkeypatch):
@@ -151,11 +155,11 @@ def test_a_keystroke_paints_the_entity_list_once_and_its_counts_once(window, qtb
     window.browser.set_search("")
     model = window.browser.model
     qtbot.waitUntil(lambda: counter.counts["list"] > 0, timeout=2000)
-    qtbot.waitUntil(lambda: model._rows[0]["current"] is not None, timeout=2000)
+    qtbot.waitUntil(lambda: entity_rows_read(model)[0]["current"] is not None, timeout=2000)
     qtbot.wait(50)
     assert model.rowCount() == 31
     assert counter.counts == {"list": 2}
-    counts = {(r["id"], r["current"], r["ended"]) for r in model._rows}
+    counts = {(r["id"], r["current"], r["ended"]) for r in entity_rows_read(model).values()}
     assert counts == {(e["id"], e["current"], e["ended"]) for e in window.kg.list_entities()}
 
 
@@ -189,24 +193,6 @@ def test_right_click_shows_the_entity_then_offers_its_menu(window, qtbot):
     assert "based_in → Berlin" in window.gantt.lane_labels()  # the chart shows Lumen Labs
     assert view.selectionModel().isRowSelected(row)
     assert len(opened) == 1 and opened[0] is not None and "Rename…" in opened[0]
-
-
-def test_an_entity_chosen_deep_in_the_list_is_found_in_reads_a_turn_apart(
-    kg, qtbot, isolated_settings
-):
-    # Not all at once, nor a page per turn (twenty turns).
-    for n in range(600):
-        kg.add_entity(f"Entity {n:04d}", "thing")
-    window = shown_window(qtbot, kg, isolated_settings)
-    browser = window.browser
-    pages: list[int] = []
-    browser.model.rowsInserted.connect(lambda _parent, first, last: pages.append(last - first))
-    window.select_entity("Entity 0550")
-    assert len(pages) <= 1  # the rest come in turns of the event loop
-    qtbot.waitUntil(lambda: not browser.finding.running, timeout=5000)
-    assert len(pages) >= 3 and all(later > sooner for sooner, later in pairwise(pages))
-    selected = browser.view.selectionModel().selectedRows()
-    assert [browser.entity_at(index)["name"] for index in selected] == ["Entity 0550"]
 
 
 def test_an_entity_further_down_than_one_found_before_is_found_too(kg, qtbot, isolated_settings):
@@ -297,35 +283,10 @@ def test_an_entity_far_down_the_list_is_found_with_the_counts_of_the_rows_shown_
     assert 0 < sum(counted) <= 3 * model.PAGE  # the rows around it, not the 4,900 read
 
 
-def test_the_list_looks_no_further_than_its_bound_however_often_it_is_asked(
-    kg, qtbot, isolated_settings, monkeypatch
-):
-    # Every row listed is read again after a write of many facts, on the UI thread (100,000
-    # rows: 260 ms): the list holds no more rows than the bound for the entities it looks for.
-    from factlines.ui.views import entity_list
-
-    monkeypatch.setattr(entity_list, "MAX_ROWS_TO_FIND", 300)
-    with kg.transaction():
-        for n in range(600):
-            kg.add_entity(f"Entity {n:04d}", "thing")
-    window = shown_window(qtbot, kg, isolated_settings)
-    browser = window.browser
-    for name in ("Entity 0500", "Entity 0001", "Entity 0500"):
-        window.select_entity(name)
-        qtbot.waitUntil(lambda: not browser.finding.running, timeout=5000)
-    assert browser.model.rowCount() == 300
-    assert browser.view.selectionModel().selectedRows() == []  # not listed that far down
-
-
-@pytest.mark.parametrize("longest_read", [None, 500], ids=["at-once", "in-turns"])
-def test_another_programs_write_keeps_the_list_where_it_was(
-    kg, qtbot, isolated_settings, monkeypatch, longest_read
-):
+def test_another_programs_write_keeps_the_list_where_it_was(kg, qtbot, isolated_settings):
     """MemPalace writes while the person looks far down the list: the list stays there, the
     selected entity still selected (it went back to its first page, nothing selected). The
-    rows loaded are read again at once up to a bound, the rest a read per turn."""
-    if longest_read is not None:
-        monkeypatch.setattr(entity_list, "LONGEST_READ", longest_read)
+    pages read are read again, the others when shown."""
     with kg.transaction():
         for n in range(3_000):
             kg.add_entity(f"Entity {n:04d}", "thing")

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from factlines import KnowledgeGraph
 from ui_fixtures import *  # noqa: F403
+from ui_fixtures import entity_rows_read
 
 
 def header(model, section: int, role=Qt.ItemDataRole.DisplayRole):
@@ -32,7 +33,7 @@ def test_the_status_bar_counts_open_facts_too(window):
 
 
 def _listed_counts(model) -> dict:
-    return {r["id"]: (r["current"], r["ended"]) for r in model._rows}
+    return {r["id"]: (r["current"], r["ended"]) for r in entity_rows_read(model).values()}
 
 
 def _stored_counts(kg) -> dict:

@@ -17,7 +17,7 @@ from factlines.ui.models.fact_models import (
 )
 from factlines.ui.session.state import AppState
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import find_fact
+from ui_fixtures import entity_rows_read, find_fact
 
 
 @pytest.fixture
@@ -142,17 +142,35 @@ def state_valid(state, fact) -> bool:
     return temporal.is_valid_at(fact["valid_from"], fact["valid_to"], state.as_of_key)
 
 
-def test_entity_model_is_lazy_and_pages_through_the_store(qtbot, many):
+def test_entity_model_lists_every_row_and_reads_a_page_when_shown(qtbot, many, monkeypatch):
     state = AppState(many)
     model = EntityModel(state)
     model.refresh()
     assert model.total == 1000
-    assert model.rowCount() == EntityModel.PAGE
-    assert model.canFetchMore()
-    while model.canFetchMore():
-        model.fetchMore()
-    assert model.rowCount() == 1000
+    assert model.rowCount() == 1000  # the scroll bar spans the whole list from the start
+    assert sorted(entity_rows_read(model)) == list(range(EntityModel.PAGE))
+    asked = []
+    original = many.list_entities
+    monkeypatch.setattr(many, "list_entities", lambda **kw: asked.append(kw) or original(**kw))
     assert model.data(model.index(999, 0)) == "E00999"
+    assert model.data(model.index(960, 0)) == "E00960"  # the same page: no read
+    assert [(kw["offset"], kw["limit"]) for kw in asked] == [(960, EntityModel.PAGE)]
+    assert sorted(entity_rows_read(model)) == [*range(EntityModel.PAGE), *range(960, 1000)]
+    assert model.data(model.index(1000, 0)) is None and len(asked) == 1
+
+
+def test_entity_model_keeps_the_pages_near_the_one_read_last(qtbot, many, monkeypatch):
+    # A write reads again every page kept: however far the list was scrolled, a few of them.
+    monkeypatch.setattr(EntityModel, "MOST_PAGES", 3)
+    model = EntityModel(AppState(many))
+    model.refresh()
+    for row in (400, 480, 560, 640):
+        assert model.data(model.index(row, 0)) == f"E{row:05d}"
+    kept = sorted({row // model.PAGE for row in entity_rows_read(model)})
+    assert kept == [6, 7, 8]  # those farthest from the page read last were dropped
+    assert model.row_of("e00000") == -1 and model.row_of("e00640") == 640
+    assert model.data(model.index(0, 0)) == "E00000"  # read again when shown
+    assert model.row_of("e00000") == 0 and model.row_of("e00640") == -1
 
 
 def test_sorting_re_queries_the_store(qtbot, many, monkeypatch):

@@ -10,7 +10,7 @@ from factlines import KnowledgeGraph
 from factlines.ui import MainWindow
 from factlines.ui.models.fact_models import COLUMN, VALID_ROLE
 from ui_fixtures import *  # noqa: F403
-from ui_fixtures import triple_rows, write_hub
+from ui_fixtures import entity_rows_read, triple_rows, write_hub
 
 HUB_FACTS = 2_000
 
@@ -182,8 +182,9 @@ def _listed(window, eid: str) -> dict:
 
 def _load_whole_list(window) -> None:
     model = window.browser.model
-    while model.canFetchMore():
-        model.fetchMore()
+    for row in range(0, model.rowCount(), model.PAGE):
+        model.load_row(row)
+    assert len(entity_rows_read(model)) == model.rowCount()
 
 
 def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window, monkeypatch):
@@ -192,7 +193,7 @@ def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window,
     window = hub_window
     _load_whole_list(window)
     model = window.browser.model
-    assert len(model._rows) > 1000
+    assert len(entity_rows_read(model)) > 1000
     fact = next(f for f in window.kg.intervals("hub") if f["valid_to"] is None)
     old = fact["object"]
     window.kg.add_entity("Newcomer")  # no fact names it yet: the move cannot duplicate one
@@ -222,7 +223,7 @@ def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window,
 
 def test_an_edit_reads_again_only_the_counts_the_list_has_read(hub_window, monkeypatch):
     """A row's counts are read when it is shown: an edit does not read those of a row no one
-    has seen (the list may hold 100,000 rows read to find an entity)."""
+    has seen (the list may hold thousands of rows read)."""
     window = hub_window
     _load_whole_list(window)
     model = window.browser.model
@@ -230,7 +231,8 @@ def test_an_edit_reads_again_only_the_counts_the_list_has_read(hub_window, monke
     fact = next(  # one whose other end was never shown
         f
         for f in window.kg.intervals("hub")
-        if f["valid_to"] is None and model._rows[model.row_of(f["other"])]["current"] is None
+        if f["valid_to"] is None
+        and entity_rows_read(model)[model.row_of(f["other"])]["current"] is None
     )
     changed = []
     listed = window.kg.entity_list_rows
@@ -257,7 +259,7 @@ def test_a_write_whose_former_ends_are_unknown_reads_every_row_again(hub_window,
     fact = next(f for f in window.kg.intervals("hub") if f["valid_to"] is None)
     old_before = _listed(window, fact["object"])["current"]
     window.kg.end_fact(fact["id"], "2026-01-01")  # not recorded: its row was never read
-    assert pages and len(model._rows) > 1000
+    assert pages and len(entity_rows_read(model)) > 1000
     assert _listed(window, fact["object"])["current"] == old_before - 1
 
 

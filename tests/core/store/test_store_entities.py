@@ -9,10 +9,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from factlines import KnowledgeGraphError, open_graph
+from factlines import KnowledgeGraph, KnowledgeGraphError, open_graph
 from factlines.core import search
 from factlines.core.names import entity_id
 from factlines.core.search import EntitySearchIndex
+from factlines.core.store import engine_entities
+from factlines.core.store.engine_entities import EntityRows
+from factlines.core.store.sqlite.schema import NAME_INDEX
 from store_helpers import dump, oracle_valid
 
 PEOPLE = [
@@ -523,3 +526,63 @@ def test_a_search_index_read_before_another_program_s_write_is_not_kept(people, 
         time.sleep(0.02)
     assert not people.adopt_search_index(index, stamp)
     assert people.count_entities("ali") == 4
+
+
+# ── An entity's row in the listing: what a list shows an entity chosen elsewhere by, reading
+# its page alone; SQLite's count by name is the listing's order too.
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=[str(f) for f in FILTERS])
+@pytest.mark.parametrize("order", ["name", "type", "current", "ended"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_the_position_is_the_row_in_the_listing(people, filters, order, descending, monkeypatch):
+    monkeypatch.setattr(engine_entities, "POSITION_PAGE", 3)  # the listing read in many pages
+    listing = {**filters, "order": order, "descending": descending}
+    ids = [e["id"] for e in people.list_entities(**listing, limit=1000, counts=False)]
+    for row, eid in enumerate(ids):
+        assert people.entity_position(eid, **listing) == row
+    left_out = {e["id"] for e in people.list_entities(limit=1000)} - set(ids)
+    for eid in [*left_out, "nobody_at_all"]:
+        assert people.entity_position(eid, **listing) is None
+
+
+def test_an_unknown_order_is_refused(people):
+    with pytest.raises(ValueError, match="order"):
+        people.entity_position("bob", order="size")
+
+
+# Names NOCASE folds together or not (ASCII only), ids that differ in case, a name that sorts
+# as a number, rows with no id (hand edits): the count must sort them as the listing.
+ODD_ROWS = [
+    ("alice", "Alice"),
+    ("Alice", "alice"),
+    ("ALICE_2", "ALICE"),
+    ("b", "Bob"),
+    ("a_bob", "bob"),
+    ("emile", "émile"),
+    ("Emile", "Émile"),
+    ("zed", "Zed"),
+    ("under", "Under_Score"),
+    ("num", 42),
+    (None, "Alice"),
+    (None, "Zz no id"),
+    ("space", " Alice"),
+]
+
+
+@pytest.mark.parametrize("name_index", [True, False], ids=["name-index", "no-name-index"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sqlites_count_by_name_is_the_listings_order(kg_path, name_index, descending):
+    KnowledgeGraph(kg_path).close()
+    with sqlite3.connect(kg_path) as conn:
+        conn.executemany("INSERT INTO entities (id, name, type) VALUES (?, ?, 'x')", ODD_ROWS)
+        if not name_index:
+            conn.execute(f"DROP INDEX IF EXISTS {NAME_INDEX}")
+    with KnowledgeGraph(kg_path) as kg:
+        listed = [e["id"] for e in kg.list_entities(descending=descending, limit=100)]
+        assert len(listed) == len(ODD_ROWS)
+        for eid in (eid for eid, _name in ODD_ROWS if eid is not None):
+            entities = kg._store.entities
+            by_pages = EntityRows.position(entities, eid, "", None, None, "name", descending)
+            assert kg.entity_position(eid, descending=descending) == by_pages
+            assert by_pages == listed.index(eid)

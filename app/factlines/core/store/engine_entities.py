@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic
 
 from factlines.core.names import entity_id
@@ -13,6 +13,9 @@ from factlines.core.store.rows import ENTITY_COLUMNS, ENTITY_ROW_KEYS
 
 # A name shorter than this has no candidates (MemPalace 3.11's rule).
 _MIN_CANDIDATE_LEN = 3
+# An entity's row in the listing is looked for this many rows at a time (off the UI thread:
+# 100,000 entities are ten reads).
+POSITION_PAGE = 10_000
 
 
 class EntityRows(Generic[DB]):
@@ -21,6 +24,7 @@ class EntityRows(Generic[DB]):
     the caller's transaction."""
 
     _db: DB
+    page: Callable[..., list[dict[str, Any]]]  # the engine's listing (see the protocol)
 
     # The engine's SQL: a column compared with a parameter as NOCASE does, or matched as LIKE
     # does (escaped with a backslash); (id, name, type) of some ids; and some ids' counts of
@@ -65,6 +69,29 @@ class EntityRows(Generic[DB]):
     def listed(self, ids: list[str]) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             return self._rows_with_counts(conn, list(ids))
+
+    def position(
+        self,
+        eid: str,
+        search: str,
+        entity_type: str | None,
+        valid_at_key: str | None,
+        order: str,
+        descending: bool,
+    ) -> int | None:
+        """The row of ``eid`` in :meth:`page`'s listing (None: not listed), whatever its
+        filters and order: the listing itself, read in long pages until it is met."""
+        offset = 0
+        while True:
+            rows = self.page(
+                search, entity_type, valid_at_key, order, descending, POSITION_PAGE, offset, False
+            )
+            for row, entity in enumerate(rows):
+                if entity["id"] == eid:
+                    return offset + row
+            if len(rows) < POSITION_PAGE:
+                return None
+            offset += len(rows)
 
     def every(self) -> list[tuple[Any, ...]]:
         """(id, name, type) of every entity, in no order."""

@@ -107,9 +107,7 @@ class EntityEdits(Part):
         ``counts=False`` leaves the counts None unless the order needs them (a long list
         read to find one entity, its counts read for the rows shown: ``entity_list_rows``).
         """
-        if order not in ENTITY_ORDERS:
-            raise Refused(f"order={order!r} is not one of {', '.join(ENTITY_ORDERS)}")
-        key = temporal.start_key(temporal.parse(valid_at, "valid_at"))
+        key = _listing_key(order, valid_at)
         return self._store.entities.page(
             (search or "").strip(),
             entity_type,
@@ -119,6 +117,23 @@ class EntityEdits(Part):
             max(0, int(limit)),
             max(0, int(offset)),
             counts,
+        )
+
+    def entity_position(
+        self,
+        entity: str,
+        search: str = "",
+        entity_type: str | None = None,
+        valid_at: str | None = None,
+        order: str = "name",
+        descending: bool = False,
+    ) -> int | None:
+        """The row (from 0) of the entity with id ``entity`` in :meth:`list_entities`' listing
+        of these filters and order; None when that listing leaves it out. A list shows an
+        entity chosen elsewhere by reading its page alone, not every row before it."""
+        key = _listing_key(order, valid_at)
+        return self._store.entities.position(
+            entity, (search or "").strip(), entity_type, key, order, descending
         )
 
     def entity_list_rows(self, ids: Sequence[str | None]) -> list[dict[str, Any]]:
@@ -249,3 +264,10 @@ class EntityEdits(Part):
             return
         keep_earlier_start(facts, *survivor, vf)
         facts.delete(tid)
+
+
+def _listing_key(order: str, valid_at: str | None) -> str | None:
+    """The stored-time key of a listing's ``valid_at``, once its order is known to be one."""
+    if order not in ENTITY_ORDERS:
+        raise Refused(f"order={order!r} is not one of {', '.join(ENTITY_ORDERS)}")
+    return temporal.start_key(temporal.parse(valid_at, "valid_at"))

@@ -120,6 +120,7 @@ class KnowledgeGraph:
     resolve_entity = forwarded("_entities", EntityEdits.resolve_entity)
     get_entity = forwarded("_entities", EntityEdits.get_entity)
     list_entities = forwarded("_entities", EntityEdits.list_entities)
+    entity_position = forwarded("_entities", EntityEdits.entity_position)
     entity_list_rows = forwarded("_entities", EntityEdits.entity_list_rows)
     count_entities = forwarded("_entities", EntityEdits.count_entities)
     prepare_search = forwarded("_entities", EntityEdits.prepare_search)

@@ -49,6 +49,16 @@ class EntityStore(Protocol):
         counts: bool = True,
     ) -> list[dict[str, Any]]: ...
     def count(self, search: str, entity_type: str | None, valid_at_key: str | None) -> int: ...
+    # The row of ``eid`` in ``page``'s listing of these filters and order; None: not listed.
+    def position(
+        self,
+        eid: str,
+        search: str,
+        entity_type: str | None,
+        valid_at_key: str | None,
+        order: str,
+        descending: bool,
+    ) -> int | None: ...
     # The list's rows (as ``page``'s) of these ids, in their order; ids not in the table left out.
     def listed(self, ids: list[str]) -> list[dict[str, Any]]: ...
     def prepare_search(self) -> None: ...

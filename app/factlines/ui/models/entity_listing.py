@@ -1,13 +1,17 @@
-"""The entity listing as a Qt model: lazy, paged, sorted and filtered by the store."""
+"""The entity listing as a Qt model: sparse (a page read when shown), sorted and filtered by
+the store."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import QAbstractTableModel, Qt
 from PySide6.QtGui import QFont
 
 from factlines.core.errors import Unavailable
 from factlines.core.store import Touched
 from factlines.ui.look import style
+from factlines.ui.look.wording import in_words
 from factlines.ui.models.roles import (
     ALIGNMENT,
     DISPLAY,
@@ -31,11 +35,12 @@ NO_ID = (
 
 
 class EntityModel(QAbstractTableModel):
-    """Entities with their open and ended fact counts, fetched a page at a time; the counts
-    read for the rows shown, a page at a time (a list read far to find one entity costs no
-    counts), off the UI thread where the window can: a page's counts walk its entities'
-    facts, 20-100 ms at a million facts, and the first page is read while the window is
-    first painted. Until they are in, the counts are blank.
+    """Entities with their open and ended fact counts: every row of the listing from the start
+    (the scroll bar spans it), each page of rows read when first shown or asked for, so that an
+    entity chosen far down the list is shown by reading its own page alone (:meth:`position_soon`
+    says which). A page's counts are read when it is shown, off the UI thread where the window
+    can: they walk its entities' facts, 20-100 ms at a million facts, and the first page is
+    read while the window is first painted. Until they are in, the counts are blank.
 
     The counts do not follow as_of: "Open" is the facts with no end (valid_to empty), which
     may not have started yet at as_of; "Ended" is the facts with an end."""
@@ -43,18 +48,22 @@ class EntityModel(QAbstractTableModel):
     COLUMNS = ("Name", "Type", "Open", "Ended")
     ORDERS = ("name", "type", "current", "ended")
     PAGE = 80
+    # Pages kept read at most (those farthest from the one read last are dropped, read again
+    # when shown): a write reads again every page kept, in a query per run of pages.
+    MOST_PAGES = 64
 
-    FEW_FACTS = 200  # a write of more re-reads every row listed (one query, not hundreds)
+    FEW_FACTS = 200  # a write of more re-reads every row kept (one query, not hundreds)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self._state = state
-        self._rows: list[dict] = []
-        self._row_by_id: dict = {}  # each loaded row's number by its entity's id
+        self._pages: dict[int, list[dict]] = {}  # the pages read, by number
+        self._unread: set[int] = set()  # pages the store could not give: blank until a refresh
+        self._row_by_id: dict = {}  # each read row's number by its entity's id
         self._total = 0
         self._asked: set[int] = set()  # first rows of the pages whose counts are being read
         self._asking: int | None = None  # the page asked for now: answered at once, or later
-        self._generation = 0  # one more at every reset or write: older counts are dropped
+        self.generation = 0  # one more at every reset or write: older answers are dropped
         self.search = ""
         self.entity_type: str | None = None
         self.valid_at: str | None = None
@@ -64,61 +73,90 @@ class EntityModel(QAbstractTableModel):
         self._italic.setItalic(True)
 
     # Query
-    def _query(self, offset: int, limit: int) -> list[dict]:
-        kg = self._state.kg
-        if kg is None:
-            return []
-        return kg.list_entities(
-            search=self.search,
-            entity_type=self.entity_type,
-            valid_at=self.valid_at,
-            order=self.order,
-            descending=self.descending,
-            limit=limit,
-            offset=offset,
-            counts=False,
-        )
+    def _listing(self) -> dict:
+        return {
+            "search": self.search,
+            "entity_type": self.entity_type,
+            "valid_at": self.valid_at,
+            "order": self.order,
+            "descending": self.descending,
+        }
 
-    def refresh(self, most: int | None = None) -> None:
-        """Re-read the count and the rows loaded (the first page after a filter or sort: they
-        were dropped), at most ``most`` of them."""
+    def _read_pages(self, numbers: list[int], total: int) -> dict[int, list[dict]]:
+        """The pages ``numbers`` (sorted) of the listing as it is now, in a query per run of
+        consecutive pages."""
+        kg, pages = self._state.kg, {}
+        numbers = [n for n in numbers if n * self.PAGE < total]
+        if kg is None or not numbers:
+            return pages
+        runs: list[list[int]] = []
+        for number in numbers:
+            if runs and runs[-1][-1] == number - 1:
+                runs[-1].append(number)
+            else:
+                runs.append([number])
+        for run in runs:
+            rows = kg.list_entities(
+                **self._listing(),
+                limit=len(run) * self.PAGE,
+                offset=run[0] * self.PAGE,
+                counts=False,
+            )
+            for at, number in enumerate(run):
+                page = rows[at * self.PAGE : (at + 1) * self.PAGE]
+                if page:
+                    pages[number] = page
+        return pages
+
+    def refresh(self) -> None:
+        """Re-read the count and the pages read (the first page after a filter or sort: they
+        were dropped); the others are read when shown."""
         kg = self._state.kg
-        keep = max(self.PAGE, min(len(self._rows), most if most is not None else len(self._rows)))
         # Read before the reset begins: a read that fails leaves the model as it was.
-        rows, total = [], 0
+        pages, total = {}, 0
         if kg is not None:
             total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-            rows = self._query(0, min(keep, total))
-        self._generation += 1
+            pages = self._read_pages(sorted(self._pages) or [0], total)
+        self.generation += 1
         self.beginResetModel()
-        self._rows, self._total, self._row_by_id = rows, total, {}
-        self._number_rows(0)
+        self._pages, self._total, self._row_by_id = pages, total, {}
+        self._unread.clear()
+        for number in sorted(pages):
+            self._number_page(number)
         self.endResetModel()
 
     def update_rows(self, touched: Touched | None = None) -> None:
-        """After a write: read the rows listed again (the counts of those whose counts were
+        """After a write: read the pages kept again (the counts of the rows whose counts were
         read); when they are the same entities in the same order, announce just the rows
         whose counts or names changed (no reset). A write of a few facts, listed by name or
         type with every entity shown, can change only the counts of its facts' ends, before
-        and after: just those are read again (a hub's list holds thousands of rows), when the
-        write says what they were."""
+        and after: just those are read again, when the write says what they were."""
         kg = self._state.kg
-        if kg is None or not self._rows:
+        if kg is None or not self._pages:
             self.refresh()
             return
-        self._generation += 1
+        self.generation += 1
         if self._counts_alone_changed(touched):
             self._update_ends(kg, touched)
             return
         total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-        rows = self._query(0, min(len(self._rows), total))
-        if total != self._total or [r["id"] for r in rows] != [r["id"] for r in self._rows]:
+        pages = self._read_pages(sorted(self._pages), total)
+        if total != self._total or any(
+            [r["id"] for r in pages.get(n, ())] != [r["id"] for r in rows]
+            for n, rows in self._pages.items()
+        ):
             self.refresh()
             return
-        counted = [r["id"] for r in self._rows if r["current"] is not None and r["id"] is not None]
+        counted = [
+            r["id"]
+            for page in self._pages.values()
+            for r in page
+            if r["current"] is not None and r["id"] is not None
+        ]
         listed = {new["id"]: new for new in kg.entity_list_rows(counted)} if counted else {}
-        for row, new in enumerate(rows):
-            self._replace_row(row, listed.get(new["id"], new))
+        for number, rows in pages.items():
+            for at, new in enumerate(rows):
+                self._replace_row(number * self.PAGE + at, listed.get(new["id"], new))
 
     def _counts_alone_changed(self, touched: Touched | None) -> bool:
         """Whether ``touched`` can change the listed entities' counts but not which are listed
@@ -139,64 +177,116 @@ class EntityModel(QAbstractTableModel):
         for row in kg.rows_with_ids("triples", list(touched.facts)).values():
             ends.update((row["subject"], row["object"]))
         rows = ((eid, self._row_by_id.get(eid, -1)) for eid in ends)
-        at = {eid: row for eid, row in rows if row >= 0 and self._rows[row]["current"] is not None}
+        at = {eid: row for eid, row in rows if row >= 0 and self._read(row)["current"] is not None}
         for new in kg.entity_list_rows(list(at)):
             self._replace_row(at[new["id"]], new)
 
     def _replace_row(self, row: int, new: dict) -> None:
         """Show ``new`` at ``row``, announced only when it differs from the row shown."""
-        if self._rows[row] != new:
-            self._rows[row] = new
+        page = self._pages[row // self.PAGE]
+        if page[row % self.PAGE] != new:
+            page[row % self.PAGE] = new
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
 
     def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
-        self._rows, self._row_by_id = [], {}
+        self._pages = {}
         self.refresh()
 
     @property
     def total(self) -> int:
         return self._total
 
+    # Rows
+    def _read(self, row: int) -> dict | None:
+        """The row if its page is read (nothing is read here)."""
+        page = self._pages.get(row // self.PAGE)
+        return page[row % self.PAGE] if page is not None and row % self.PAGE < len(page) else None
+
+    def _row(self, row: int) -> dict | None:
+        """The row, its page read first if it was not; None past the end, or when the store
+        could not give it (said in words once, the row blank)."""
+        number = row // self.PAGE
+        page = self._pages.get(number)
+        if page is None:
+            if not 0 <= row < self._total or number in self._unread:
+                return None
+            page = self._read_page(number)
+        at = row % self.PAGE
+        return page[at] if page is not None and at < len(page) else None
+
+    def _read_page(self, number: int) -> list[dict] | None:
+        try:
+            page = self._read_pages([number], self._total).get(number, [])
+        except Unavailable as exc:
+            self._unread.add(number)
+            self._state.message.emit(f"The entity list: {in_words(exc)}")
+            return None
+        while len(self._pages) >= self.MOST_PAGES:
+            self._drop_page(max(self._pages, key=lambda kept: abs(kept - number)))
+        self._pages[number] = page
+        self._number_page(number)
+        return page
+
+    def _number_page(self, number: int) -> None:
+        """Note the page's rows by id (an id listed twice: its first row)."""
+        first = number * self.PAGE
+        for at, entity in enumerate(self._pages[number]):
+            row = self._row_by_id.get(entity["id"], -1)
+            if row < 0 or row > first + at:
+                self._row_by_id[entity["id"]] = first + at
+
+    def _drop_page(self, number: int) -> None:
+        first = number * self.PAGE
+        for at, entity in enumerate(self._pages.pop(number)):
+            if self._row_by_id.get(entity["id"]) == first + at:
+                del self._row_by_id[entity["id"]]
+
+    def load_row(self, row: int) -> None:
+        """Read the page of ``row`` (an entity chosen elsewhere, shown there)."""
+        self._row(row)
+
     def entity_at(self, row: int) -> dict | None:
-        return self._counted(row) if 0 <= row < len(self._rows) else None
+        return self._counted(row) if self._row(row) is not None else None
 
     def _counted(self, row: int) -> dict:
         """The row, its counts read here first if they were not: with those of the rows of
         its page that lack them, in one query."""
-        if self._rows[row]["current"] is None:
+        if self._pages[row // self.PAGE][row % self.PAGE]["current"] is None:
             first = row - row % self.PAGE
             kg = self._state.kg
             if kg is not None and not kg.closed:
                 self._fill_counts(first, _counts_of(kg, self._uncounted_ids(first)))
-        return self._rows[row]
+        return self._pages[row // self.PAGE][row % self.PAGE]
 
-    def _counts_soon(self, row: int) -> dict:
+    def _counts_soon(self, row: int) -> dict | None:
         """The row as it is; when its counts are not read yet, they are asked for (with its
         page's) and announced when in."""
+        entity = self._row(row)
         first = row - row % self.PAGE
-        if self._rows[row]["current"] is None and first not in self._asked:
-            self._asked.add(first)
-            ids, generation = self._uncounted_ids(first), self._generation
-            self._asking = first
-            try:
-                self._state.read_soon(
-                    lambda kg: _counts_of(kg, ids),
-                    lambda counts: self._counts_read(first, generation, counts),
-                )
-            finally:
-                self._asking = None
-        return self._rows[row]
+        if entity is None or entity["current"] is not None or first in self._asked:
+            return entity
+        self._asked.add(first)
+        ids, generation = self._uncounted_ids(first), self.generation
+        self._asking = first
+        try:
+            self._state.read_soon(
+                lambda kg: _counts_of(kg, ids),
+                lambda counts: self._counts_read(first, generation, counts),
+            )
+        finally:
+            self._asking = None
+        return self._read(row)  # counted here when the read could not be elsewhere
 
     def _uncounted_ids(self, first: int) -> list:
-        last = min(first + self.PAGE, len(self._rows))
-        return [r["id"] for r in self._rows[first:last] if r["current"] is None]
+        page = self._pages.get(first // self.PAGE, [])
+        return [r["id"] for r in page if r["current"] is None]
 
     def _counts_read(self, first: int, generation: int, counts: dict | None) -> None:
         self._asked.discard(first)
-        if generation == self._generation:
+        if generation == self.generation:
             self._fill_counts(first, counts)
-        last = min(first + self.PAGE, len(self._rows)) - 1
+        last = first + len(self._pages.get(first // self.PAGE, ())) - 1
         if self._asking != first and last >= first:  # later: filled, or asked again
             self.dataChanged.emit(self.index(first, 2), self.index(last, len(self.COLUMNS) - 1))
 
@@ -204,48 +294,50 @@ class EntityModel(QAbstractTableModel):
         """The page's rows that lack counts take those in ``counts`` (an entity no longer
         there has none: a write follows); None (unavailable): they stay blank, read again
         when next shown."""
-        if counts is None:
+        page = self._pages.get(first // self.PAGE)
+        if counts is None or page is None:
             return
-        for row in range(first, min(first + self.PAGE, len(self._rows))):
-            entity = self._rows[row]
+        for at, entity in enumerate(page):
             if entity["current"] is None:
                 current, ended = counts.get(entity["id"], (0, 0))
-                self._rows[row] = {**entity, "current": current, "ended": ended}
+                page[at] = {**entity, "current": current, "ended": ended}
 
     def row_of(self, entity_id: str | None) -> int:
+        """The row of ``entity_id`` among the rows read; -1 when it is not read."""
         return self._row_by_id.get(entity_id, -1)
 
     def id_at(self, row: int) -> str | None:
-        return self._rows[row]["id"] if 0 <= row < len(self._rows) else None
+        entity = self._read(row)
+        return entity["id"] if entity is not None else None
 
-    # Lazy loading
-    def canFetchMore(self, parent: Index = ROOT) -> bool:
-        return not parent.isValid() and len(self._rows) < self._total
+    def every_row_read(self) -> bool:
+        return sum(len(page) for page in self._pages.values()) >= self._total
 
-    def fetchMore(self, parent: Index = ROOT) -> None:
-        if not parent.isValid():
-            self.fetch(self.PAGE)
+    def position_soon(self, entity_id: str, done: Callable[[int | None], None]) -> None:
+        """``done(row)``: the row of ``entity_id`` in the listing as it is (-1 when the
+        listing leaves it out; None when the store is unavailable, said in words), read off
+        the UI thread where the window can."""
+        listing = self._listing()
 
-    def fetch(self, count: int) -> None:
-        """Load up to ``count`` more rows at the end of the list."""
-        more = self._query(len(self._rows), min(count, self._total - len(self._rows)))
-        if not more:
-            self._total = len(self._rows)
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
-        self._rows.extend(more)
-        self._number_rows(first)
-        self.endInsertRows()
+        def read(kg) -> int | Unavailable:
+            try:
+                row = kg.entity_position(entity_id, **listing)
+            except Unavailable as exc:
+                return exc
+            return -1 if row is None else row
 
-    def _number_rows(self, first: int) -> None:
-        """Note the rows from ``first`` on by id (an id listed twice: its first row)."""
-        for number in range(first, len(self._rows)):
-            self._row_by_id.setdefault(self._rows[number]["id"], number)
+        def answered(row: int | Unavailable) -> None:
+            if isinstance(row, Unavailable):
+                self._state.message.emit(f"The entity list: {in_words(row)}")
+                done(None)
+            else:
+                done(row)
+
+        self._state.read_soon(read, answered)
 
     # Model
     def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else self._total
 
     def columnCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
@@ -265,20 +357,22 @@ class EntityModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        return self._value(self._shown(index), index.column(), role)
+        entity = self._shown(index)
+        return None if entity is None else self._value(entity, index.column(), role)
 
     def multiData(self, index: Index, roles) -> None:
         # The view's delegate asks seven roles per painted cell in one call: answering them
         # here is one call into Python per cell instead of seven.
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        entity = self._shown(index)
+        if entity is None:
             clear_span(roles)
             return
-        fill_span(roles, self._value, self._shown(index), index.column())
+        fill_span(roles, self._value, entity, index.column())
 
-    def _shown(self, index: Index) -> dict:
-        return self._counts_soon(index.row()) if index.column() >= 2 else self._rows[index.row()]
+    def _shown(self, index: Index) -> dict | None:
+        if not index.isValid():
+            return None
+        return self._counts_soon(index.row()) if index.column() >= 2 else self._row(index.row())
 
     def _value(self, entity: dict, column: int, role: int):
         nameless = entity["id"] is None
@@ -315,8 +409,8 @@ class EntityModel(QAbstractTableModel):
     def flags(self, index: Index):
         # A row without an id cannot be selected: nothing could find it again to show or edit.
         flags = super().flags(index)
-        row = index.row()
-        if index.isValid() and 0 <= row < len(self._rows) and self._rows[row]["id"] is None:
+        entity = self._row(index.row()) if index.isValid() else None
+        if entity is not None and entity["id"] is None:
             return flags & ~Qt.ItemFlag.ItemIsSelectable
         return flags
 
@@ -325,7 +419,7 @@ class EntityModel(QAbstractTableModel):
             return
         self.order = self.ORDERS[column]
         self.descending = order == Qt.SortOrder.DescendingOrder
-        self._rows, self._row_by_id = [], {}
+        self._pages = {}
         self.refresh()
 
 

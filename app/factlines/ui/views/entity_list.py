@@ -1,4 +1,5 @@
-"""The entity browser: search-as-you-type over the store's entity listing, lazily paged."""
+"""The entity browser: search-as-you-type over the store's entity listing, read a page at a
+time."""
 
 from __future__ import annotations
 
@@ -30,12 +31,6 @@ from factlines.ui.turns import Turns
 
 SEARCH_DEBOUNCE_MS = 150
 ALL_TYPES = "All types"
-# An entity chosen elsewhere is looked for this far down the list, in reads twice as long each
-# turn of the event loop (80 rows, 160, 320...), none longer than LONGEST_READ (~25 ms at a
-# million facts: the rows' counts are read only for the rows shown). No further: a write that
-# touches many facts reads every row listed again, on the UI thread (100,000 rows: 260 ms).
-MAX_ROWS_TO_FIND = 20_000
-LONGEST_READ = 5_000
 
 
 class EntityTable(QTableView):
@@ -158,9 +153,8 @@ class EntityBrowser(QWidget):
         self.model.modelReset.connect(lambda: lay_out_now(self.view))
         self.model.modelReset.connect(self._show_selection)
         self.model.modelReset.connect(self._update_count)
-        self.model.rowsInserted.connect(lambda *_: self._update_count())
-        # Looking for an entity chosen elsewhere; the person's own filtering stops it (it
-        # would otherwise clear what they type).
+        # Finding the row of an entity chosen elsewhere; the person's own filtering stops it
+        # (it would otherwise clear what they type).
         self.finding = Turns(self)
         state.reloads.done.connect(self.finding.go_on)
         self.search_field.textChanged.connect(self.finding.stop)
@@ -257,31 +251,33 @@ class EntityBrowser(QWidget):
 
     def _read_again_in_place(self) -> None:
         """The list read again after a write that may have changed anything (another
-        program's), kept where the person had it: the rows loaded (up to LONGEST_READ at once,
-        the rest a read per turn), the row at the top of the view, the selection."""
+        program's), kept where the person had it: the pages read, the row at the top of the
+        view, the selection (found again where the write moved it)."""
         if self._search_timer.isActive():  # a search typed meanwhile reads from the top
             return
-        top = self.model.id_at(self.view.indexAt(self.view.viewport().rect().topLeft()).row())
-        wanted = [
-            e for e in (self._state.entity, top) if e is not None and self.model.row_of(e) >= 0
-        ]
+        top_row = self.view.indexAt(self.view.viewport().rect().topLeft()).row()
+        top = self.model.id_at(top_row)
+        selected = self._state.entity
+        shown = selected is not None and self.model.row_of(selected) >= 0
         finding = self.finding.running
-        self.model.refresh(most=LONGEST_READ)
-        if finding:  # a selection was being looked for: from the top again
-            self.finding.run(self._find(self._state.entity))
-        elif all(self.model.row_of(e) >= 0 for e in wanted):
-            self._scroll_to_top_row(top)
+        self.model.refresh()
+        if finding:  # a selection was being looked for: in the listing as it is now
+            self.finding.run(self._find(selected))
+        elif shown and self.model.row_of(selected) < 0:  # moved off the pages read
+            self.finding.run(self._back_to(selected, top, top_row))
         else:
-            self.finding.run(self._back_to(wanted, top))
+            self._scroll_to_top_row(top, top_row)
 
-    def _back_to(self, wanted: list[str], top: str | None) -> Iterator[None]:
-        for entity_id in wanted:
-            yield from self._page_to(entity_id)
+    def _back_to(self, entity_id: str, top: str | None, top_row: int) -> Iterator[None]:
+        yield from self._locate(entity_id)
         self._show_selection()
-        self._scroll_to_top_row(top)
+        self._scroll_to_top_row(top, top_row)
 
-    def _scroll_to_top_row(self, entity_id: str | None) -> None:
-        row = self.model.row_of(entity_id)
+    def _scroll_to_top_row(self, entity_id: str | None, row: int) -> None:
+        """The row of ``entity_id`` at the top of the view, where it still is among the rows
+        read; else the row ``row`` (the same place in the list)."""
+        found = self.model.row_of(entity_id)
+        row = found if found >= 0 else row
         if row >= 0:
             self.view.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
 
@@ -324,7 +320,7 @@ class EntityBrowser(QWidget):
 
     def _entity_changed(self, entity_id: str | None) -> None:
         """An entity chosen elsewhere (a link, the graph, Back): show it in the list too, once
-        found (:attr:`finding` pages through the list a page per turn).
+        found (:attr:`finding`: its row in the listing read off the UI thread, then its page).
 
         When the list's filter hides it, the search is cleared (then the type), so the list and
         the chart never disagree about what is selected."""
@@ -332,35 +328,50 @@ class EntityBrowser(QWidget):
 
     def _find(self, entity_id: str | None) -> Iterator[None]:
         if entity_id is not None:
-            found = yield from self._page_to(entity_id)
-            if not found and self.search_field.text():
+            found = yield from self._locate(entity_id)
+            if found is False and self.search_field.text():
                 with QSignalBlocker(self.search_field):
                     self.search_field.clear()
                 self.apply_filter()
-                found = yield from self._page_to(entity_id)
-            if not found and self.type_filter.currentIndex() > 0:
+                found = yield from self._locate(entity_id)
+            if found is False and self.type_filter.currentIndex() > 0:
                 with QSignalBlocker(self.type_filter):
                     self.type_filter.setCurrentIndex(0)
                 self.apply_filter()
+                yield from self._locate(entity_id)
         self._show_selection()
 
-    def _page_to(self, entity_id: str) -> Iterator[None]:
-        """Load more of the list, a read per turn, each twice as long as the one before, until
-        the entity's row is loaded (or :data:`MAX_ROWS_TO_FIND` are): whether it is."""
-        count, last = self.model.PAGE, max(self.model.rowCount(), MAX_ROWS_TO_FIND)
-        while self.model.rowCount() < last:
-            if self.model.row_of(entity_id) >= 0 or not self.model.canFetchMore():
-                break
-            yield
+    def _locate(self, entity_id: str) -> Iterator[None]:
+        """Read the page of the entity's row in the listing: whether it is listed (None: the
+        store is unavailable, or the window closed)."""
+        while self.model.row_of(entity_id) < 0:
+            if self.model.every_row_read():  # a short list: known at once, not listed
+                return False
+            generation = self.model.generation
+            row = yield from self._position(entity_id)  # read while the views' facts are
             while self._state.reloads.running:  # the views first, not in the same turns:
                 self.finding.hold()  # held, not a turn after turn that would keep the UI
                 yield  # thread busy while a worker reads the views' facts
             kg = self._state.kg
             if kg is None or kg.closed:  # the window closed meanwhile
-                return False
-            self.model.fetch(min(count, last - self.model.rowCount()))
-            count = min(2 * count, LONGEST_READ)
-        return self.model.row_of(entity_id) >= 0
+                return None
+            if self.model.generation != generation:  # another listing meanwhile: ask again
+                continue
+            if row is None or row < 0:
+                return None if row is None else False
+            self.model.load_row(row)
+            return self.model.row_of(entity_id) >= 0
+        return True
+
+    def _position(self, entity_id: str) -> Iterator[None]:
+        """The entity's row in the listing (as :meth:`EntityModel.position_soon`), the steps
+        held until it is read."""
+        answers: list[int | None] = []
+        self.model.position_soon(entity_id, lambda row: (answers.append(row), self.finding.go_on()))
+        while not answers:
+            self.finding.hold()
+            yield
+        return answers[0]
 
     def _show_selection(self) -> None:
         row = self.model.row_of(self._state.entity)

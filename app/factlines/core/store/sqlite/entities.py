@@ -20,6 +20,14 @@ from factlines.core.store.sqlite.schema import NAME_INDEX
 # Past this offset a name-ordered page is sliced from the in-memory name order (loaded once per
 # change of the file) rather than sorted by SQLite, when no name index exists.
 _DEEP_OFFSET = 2_000
+# The entities listed before one named ``?`` with id ``?`` in name order (the listing's ORDER
+# BY ``name COLLATE NOCASE, id``, or both descending; NULL sorts first), ascending and descending.
+_BEFORE_BY_NAME = (
+    "SELECT COUNT(*) FROM entities WHERE name IS NULL OR name < ? COLLATE NOCASE "
+    "OR (name = ? COLLATE NOCASE AND (id IS NULL OR id < ?))",
+    "SELECT COUNT(*) FROM entities WHERE name > ? COLLATE NOCASE "
+    "OR (name = ? COLLATE NOCASE AND id > ?)",
+)
 
 
 def index_entries(
@@ -136,6 +144,28 @@ class SQLiteEntities(EntityRows[Connection]):
                 [*params, limit, offset],
             ).fetchall()
             return self._rows_with_counts(conn, rows, counts)
+
+    def position(
+        self,
+        eid: str,
+        search: str,
+        entity_type: str | None,
+        valid_at_key: str | None,
+        order: str,
+        descending: bool,
+    ) -> int | None:
+        """By name with no filter (the list as it opens): the entities before it counted, in
+        one query (~10 ms at 100,000 entities) instead of the listing read up to it."""
+        if order == "name" and not search and entity_type is None and valid_at_key is None:
+            with self._db.snapshot() as conn:
+                found = conn.execute("SELECT name FROM entities WHERE id = ?", (eid,)).fetchone()
+                if found is None:
+                    return None
+                name = found[0]
+                if isinstance(name, str):  # a hand edit's other value: as the listing reads
+                    before = _BEFORE_BY_NAME[descending]
+                    return conn.execute(before, (name, name, eid)).fetchone()[0]
+        return super().position(eid, search, entity_type, valid_at_key, order, descending)
 
     @staticmethod
     def _rows_of(conn: SQLConnection, ids: list[str]) -> list[tuple[Any, ...]]:
