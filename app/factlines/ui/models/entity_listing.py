@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractTableModel, Qt
+from PySide6.QtCore import QAbstractTableModel, Qt, Signal
 from PySide6.QtGui import QFont
 
 from factlines.core.errors import Unavailable
@@ -53,6 +53,11 @@ class EntityModel(QAbstractTableModel):
     MOST_PAGES = 64
 
     FEW_FACTS = 200  # a write of more re-reads every row kept (one query, not hundreds)
+    # Pages a listing ranked by a count reads at first, in the read that ranks (a store
+    # elsewhere keeps no ranking: a page read there later ranks every entity again).
+    SPAN = 16
+
+    listingRead = Signal()  # a listing read elsewhere is in (shown)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -64,6 +69,9 @@ class EntityModel(QAbstractTableModel):
         self._asked: set[int] = set()  # first rows of the pages whose counts are being read
         self._asking: int | None = None  # the page asked for now: answered at once, or later
         self.generation = 0  # one more at every reset or write: older answers are dropped
+        self._reading: object | None = None  # the listing read elsewhere, its answer to come
+        self.counting = False  # shown empty until the listing read elsewhere is in
+        self.unread = False  # the store could not give the listing (said in words)
         self.search = ""
         self.entity_type: str | None = None
         self.valid_at: str | None = None
@@ -85,41 +93,96 @@ class EntityModel(QAbstractTableModel):
     def _read_pages(self, numbers: list[int], total: int) -> dict[int, list[dict]]:
         """The pages ``numbers`` (sorted) of the listing as it is now, in a query per run of
         consecutive pages."""
-        kg, pages = self._state.kg, {}
-        numbers = [n for n in numbers if n * self.PAGE < total]
-        if kg is None or not numbers:
-            return pages
-        runs: list[list[int]] = []
-        for number in numbers:
-            if runs and runs[-1][-1] == number - 1:
-                runs[-1].append(number)
-            else:
-                runs.append([number])
-        for run in runs:
-            rows = kg.list_entities(
-                **self._listing(),
-                limit=len(run) * self.PAGE,
-                offset=run[0] * self.PAGE,
-                counts=False,
-            )
-            for at, number in enumerate(run):
-                page = rows[at * self.PAGE : (at + 1) * self.PAGE]
-                if page:
-                    pages[number] = page
-        return pages
-
-    def refresh(self) -> None:
-        """Re-read the count and the pages read (the first page after a filter or sort: they
-        were dropped); the others are read when shown."""
         kg = self._state.kg
+        return {} if kg is None else _pages_of(kg, self._listing(), numbers, total, self.PAGE)
+
+    def _slow(self) -> bool:
+        """Whether the listing's count or pages take long to read (hundreds of milliseconds
+        to seconds at a million facts): filtered by valid_at, or ranked by a count."""
+        return self.valid_at is not None or self.order in ("current", "ended")
+
+    @property
+    def reading(self) -> bool:
+        """Whether the listing is being read again off the UI thread (its answer not in)."""
+        return self._reading is not None
+
+    def refresh(self, then: Callable[[], None] | None = None) -> None:
+        """Re-read the count and the pages read (the first page after a filter or sort: they
+        were dropped); the others are read when shown. ``then()`` once the model shows them.
+
+        A slow listing (:meth:`_slow`) is read off the UI thread where the window can: until
+        it is in, the model shows what it showed, or nothing (:attr:`counting`) after a filter
+        or sort dropped the pages."""
+        kg = self._state.kg
+        if kg is not None and self._slow():
+            self._refresh_soon(kg, then)
+            return
         # Read before the reset begins: a read that fails leaves the model as it was.
         pages, total = {}, 0
         if kg is not None:
             total = kg.count_entities(self.search, self.entity_type, self.valid_at)
             pages = self._read_pages(sorted(self._pages) or [0], total)
+        self._reading = None  # an answer still to come from elsewhere is dropped
+        self._reset(pages, total)
+        if then is not None:
+            then()
+
+    def _refresh_soon(self, kg, then: Callable[[], None] | None) -> None:
+        """:meth:`refresh` of a slow listing: the count and the pages in one read elsewhere,
+        shown when in unless another read was asked for meanwhile (a newer filter, sort or
+        write: its answer is the one shown)."""
+        listing, page = self._listing(), self.PAGE
+        first = self.SPAN if self.order in ("current", "ended") else 1
+        numbers = sorted(self._pages) or list(range(first))
+
+        def read(kg) -> tuple[int, dict] | Unavailable:
+            try:
+                total = kg.count_entities(
+                    listing["search"], listing["entity_type"], listing["valid_at"]
+                )
+                return total, _pages_of(kg, listing, numbers, total, page)
+            except Unavailable as exc:
+                return exc
+
+        def answered(answer: tuple[int, dict] | Unavailable) -> None:
+            if isinstance(answer, Unavailable):
+                self._reset({}, 0, unread=True)
+                self._state.message.emit(f"The entity list: {in_words(answer)}")
+            else:
+                self._reset(answer[1], answer[0])
+                if then is not None:
+                    then()
+
+        self._read_soon(read, answered)
+
+    def _read_soon(self, read: Callable, answered: Callable) -> None:
+        """``answered(read(kg))`` of the listing, read elsewhere where the window can; dropped
+        when another is asked for meanwhile. Until it is in, no page is read here; a listing
+        with no page read (a new filter or sort) is shown empty, :attr:`counting`."""
+        token = self._reading = object()
+        self.generation += 1  # the counts asked for until now are of rows no longer listed
+
+        def done(answer) -> None:
+            if self._reading is token:
+                self._reading = None
+                answered(answer)
+                self.listingRead.emit()
+
+        self._state.read_soon(read, done)
+        if self._reading is token and not self._pages:  # not in yet, and nothing to show
+            self._reset({}, 0, counting=True)
+
+    def _reset(
+        self,
+        pages: dict[int, list[dict]],
+        total: int,
+        counting: bool = False,
+        unread: bool = False,
+    ) -> None:
         self.generation += 1
         self.beginResetModel()
         self._pages, self._total, self._row_by_id = pages, total, {}
+        self.counting, self.unread = counting, unread
         self._unread.clear()
         for number in sorted(pages):
             self._number_page(number)
@@ -130,30 +193,60 @@ class EntityModel(QAbstractTableModel):
         read); when they are the same entities in the same order, announce just the rows
         whose counts or names changed (no reset). A write of a few facts, listed by name or
         type with every entity shown, can change only the counts of its facts' ends, before
-        and after: just those are read again, when the write says what they were."""
+        and after: just those are read again, when the write says what they were. A slow
+        listing is read again elsewhere, the rows shown as they were until it is in."""
         kg = self._state.kg
         if kg is None or not self._pages:
             self.refresh()
             return
-        self.generation += 1
         if self._counts_alone_changed(touched):
+            self.generation += 1
             self._update_ends(kg, touched)
             return
-        total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-        pages = self._read_pages(sorted(self._pages), total)
+        listing, numbers, page = self._listing(), sorted(self._pages), self.PAGE
+        counted = [
+            r["id"]
+            for rows in self._pages.values()
+            for r in rows
+            if r["current"] is not None and r["id"] is not None
+        ]
+
+        def read(kg) -> tuple:
+            total = kg.count_entities(
+                listing["search"], listing["entity_type"], listing["valid_at"]
+            )
+            pages = _pages_of(kg, listing, numbers, total, page)
+            return total, pages, _listed(kg, pages, counted)
+
+        if not self._slow():
+            self.generation += 1
+            self._rows_read(*read(kg))
+            return
+
+        def elsewhere(kg) -> tuple | Unavailable:
+            try:
+                return read(kg)
+            except Unavailable as exc:
+                return exc
+
+        def answered(answer: tuple | Unavailable) -> None:
+            if isinstance(answer, Unavailable):  # the rows stay as they were
+                self._state.message.emit(f"The entity list: {in_words(answer)}")
+            else:
+                self._rows_read(*answer)
+
+        self._read_soon(elsewhere, answered)
+
+    def _rows_read(self, total: int, pages: dict[int, list[dict]], listed: dict) -> None:
+        """Show the pages read again after a write: in place when the same entities are
+        listed in the same order, else from a reset."""
         if total != self._total or any(
             [r["id"] for r in pages.get(n, ())] != [r["id"] for r in rows]
             for n, rows in self._pages.items()
         ):
-            self.refresh()
+            self._reading = None
+            self._reset(pages, total)
             return
-        counted = [
-            r["id"]
-            for page in self._pages.values()
-            for r in page
-            if r["current"] is not None and r["id"] is not None
-        ]
-        listed = {new["id"]: new for new in kg.entity_list_rows(counted)} if counted else {}
         for number, rows in pages.items():
             for at, new in enumerate(rows):
                 self._replace_row(number * self.PAGE + at, listed.get(new["id"], new))
@@ -209,8 +302,8 @@ class EntityModel(QAbstractTableModel):
         number = row // self.PAGE
         page = self._pages.get(number)
         if page is None:
-            if not 0 <= row < self._total or number in self._unread:
-                return None
+            if not 0 <= row < self._total or number in self._unread or self.reading:
+                return None  # (while the listing is read elsewhere, its pages are blank)
             page = self._read_page(number)
         at = row % self.PAGE
         return page[at] if page is not None and at < len(page) else None
@@ -311,7 +404,7 @@ class EntityModel(QAbstractTableModel):
         return entity["id"] if entity is not None else None
 
     def every_row_read(self) -> bool:
-        return sum(len(page) for page in self._pages.values()) >= self._total
+        return not self.reading and sum(len(page) for page in self._pages.values()) >= self._total
 
     def position_soon(self, entity_id: str, done: Callable[[int | None], None]) -> None:
         """``done(row)``: the row of ``entity_id`` in the listing as it is (-1 when the
@@ -429,3 +522,35 @@ def _counts_of(kg, ids: list) -> dict | None:
         return {e["id"]: (e["current"], e["ended"]) for e in kg.entity_list_rows(ids)}
     except Unavailable:
         return None
+
+
+def _pages_of(kg, listing: dict, numbers: list[int], total: int, size: int) -> dict:
+    """The pages ``numbers`` (sorted) of ``listing`` (pages of ``size`` rows, ``total`` rows
+    in all), in a query per run of consecutive pages."""
+    pages: dict[int, list[dict]] = {}
+    numbers = [n for n in numbers if n * size < total]
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and runs[-1][-1] == number - 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    for run in runs:
+        rows = kg.list_entities(
+            **listing, limit=len(run) * size, offset=run[0] * size, counts=False
+        )
+        for at, number in enumerate(run):
+            page = rows[at * size : (at + 1) * size]
+            if page:
+                pages[number] = page
+    return pages
+
+
+def _listed(kg, pages: dict, counted: list) -> dict:
+    """{id: row with its counts} of the entities ``counted`` (whose counts were shown),
+    those still in ``pages``."""
+    if not counted:
+        return {}
+    listed = {r["id"] for rows in pages.values() for r in rows}
+    ids = [eid for eid in counted if eid in listed]
+    return {new["id"]: new for new in kg.entity_list_rows(ids)} if ids else {}

@@ -157,6 +157,7 @@ class EntityBrowser(QWidget):
         # (it would otherwise clear what they type).
         self.finding = Turns(self)
         state.reloads.done.connect(self.finding.go_on)
+        self.model.listingRead.connect(self.finding.go_on)  # held while the listing was read
         self.search_field.textChanged.connect(self.finding.stop)
         self.type_filter.currentIndexChanged.connect(self.finding.stop)
         self.valid_only.toggled.connect(self.finding.stop)
@@ -260,13 +261,16 @@ class EntityBrowser(QWidget):
         selected = self._state.entity
         shown = selected is not None and self.model.row_of(selected) >= 0
         finding = self.finding.running
-        self.model.refresh()
-        if finding:  # a selection was being looked for: in the listing as it is now
-            self.finding.run(self._find(selected))
-        elif shown and self.model.row_of(selected) < 0:  # moved off the pages read
-            self.finding.run(self._back_to(selected, top, top_row))
-        else:
-            self._scroll_to_top_row(top, top_row)
+
+        def read() -> None:  # (a slow listing: once read elsewhere)
+            if finding:  # a selection was being looked for: in the listing as it is now
+                self.finding.run(self._find(selected))
+            elif shown and self.model.row_of(selected) < 0:  # moved off the pages read
+                self.finding.run(self._back_to(selected, top, top_row))
+            else:
+                self._scroll_to_top_row(top, top_row)
+
+        self.model.refresh(then=read)
 
     def _back_to(self, entity_id: str, top: str | None, top_row: int) -> Iterator[None]:
         yield from self._locate(entity_id)
@@ -300,6 +304,9 @@ class EntityBrowser(QWidget):
             self.apply_filter()
 
     def _update_count(self) -> None:
+        if self.model.counting or self.model.unread:
+            self.count_label.setText("Reading…" if self.model.counting else "Not read")
+            return
         total = self.model.total
         self.count_label.setText(f"{total:,} entit{'y' if total == 1 else 'ies'}")
 
@@ -345,6 +352,11 @@ class EntityBrowser(QWidget):
         """Read the page of the entity's row in the listing: whether it is listed (None: the
         store is unavailable, or the window closed)."""
         while self.model.row_of(entity_id) < 0:
+            while self.model.reading:  # the listing is read elsewhere: its rows once in
+                self.finding.hold()
+                yield
+            if self.model.row_of(entity_id) >= 0:
+                break
             if self.model.every_row_read():  # a short list: known at once, not listed
                 return False
             generation = self.model.generation
