@@ -170,3 +170,33 @@ def test_a_write_while_sorted_by_a_count_is_read_off_the_ui_thread(
     settled(window, qtbot)
     assert reads.calls and reads.on_the_ui_thread(by_count) == []
     assert model.total == ENTITIES
+
+
+def test_pages_ranked_by_a_count_are_read_off_the_ui_thread_when_shown_or_chosen(
+    kg, qtbot, isolated_settings, monkeypatch
+):
+    from factlines.ui.models.entity_listing import EntityModel
+
+    monkeypatch.setattr(EntityModel, "SPAN", 1)  # the first page alone read with the ranking
+    window = sample_window(kg, qtbot, isolated_settings)
+    browser, model = window.browser, window.browser.model
+    expected = [
+        e["name"] for e in window.kg.list_entities(order="current", descending=True, limit=999)
+    ]
+    reads = Reads(monkeypatch)
+    browser.view.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    settled(window, qtbot)
+    last = ENTITIES - 1
+    browser.view.scrollToBottom()
+    qtbot.waitUntil(lambda: model.index(last, 0).data() is not None, timeout=10_000)
+    assert model.index(last, 0).data() == expected[last]
+    assert model.index(last - model.PAGE, 0).data() == expected[last - model.PAGE]
+    # An entity chosen elsewhere, on a page not read: its position and page read elsewhere.
+    browser.view.scrollToTop()
+    name = expected[4 * model.PAGE + 3]
+    assert model.row_of(window.kg.get_entity(name)["id"]) < 0
+    window.select_entity(name)
+    qtbot.waitUntil(lambda: not browser.finding.running, timeout=10_000)
+    selected = browser.view.selectionModel().selectedRows()
+    assert [index.row() for index in selected] == [4 * model.PAGE + 3]
+    assert reads.calls and reads.on_the_ui_thread(by_count) == []

@@ -70,6 +70,7 @@ class EntityModel(QAbstractTableModel):
         self._asking: int | None = None  # the page asked for now: answered at once, or later
         self.generation = 0  # one more at every reset or write: older answers are dropped
         self._reading: object | None = None  # the listing read elsewhere, its answer to come
+        self._pages_asked: set[int] = set()  # pages being read elsewhere (ranked by a count)
         self.counting = False  # shown empty until the listing read elsewhere is in
         self.unread = False  # the store could not give the listing (said in words)
         self.search = ""
@@ -166,6 +167,7 @@ class EntityModel(QAbstractTableModel):
             if self._reading is token:
                 self._reading = None
                 answered(answer)
+                self._announce(0, self._total - 1)  # the pages left blank meanwhile are asked for
                 self.listingRead.emit()
 
         self._state.read_soon(read, done)
@@ -304,7 +306,10 @@ class EntityModel(QAbstractTableModel):
         if page is None:
             if not 0 <= row < self._total or number in self._unread or self.reading:
                 return None  # (while the listing is read elsewhere, its pages are blank)
-            page = self._read_page(number)
+            if self.order in ("current", "ended"):
+                page = self._page_soon(number)
+            else:
+                page = self._read_page(number)
         at = row % self.PAGE
         return page[at] if page is not None and at < len(page) else None
 
@@ -315,11 +320,55 @@ class EntityModel(QAbstractTableModel):
             self._unread.add(number)
             self._state.message.emit(f"The entity list: {in_words(exc)}")
             return None
+        self._keep_page(number, page)
+        return page
+
+    def _keep_page(self, number: int, page: list[dict]) -> None:
         while len(self._pages) >= self.MOST_PAGES:
             self._drop_page(max(self._pages, key=lambda kept: abs(kept - number)))
         self._pages[number] = page
         self._number_page(number)
-        return page
+
+    def _page_soon(self, number: int) -> list[dict] | None:
+        """A page of a listing ranked by a count, with the pages around it not read yet:
+        read elsewhere where the window can (a page read here would rank every entity first,
+        seconds at a million facts), blank until in (then announced)."""
+        if number in self._pages_asked:
+            return None
+        near = [n for n in range(max(0, number - 2), number + 3) if n not in self._pages]
+        listing, total, generation, size = self._listing(), self._total, self.generation, self.PAGE
+        self._pages_asked.update(near)
+        asking = [True]
+
+        def read(kg) -> dict | Unavailable:
+            try:
+                return _pages_of(kg, listing, near, total, size)
+            except Unavailable as exc:
+                return exc
+
+        def answered(pages: dict | Unavailable) -> None:
+            self._pages_asked.difference_update(near)
+            if generation != self.generation:  # another listing since: asked again if shown
+                pages = {}
+            elif isinstance(pages, Unavailable):
+                self._unread.update(near)
+                self._state.message.emit(f"The entity list: {in_words(pages)}")
+                pages = {}
+            for n, page in pages.items():
+                if n not in self._pages:
+                    self._keep_page(n, page)
+            if not asking[0]:
+                self._announce(near[0] * size, (near[-1] + 1) * size - 1)
+
+        self._state.read_soon(read, answered)
+        asking[0] = False
+        return self._pages.get(number)
+
+    def _announce(self, first: int, last: int) -> None:
+        """The rows ``first`` to ``last`` (those listed) are shown again."""
+        last = min(last, self._total - 1)
+        if first <= last:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.COLUMNS) - 1))
 
     def _number_page(self, number: int) -> None:
         """Note the page's rows by id (an id listed twice: its first row)."""
@@ -410,21 +459,31 @@ class EntityModel(QAbstractTableModel):
         """``done(row)``: the row of ``entity_id`` in the listing as it is (-1 when the
         listing leaves it out; None when the store is unavailable, said in words), read off
         the UI thread where the window can."""
-        listing = self._listing()
+        listing, generation, size = self._listing(), self.generation, self.PAGE
+        counted = self.order in ("current", "ended")
 
-        def read(kg) -> int | Unavailable:
+        def read(kg) -> tuple[int, dict] | Unavailable:
             try:
                 row = kg.entity_position(entity_id, **listing)
+                if row is None:
+                    return -1, {}
+                # Ranked by a count: its page too, from the ranking this store has just kept
+                # (the window's store would rank again, seconds at a million facts).
+                number = [row // size] if counted else []
+                return row, _pages_of(kg, listing, number, row + 1, size)
             except Unavailable as exc:
                 return exc
-            return -1 if row is None else row
 
-        def answered(row: int | Unavailable) -> None:
-            if isinstance(row, Unavailable):
-                self._state.message.emit(f"The entity list: {in_words(row)}")
+        def answered(answer: tuple[int, dict] | Unavailable) -> None:
+            if isinstance(answer, Unavailable):
+                self._state.message.emit(f"The entity list: {in_words(answer)}")
                 done(None)
-            else:
-                done(row)
+                return
+            row, pages = answer
+            for number, page in pages.items():
+                if generation == self.generation and number not in self._pages:
+                    self._keep_page(number, page)
+            done(row)
 
         self._state.read_soon(read, answered)
 
