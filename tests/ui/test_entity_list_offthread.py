@@ -200,3 +200,20 @@ def test_pages_ranked_by_a_count_are_read_off_the_ui_thread_when_shown_or_chosen
     selected = browser.view.selectionModel().selectedRows()
     assert [index.row() for index in selected] == [4 * model.PAGE + 3]
     assert reads.calls and reads.on_the_ui_thread(by_count) == []
+
+
+def test_enter_in_the_search_selects_the_first_entity_of_a_listing_read_elsewhere(
+    kg, qtbot, isolated_settings
+):
+    window = sample_window(kg, qtbot, isolated_settings)
+    browser = window.browser
+    window.set_as_of("2021-01-01")
+    browser.valid_only.setChecked(True)
+    settled(window, qtbot)
+    browser.search_field.setFocus()
+    browser.search_field.setText("entity 10")
+    qtbot.keyClick(browser.search_field, Qt.Key.Key_Return)
+    chosen = window.kg.get_entity("Entity 100")["id"]
+    assert window.state.entity != chosen
+    qtbot.waitUntil(lambda: window.state.entity == chosen, timeout=5_000)
+    assert browser.model.total == 10  # 100 to 109

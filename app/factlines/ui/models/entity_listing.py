@@ -283,10 +283,17 @@ class EntityModel(QAbstractTableModel):
             page[row % self.PAGE] = new
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
 
-    def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
+    def set_filter(
+        self,
+        search: str,
+        entity_type: str | None,
+        valid_at: str | None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        """List these entities from the top; ``then()`` once they are shown."""
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
         self._pages = {}
-        self.refresh()
+        self.refresh(then)
 
     @property
     def total(self) -> int:

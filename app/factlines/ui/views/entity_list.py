@@ -3,7 +3,7 @@ time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
@@ -181,15 +181,16 @@ class EntityBrowser(QWidget):
         return QSize(340, 600)
 
     # Filtering
-    def apply_filter(self) -> None:
-        """Re-query with the current search text, type and as_of toggle (debounced typing)."""
+    def apply_filter(self, then: Callable[[], None] | None = None) -> None:
+        """Re-query with the current search text, type and as_of toggle (debounced typing);
+        ``then()`` once the list shows it (a slow listing is read off the UI thread)."""
         self._search_timer.stop()
         kg = self._state.kg
         if kg is None or kg.closed:  # a debounced search can fire as the window closes
             return
         entity_type = self.type_filter.currentData()
         valid_at = self._state.as_of if self.valid_only.isChecked() else None
-        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at)
+        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at, then)
 
     def set_search(self, text: str) -> None:
         """Type ``text`` into the search field and apply it now (for scripts and tests)."""
@@ -197,7 +198,9 @@ class EntityBrowser(QWidget):
         self.apply_filter()
 
     def _search_entered(self) -> None:
-        self.apply_filter()
+        self.apply_filter(then=self._select_first)
+
+    def _select_first(self) -> None:
         if self.model.rowCount() > 0:
             self.view.setFocus()
             self.view.setCurrentIndex(self.model.index(0, 0))
