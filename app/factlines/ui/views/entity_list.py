@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from factlines.ui.jobs.search_index import SearchIndexBuilder
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
-from factlines.ui.models.entity_listing import NO_ID, EntityModel
+from factlines.ui.models.entity_cells import NO_ID
+from factlines.ui.models.entity_listing import EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
 from factlines.ui.turns import Turns
