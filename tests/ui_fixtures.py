@@ -246,7 +246,7 @@ def entity_rows_read(model) -> dict[int, dict]:
     """The entity list's rows read from the store (a page at a time, as shown), by row."""
     return {
         number * model.PAGE + at: entity
-        for number, page in model._pages.items()
+        for number, page in model._pages.by_number.items()
         for at, entity in enumerate(page)
     }
 

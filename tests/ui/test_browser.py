@@ -87,10 +87,12 @@ def test_only_entities_valid_at_as_of(window, qtbot):
     everyone = browser.model.total
     window.set_as_of("2016-01-01")
     browser.valid_only.setChecked(True)
-    assert browser.model.total < everyone
+    qtbot.waitUntil(lambda: not browser.model.reading, timeout=5000)  # read off the UI thread
+    assert 0 < browser.model.total < everyone
     window.set_as_of("2026-01-01")
     qtbot.waitUntil(lambda: browser.model.valid_at == "2026-01-01", timeout=2000)
     browser.type_filter.setCurrentIndex(browser.type_filter.findData("project"))
+    qtbot.waitUntil(lambda: not browser.model.reading, timeout=5000)
     names = {browser.model.entity_at(r)["name"] for r in range(browser.model.rowCount())}
     assert "Orion" in names and "Kai Moreno" not in names
 

@@ -5,33 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractTableModel, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QAbstractTableModel, Qt, Signal
 
 from factlines.core.errors import Unavailable
 from factlines.core.store import Touched
-from factlines.ui.look import style
 from factlines.ui.look.wording import in_words
-from factlines.ui.models.roles import (
-    ALIGNMENT,
-    DISPLAY,
-    ENTITY_ID_ROLE,
-    FONT,
-    FOREGROUND,
-    RIGHT,
-    ROOT,
-    TOOLTIP,
-    Index,
-    clear_span,
-    fill_span,
+from factlines.ui.models.entity_cells import EntityCells
+from factlines.ui.models.listed_pages import (
+    ListedPages,
+    count_and_pages,
+    counts_of,
+    listed,
+    pages_of,
 )
+from factlines.ui.models.listing_reads import ListingReads
+from factlines.ui.models.roles import ROOT, Index, clear_span, fill_span
 from factlines.ui.session.state import AppState
-
-NO_ID = (
-    "This row of the entities table has no id (a hand edit, or another tool): no fact can "
-    "name it and MemPalace cannot look it up. It is listed as stored, and cannot be selected "
-    "or edited here."
-)
 
 
 class EntityModel(QAbstractTableModel):
@@ -45,35 +34,38 @@ class EntityModel(QAbstractTableModel):
     The counts do not follow as_of: "Open" is the facts with no end (valid_to empty), which
     may not have started yet at as_of; "Ended" is the facts with an end."""
 
-    COLUMNS = ("Name", "Type", "Open", "Ended")
-    ORDERS = ("name", "type", "current", "ended")
+    COLUMNS = EntityCells.COLUMNS
+    ORDERS = EntityCells.ORDERS
     PAGE = 80
     # Pages kept read at most (those farthest from the one read last are dropped, read again
     # when shown): a write reads again every page kept, in a query per run of pages.
     MOST_PAGES = 64
 
     FEW_FACTS = 200  # a write of more re-reads every row kept (one query, not hundreds)
+    # Pages a listing ranked by a count reads at first, in the read that ranks (a store
+    # elsewhere keeps no ranking: a page read there later ranks every entity again).
+    SPAN = 16
+
+    listingRead = Signal()  # a listing read elsewhere is in (shown)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self._state = state
-        self._pages: dict[int, list[dict]] = {}  # the pages read, by number
-        self._unread: set[int] = set()  # pages the store could not give: blank until a refresh
-        self._row_by_id: dict = {}  # each read row's number by its entity's id
+        self._pages = ListedPages(self.PAGE, self.MOST_PAGES)
         self._total = 0
-        self._asked: set[int] = set()  # first rows of the pages whose counts are being read
-        self._asking: int | None = None  # the page asked for now: answered at once, or later
+        self._reads = ListingReads(state, self, self._pages)
         self.generation = 0  # one more at every reset or write: older answers are dropped
+        self.counting = False  # shown empty until the listing read elsewhere is in
+        self.unread = False  # the store could not give the listing (said in words)
         self.search = ""
         self.entity_type: str | None = None
         self.valid_at: str | None = None
         self.order = "name"
         self.descending = False
-        self._italic = QFont()
-        self._italic.setItalic(True)
+        self._cells = EntityCells()
 
     # Query
-    def _listing(self) -> dict:
+    def listing(self) -> dict:
         return {
             "search": self.search,
             "entity_type": self.entity_type,
@@ -82,47 +74,75 @@ class EntityModel(QAbstractTableModel):
             "descending": self.descending,
         }
 
-    def _read_pages(self, numbers: list[int], total: int) -> dict[int, list[dict]]:
-        """The pages ``numbers`` (sorted) of the listing as it is now, in a query per run of
-        consecutive pages."""
-        kg, pages = self._state.kg, {}
-        numbers = [n for n in numbers if n * self.PAGE < total]
-        if kg is None or not numbers:
-            return pages
-        runs: list[list[int]] = []
-        for number in numbers:
-            if runs and runs[-1][-1] == number - 1:
-                runs[-1].append(number)
-            else:
-                runs.append([number])
-        for run in runs:
-            rows = kg.list_entities(
-                **self._listing(),
-                limit=len(run) * self.PAGE,
-                offset=run[0] * self.PAGE,
-                counts=False,
-            )
-            for at, number in enumerate(run):
-                page = rows[at * self.PAGE : (at + 1) * self.PAGE]
-                if page:
-                    pages[number] = page
-        return pages
+    def _ranked(self) -> bool:
+        return self.order in ("current", "ended")
 
-    def refresh(self) -> None:
+    def _slow(self) -> bool:
+        """Whether the listing's count or pages take long to read (hundreds of milliseconds
+        to seconds at a million facts): filtered by valid_at, or ranked by a count."""
+        return self.valid_at is not None or self._ranked()
+
+    def say(self, exc: Unavailable) -> None:
+        self._state.message.emit(f"The entity list: {in_words(exc)}")
+
+    @property
+    def reading(self) -> bool:
+        """Whether the listing is being read again off the UI thread (its answer not in)."""
+        return self._reads.reading
+
+    def refresh(self, then: Callable[[], None] | None = None) -> None:
         """Re-read the count and the pages read (the first page after a filter or sort: they
-        were dropped); the others are read when shown."""
+        were dropped); the others are read when shown. ``then()`` once the model shows them.
+
+        A slow listing (:meth:`_slow`) is read off the UI thread where the window can: until
+        it is in, the model shows what it showed, or nothing (:attr:`counting`) after a filter
+        or sort dropped the pages."""
         kg = self._state.kg
+        if kg is not None and self._slow():
+            self._refresh_soon(then)
+            return
         # Read before the reset begins: a read that fails leaves the model as it was.
         pages, total = {}, 0
         if kg is not None:
-            total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-            pages = self._read_pages(sorted(self._pages) or [0], total)
+            total, pages = count_and_pages(
+                kg, self.listing(), self._pages.numbers() or [0], self.PAGE
+            )
+        self._reads.drop_listing()  # an answer still to come from elsewhere is dropped
+        self.show_listing(pages, total)
+        if then is not None:
+            then()
+
+    def _refresh_soon(self, then: Callable[[], None] | None) -> None:
+        """:meth:`refresh` of a slow listing: the count and the pages in one read elsewhere,
+        shown when in unless another read was asked for meanwhile (a newer filter, sort or
+        write: its answer is the one shown)."""
+        listing, page = self.listing(), self.PAGE
+        numbers = self._pages.numbers() or list(range(self.SPAN if self._ranked() else 1))
+
+        def answered(answer: tuple[int, dict] | Unavailable) -> None:
+            if isinstance(answer, Unavailable):
+                self.show_listing({}, 0, unread=True)
+                self.say(answer)
+            else:
+                self.show_listing(answer[1], answer[0])
+                if then is not None:
+                    then()
+
+        self._reads.listing_soon(lambda kg: count_and_pages(kg, listing, numbers, page), answered)
+
+    def show_listing(
+        self,
+        pages: dict[int, list[dict]],
+        total: int,
+        counting: bool = False,
+        unread: bool = False,
+    ) -> None:
         self.generation += 1
         self.beginResetModel()
-        self._pages, self._total, self._row_by_id = pages, total, {}
-        self._unread.clear()
-        for number in sorted(pages):
-            self._number_page(number)
+        self._pages.reset(pages)
+        self._total = total
+        self.counting, self.unread = counting, unread
+        self._reads.drop_pages()  # (an answer still to come is dropped: another listing)
         self.endResetModel()
 
     def update_rows(self, touched: Touched | None = None) -> None:
@@ -130,30 +150,43 @@ class EntityModel(QAbstractTableModel):
         read); when they are the same entities in the same order, announce just the rows
         whose counts or names changed (no reset). A write of a few facts, listed by name or
         type with every entity shown, can change only the counts of its facts' ends, before
-        and after: just those are read again, when the write says what they were."""
+        and after: just those are read again, when the write says what they were. A slow
+        listing is read again elsewhere, the rows shown as they were until it is in."""
         kg = self._state.kg
         if kg is None or not self._pages:
             self.refresh()
             return
-        self.generation += 1
         if self._counts_alone_changed(touched):
+            self.generation += 1
             self._update_ends(kg, touched)
             return
-        total = kg.count_entities(self.search, self.entity_type, self.valid_at)
-        pages = self._read_pages(sorted(self._pages), total)
-        if total != self._total or any(
-            [r["id"] for r in pages.get(n, ())] != [r["id"] for r in rows]
-            for n, rows in self._pages.items()
-        ):
-            self.refresh()
+        listing, numbers, page = self.listing(), self._pages.numbers(), self.PAGE
+        counted = self._pages.counted_ids()
+
+        def read(kg) -> tuple:
+            total, pages = count_and_pages(kg, listing, numbers, page)
+            return total, pages, listed(kg, pages, counted)
+
+        if not self._slow():
+            self.generation += 1
+            self._rows_read(*read(kg))
             return
-        counted = [
-            r["id"]
-            for page in self._pages.values()
-            for r in page
-            if r["current"] is not None and r["id"] is not None
-        ]
-        listed = {new["id"]: new for new in kg.entity_list_rows(counted)} if counted else {}
+
+        def answered(answer: tuple | Unavailable) -> None:
+            if isinstance(answer, Unavailable):  # the rows stay as they were
+                self.say(answer)
+            else:
+                self._rows_read(*answer)
+
+        self._reads.listing_soon(read, answered)
+
+    def _rows_read(self, total: int, pages: dict[int, list[dict]], listed: dict) -> None:
+        """Show the pages read again after a write: in place when the same entities are
+        listed in the same order, else from a reset."""
+        if total != self._total or not self._pages.same_entities(pages):
+            self._reads.drop_listing()
+            self.show_listing(pages, total)
+            return
         for number, rows in pages.items():
             for at, new in enumerate(rows):
                 self._replace_row(number * self.PAGE + at, listed.get(new["id"], new))
@@ -176,71 +209,69 @@ class EntityModel(QAbstractTableModel):
         ends = set(touched.fact_ends)
         for row in kg.rows_with_ids("triples", list(touched.facts)).values():
             ends.update((row["subject"], row["object"]))
-        rows = ((eid, self._row_by_id.get(eid, -1)) for eid in ends)
-        at = {eid: row for eid, row in rows if row >= 0 and self._read(row)["current"] is not None}
+        rows = ((eid, self._pages.row_of(eid)) for eid in ends)
+        at = {
+            eid: row
+            for eid, row in rows
+            if row >= 0 and self._pages.read(row)["current"] is not None
+        }
         for new in kg.entity_list_rows(list(at)):
             self._replace_row(at[new["id"]], new)
 
     def _replace_row(self, row: int, new: dict) -> None:
         """Show ``new`` at ``row``, announced only when it differs from the row shown."""
-        page = self._pages[row // self.PAGE]
-        if page[row % self.PAGE] != new:
-            page[row % self.PAGE] = new
+        if self._pages.replace(row, new):
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
 
-    def set_filter(self, search: str, entity_type: str | None, valid_at: str | None) -> None:
+    def set_filter(
+        self,
+        search: str,
+        entity_type: str | None,
+        valid_at: str | None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        """List these entities from the top; ``then()`` once they are shown."""
         self.search, self.entity_type, self.valid_at = search, entity_type, valid_at
-        self._pages = {}
-        self.refresh()
+        self._pages.forget()
+        self.refresh(then)
 
     @property
     def total(self) -> int:
         return self._total
 
     # Rows
-    def _read(self, row: int) -> dict | None:
-        """The row if its page is read (nothing is read here)."""
-        page = self._pages.get(row // self.PAGE)
-        return page[row % self.PAGE] if page is not None and row % self.PAGE < len(page) else None
-
     def _row(self, row: int) -> dict | None:
         """The row, its page read first if it was not; None past the end, or when the store
         could not give it (said in words once, the row blank)."""
         number = row // self.PAGE
-        page = self._pages.get(number)
-        if page is None:
-            if not 0 <= row < self._total or number in self._unread:
-                return None
-            page = self._read_page(number)
-        at = row % self.PAGE
-        return page[at] if page is not None and at < len(page) else None
+        if number not in self._pages:
+            if not 0 <= row < self._total or number in self._pages.unread or self.reading:
+                return None  # (while the listing is read elsewhere, its pages are blank)
+            if self._ranked():
+                self._reads.page_soon(number)
+            else:
+                self._read_page(number)
+        return self._pages.read(row)
 
-    def _read_page(self, number: int) -> list[dict] | None:
+    def _read_page(self, number: int) -> None:
         try:
-            page = self._read_pages([number], self._total).get(number, [])
+            kg = self._state.kg
+            pages = (
+                {} if kg is None else pages_of(kg, self.listing(), [number], self._total, self.PAGE)
+            )
         except Unavailable as exc:
-            self._unread.add(number)
-            self._state.message.emit(f"The entity list: {in_words(exc)}")
-            return None
-        while len(self._pages) >= self.MOST_PAGES:
-            self._drop_page(max(self._pages, key=lambda kept: abs(kept - number)))
-        self._pages[number] = page
-        self._number_page(number)
-        return page
+            self._pages.unread.add(number)
+            self.say(exc)
+            return
+        self._pages.keep(number, pages.get(number, []))
 
-    def _number_page(self, number: int) -> None:
-        """Note the page's rows by id (an id listed twice: its first row)."""
-        first = number * self.PAGE
-        for at, entity in enumerate(self._pages[number]):
-            row = self._row_by_id.get(entity["id"], -1)
-            if row < 0 or row > first + at:
-                self._row_by_id[entity["id"]] = first + at
-
-    def _drop_page(self, number: int) -> None:
-        first = number * self.PAGE
-        for at, entity in enumerate(self._pages.pop(number)):
-            if self._row_by_id.get(entity["id"]) == first + at:
-                del self._row_by_id[entity["id"]]
+    def show_again(self, first: int, last: int, column: int = 0) -> None:
+        """The rows ``first`` to ``last`` (those listed) are shown again, from ``column``."""
+        last = min(last, self._total - 1)
+        if first <= last:
+            self.dataChanged.emit(
+                self.index(first, column), self.index(last, len(self.COLUMNS) - 1)
+            )
 
     def load_row(self, row: int) -> None:
         """Read the page of ``row`` (an entity chosen elsewhere, shown there)."""
@@ -252,88 +283,29 @@ class EntityModel(QAbstractTableModel):
     def _counted(self, row: int) -> dict:
         """The row, its counts read here first if they were not: with those of the rows of
         its page that lack them, in one query."""
-        if self._pages[row // self.PAGE][row % self.PAGE]["current"] is None:
+        if self._pages.read(row)["current"] is None:
             first = row - row % self.PAGE
             kg = self._state.kg
             if kg is not None and not kg.closed:
-                self._fill_counts(first, _counts_of(kg, self._uncounted_ids(first)))
-        return self._pages[row // self.PAGE][row % self.PAGE]
-
-    def _counts_soon(self, row: int) -> dict | None:
-        """The row as it is; when its counts are not read yet, they are asked for (with its
-        page's) and announced when in."""
-        entity = self._row(row)
-        first = row - row % self.PAGE
-        if entity is None or entity["current"] is not None or first in self._asked:
-            return entity
-        self._asked.add(first)
-        ids, generation = self._uncounted_ids(first), self.generation
-        self._asking = first
-        try:
-            self._state.read_soon(
-                lambda kg: _counts_of(kg, ids),
-                lambda counts: self._counts_read(first, generation, counts),
-            )
-        finally:
-            self._asking = None
-        return self._read(row)  # counted here when the read could not be elsewhere
-
-    def _uncounted_ids(self, first: int) -> list:
-        page = self._pages.get(first // self.PAGE, [])
-        return [r["id"] for r in page if r["current"] is None]
-
-    def _counts_read(self, first: int, generation: int, counts: dict | None) -> None:
-        self._asked.discard(first)
-        if generation == self.generation:
-            self._fill_counts(first, counts)
-        last = first + len(self._pages.get(first // self.PAGE, ())) - 1
-        if self._asking != first and last >= first:  # later: filled, or asked again
-            self.dataChanged.emit(self.index(first, 2), self.index(last, len(self.COLUMNS) - 1))
-
-    def _fill_counts(self, first: int, counts: dict | None) -> None:
-        """The page's rows that lack counts take those in ``counts`` (an entity no longer
-        there has none: a write follows); None (unavailable): they stay blank, read again
-        when next shown."""
-        page = self._pages.get(first // self.PAGE)
-        if counts is None or page is None:
-            return
-        for at, entity in enumerate(page):
-            if entity["current"] is None:
-                current, ended = counts.get(entity["id"], (0, 0))
-                page[at] = {**entity, "current": current, "ended": ended}
+                self._pages.fill_counts(first, counts_of(kg, self._pages.uncounted_ids(first)))
+        return self._pages.read(row)
 
     def row_of(self, entity_id: str | None) -> int:
         """The row of ``entity_id`` among the rows read; -1 when it is not read."""
-        return self._row_by_id.get(entity_id, -1)
+        return self._pages.row_of(entity_id)
 
     def id_at(self, row: int) -> str | None:
-        entity = self._read(row)
+        entity = self._pages.read(row)
         return entity["id"] if entity is not None else None
 
     def every_row_read(self) -> bool:
-        return sum(len(page) for page in self._pages.values()) >= self._total
+        return not self.reading and self._pages.rows_read() >= self._total
 
     def position_soon(self, entity_id: str, done: Callable[[int | None], None]) -> None:
         """``done(row)``: the row of ``entity_id`` in the listing as it is (-1 when the
         listing leaves it out; None when the store is unavailable, said in words), read off
         the UI thread where the window can."""
-        listing = self._listing()
-
-        def read(kg) -> int | Unavailable:
-            try:
-                row = kg.entity_position(entity_id, **listing)
-            except Unavailable as exc:
-                return exc
-            return -1 if row is None else row
-
-        def answered(row: int | Unavailable) -> None:
-            if isinstance(row, Unavailable):
-                self._state.message.emit(f"The entity list: {in_words(row)}")
-                done(None)
-            else:
-                done(row)
-
-        self._state.read_soon(read, answered)
+        self._reads.position_soon(entity_id, self._ranked(), done)
 
     # Model
     def rowCount(self, parent: Index = ROOT) -> int:
@@ -343,22 +315,13 @@ class EntityModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.COLUMNS):
-            if role == Qt.ItemDataRole.DisplayRole:
-                return self.COLUMNS[section]
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return (
-                    "Display name (id in the tooltip)",
-                    "Entity type",
-                    "Open: facts with no end (valid_to empty), both directions;"
-                    " not as of as_of (some may start later)",
-                    "Ended: facts with an end (valid_to set), both directions; not as of as_of",
-                )[section]
+        if orientation == Qt.Orientation.Horizontal:
+            return self._cells.header(section, role)
         return None
 
     def data(self, index: Index, role=Qt.ItemDataRole.DisplayRole):
         entity = self._shown(index)
-        return None if entity is None else self._value(entity, index.column(), role)
+        return None if entity is None else self._cells.value(entity, index.column(), role)
 
     def multiData(self, index: Index, roles) -> None:
         # The view's delegate asks seven roles per painted cell in one call: answering them
@@ -367,44 +330,16 @@ class EntityModel(QAbstractTableModel):
         if entity is None:
             clear_span(roles)
             return
-        fill_span(roles, self._value, entity, index.column())
+        fill_span(roles, self._cells.value, entity, index.column())
 
     def _shown(self, index: Index) -> dict | None:
         if not index.isValid():
             return None
-        return self._counts_soon(index.row()) if index.column() >= 2 else self._row(index.row())
-
-    def _value(self, entity: dict, column: int, role: int):
-        nameless = entity["id"] is None
-        if role == DISPLAY:
-            if column == 0:
-                name = style.cell_text(entity["name"])
-                return f"{style.MARK} {name}" if nameless else name
-            if column == 1:
-                return style.cell_text(entity["type"])
-            return entity[self.ORDERS[column]]
-        if role == ENTITY_ID_ROLE:
-            return entity["id"]
-        if role == FONT:
-            return self._italic if nameless else None
-        if column >= 2:
-            if role == ALIGNMENT:
-                return RIGHT
-            if role == FOREGROUND and not entity[self.ORDERS[column]]:
-                return style.theme().dim_brush
-        elif role == FOREGROUND and nameless:
-            return style.theme().dim_brush
-        elif role == TOOLTIP and column == 0:
-            name = style.tip_text(entity["name"])
-            kind = f"type: {entity['type']}\n" if entity["type"] else ""
-            return (
-                f"{name}\n{kind}{style.MARK} {NO_ID}"
-                if nameless
-                else f"{name}\n{kind}id: {entity['id']}"
-            )
-        elif role == TOOLTIP and column == 1 and len(style.stored_text(entity["type"])) > 40:
-            return style.tip_text(entity["type"])
-        return None
+        return (
+            self._reads.counts_soon(index.row(), self._row(index.row()))
+            if index.column() >= 2
+            else self._row(index.row())
+        )
 
     def flags(self, index: Index):
         # A row without an id cannot be selected: nothing could find it again to show or edit.
@@ -419,13 +354,5 @@ class EntityModel(QAbstractTableModel):
             return
         self.order = self.ORDERS[column]
         self.descending = order == Qt.SortOrder.DescendingOrder
-        self._pages = {}
+        self._pages.forget()
         self.refresh()
-
-
-def _counts_of(kg, ids: list) -> dict | None:
-    """{id: (open, ended)} of the entities ``ids``; None when the store is unavailable."""
-    try:
-        return {e["id"]: (e["current"], e["ended"]) for e in kg.entity_list_rows(ids)}
-    except Unavailable:
-        return None

@@ -3,7 +3,7 @@ time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFocusEvent, QGuiApplication, QKeyEvent
@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from factlines.ui.jobs.search_index import SearchIndexBuilder
 from factlines.ui.look import style
 from factlines.ui.menus.edits import FactActions
-from factlines.ui.models.entity_listing import NO_ID, EntityModel
+from factlines.ui.models.entity_cells import NO_ID
+from factlines.ui.models.entity_listing import EntityModel
 from factlines.ui.painting import lay_out_now
 from factlines.ui.session.state import AppState
 from factlines.ui.turns import Turns
@@ -157,6 +158,7 @@ class EntityBrowser(QWidget):
         # (it would otherwise clear what they type).
         self.finding = Turns(self)
         state.reloads.done.connect(self.finding.go_on)
+        self.model.listingRead.connect(self.finding.go_on)  # held while the listing was read
         self.search_field.textChanged.connect(self.finding.stop)
         self.type_filter.currentIndexChanged.connect(self.finding.stop)
         self.valid_only.toggled.connect(self.finding.stop)
@@ -180,15 +182,16 @@ class EntityBrowser(QWidget):
         return QSize(340, 600)
 
     # Filtering
-    def apply_filter(self) -> None:
-        """Re-query with the current search text, type and as_of toggle (debounced typing)."""
+    def apply_filter(self, then: Callable[[], None] | None = None) -> None:
+        """Re-query with the current search text, type and as_of toggle (debounced typing);
+        ``then()`` once the list shows it (a slow listing is read off the UI thread)."""
         self._search_timer.stop()
         kg = self._state.kg
         if kg is None or kg.closed:  # a debounced search can fire as the window closes
             return
         entity_type = self.type_filter.currentData()
         valid_at = self._state.as_of if self.valid_only.isChecked() else None
-        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at)
+        self.model.set_filter(self.search_field.text().strip(), entity_type, valid_at, then)
 
     def set_search(self, text: str) -> None:
         """Type ``text`` into the search field and apply it now (for scripts and tests)."""
@@ -196,7 +199,9 @@ class EntityBrowser(QWidget):
         self.apply_filter()
 
     def _search_entered(self) -> None:
-        self.apply_filter()
+        self.apply_filter(then=self._select_first)
+
+    def _select_first(self) -> None:
         if self.model.rowCount() > 0:
             self.view.setFocus()
             self.view.setCurrentIndex(self.model.index(0, 0))
@@ -260,13 +265,16 @@ class EntityBrowser(QWidget):
         selected = self._state.entity
         shown = selected is not None and self.model.row_of(selected) >= 0
         finding = self.finding.running
-        self.model.refresh()
-        if finding:  # a selection was being looked for: in the listing as it is now
-            self.finding.run(self._find(selected))
-        elif shown and self.model.row_of(selected) < 0:  # moved off the pages read
-            self.finding.run(self._back_to(selected, top, top_row))
-        else:
-            self._scroll_to_top_row(top, top_row)
+
+        def read() -> None:  # (a slow listing: once read elsewhere)
+            if finding:  # a selection was being looked for: in the listing as it is now
+                self.finding.run(self._find(selected))
+            elif shown and self.model.row_of(selected) < 0:  # moved off the pages read
+                self.finding.run(self._back_to(selected, top, top_row))
+            else:
+                self._scroll_to_top_row(top, top_row)
+
+        self.model.refresh(then=read)
 
     def _back_to(self, entity_id: str, top: str | None, top_row: int) -> Iterator[None]:
         yield from self._locate(entity_id)
@@ -300,6 +308,9 @@ class EntityBrowser(QWidget):
             self.apply_filter()
 
     def _update_count(self) -> None:
+        if self.model.counting or self.model.unread:
+            self.count_label.setText("Reading…" if self.model.counting else "Not read")
+            return
         total = self.model.total
         self.count_label.setText(f"{total:,} entit{'y' if total == 1 else 'ies'}")
 
@@ -345,6 +356,11 @@ class EntityBrowser(QWidget):
         """Read the page of the entity's row in the listing: whether it is listed (None: the
         store is unavailable, or the window closed)."""
         while self.model.row_of(entity_id) < 0:
+            while self.model.reading:  # the listing is read elsewhere: its rows once in
+                self.finding.hold()
+                yield
+            if self.model.row_of(entity_id) >= 0:
+                break
             if self.model.every_row_read():  # a short list: known at once, not listed
                 return False
             generation = self.model.generation
