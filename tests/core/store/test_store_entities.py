@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import time
 
@@ -586,3 +587,22 @@ def test_sqlites_count_by_name_is_the_listings_order(kg_path, name_index, descen
             by_pages = EntityRows.position(entities, eid, "", None, None, "name", descending)
             assert kg.entity_position(eid, descending=descending) == by_pages
             assert by_pages == listed.index(eid)
+
+
+def test_a_closed_store_leaves_what_it_kept_to_no_collector(graph_url):
+    # A worker's store ranks every entity for the window's list, then closes. Its parts refer
+    # to each other, so only the cycle collector frees the store: what it kept went with it
+    # (the ranking, the search index), on the UI thread, at a million facts 40-120 ms.
+    with open_graph(graph_url) as kg:
+        kg.insert_rows("entities", [(f"e{n:05d}", f"E {n}") for n in range(3000)], ("id", "name"))
+    gc.collect()
+    gc.disable()
+    try:
+        with open_graph(graph_url, read_only=True) as store:
+            assert store.list_entities(order="current", limit=5)
+            assert store.count_entities("e 1") > 0  # builds the search index
+        del store
+        left = gc.collect()
+    finally:
+        gc.enable()
+    assert left < 500, f"{left} objects left to the cycle collector by a closed store"

@@ -196,6 +196,10 @@ class PGEntities(EntityRows[PGConnection]):
         self._search_index = None
         self._forgotten += 1
 
+    def forget_kept(self) -> None:
+        self._search_index = None
+        self._rankings.clear()
+
     def types(self) -> list[str]:
         with self._db.read() as conn:
             rows = conn.execute(

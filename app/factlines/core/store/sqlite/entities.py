@@ -312,6 +312,10 @@ class SQLiteEntities(EntityRows[Connection]):
         self._search_index = None
         self._forgotten += 1
 
+    def forget_kept(self) -> None:
+        self._search_index = None
+        self._kept.clear()
+
     @staticmethod
     def _filter(
         ids: Sequence[str | None] | None, entity_type: str | None, valid_at_key: str | None

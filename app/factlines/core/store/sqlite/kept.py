@@ -52,3 +52,7 @@ class Kept:
             value = compute(conn)
         self._values[name] = (key, value)
         return value, key
+
+    def clear(self) -> None:
+        """Nothing kept any more (the store closes)."""
+        self._values.clear()
