@@ -199,8 +199,7 @@ class EntityModel(QAbstractTableModel):
             and touched.fact_ends is not None
             and not (touched.everything or touched.entities)
             and 0 < len(touched.facts) <= self.FEW_FACTS
-            and self.order in ("name", "type")
-            and self.valid_at is None
+            and not self._slow()
         )
 
     def _update_ends(self, kg, touched: Touched) -> None:
@@ -221,7 +220,7 @@ class EntityModel(QAbstractTableModel):
     def _replace_row(self, row: int, new: dict) -> None:
         """Show ``new`` at ``row``, announced only when it differs from the row shown."""
         if self._pages.replace(row, new):
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+            self.show_again(row, row)
 
     def set_filter(
         self,

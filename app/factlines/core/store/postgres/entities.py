@@ -197,7 +197,7 @@ class PGEntities(EntityRows[PGConnection]):
         self._forgotten += 1
 
     def forget_kept(self) -> None:
-        self._search_index = None
+        self.forget_index()
         self._rankings.clear()
 
     def types(self) -> list[str]:

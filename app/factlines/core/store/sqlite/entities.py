@@ -313,7 +313,7 @@ class SQLiteEntities(EntityRows[Connection]):
         self._forgotten += 1
 
     def forget_kept(self) -> None:
-        self._search_index = None
+        self.forget_index()
         self._kept.clear()
 
     @staticmethod
