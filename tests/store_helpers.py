@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import importlib.util
 import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
-from factlines import open_graph
+from factlines import KnowledgeGraph, open_graph
 
 MEMPALACE_TABLES = ("entities", "triples")
 
@@ -228,3 +231,31 @@ def make_old_mempalace_file(path: Path, rows: int = 3) -> None:
         )
     conn.commit()
     conn.close()
+
+
+@contextmanager
+def raw_rows_graph(rows, valid_to_index: bool = True) -> Iterator[Path]:
+    """A fresh graph file holding entities ann, bob and cy, and ``rows`` (subject, object,
+    valid_from, valid_to) as raw rows t000, t001, … of predicate p, past the store (they may
+    hold what it refuses to write); without ``valid_to_index``, no index on valid_to."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "kg.sqlite3"
+        KnowledgeGraph(path).close()
+        conn = sqlite3.connect(str(path))
+        with conn:
+            conn.executemany(
+                "INSERT INTO entities (id, name) VALUES (?, ?)",
+                [(e, e.title()) for e in ("ann", "bob", "cy")],
+            )
+            conn.executemany(
+                "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
+                "VALUES (?, ?, 'p', ?, ?, ?)",
+                [(f"t{i:03d}", s, o, vf, vt) for i, (s, o, vf, vt) in enumerate(rows)],
+            )
+            if not valid_to_index:
+                for (name,) in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%valid_to)'"
+                ).fetchall():
+                    conn.execute(f"DROP INDEX {name}")
+        conn.close()
+        yield path

@@ -8,18 +8,16 @@ every value with :mod:`datetime` (``store_helpers``), not with the store's time 
 from __future__ import annotations
 
 import sqlite3
-import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from factlines import KnowledgeGraph, Refused
-from store_helpers import dump, instant, oracle_end, oracle_start
+from store_helpers import dump, instant, oracle_end, oracle_start, raw_rows_graph
 
 ENTITIES = ("ann", "bob", "cy")
 DAY0 = datetime(2020, 3, 1, tzinfo=timezone.utc)
@@ -41,30 +39,8 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @contextmanager
 def graph(rows, valid_to_index: bool = True):
     """A fresh graph holding ``rows`` (subject, object, valid_from, valid_to) as written."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "kg.sqlite3"
-        KnowledgeGraph(path).close()
-        conn = sqlite3.connect(str(path))
-        with conn:
-            conn.executemany(
-                "INSERT INTO entities (id, name) VALUES (?, ?)", [(e, e.title()) for e in ENTITIES]
-            )
-            conn.executemany(
-                "INSERT INTO triples (id, subject, predicate, object, valid_from, valid_to) "
-                "VALUES (?, ?, 'p', ?, ?, ?)",
-                [(f"t{i:03d}", s, o, vf, vt) for i, (s, o, vf, vt) in enumerate(rows)],
-            )
-            if not valid_to_index:
-                for (name,) in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%valid_to)'"
-                ).fetchall():
-                    conn.execute(f"DROP INDEX {name}")
-        conn.close()
-        kg = KnowledgeGraph(path)
-        try:
-            yield kg
-        finally:
-            kg.close()
+    with raw_rows_graph(rows, valid_to_index) as path, KnowledgeGraph(path) as kg:
+        yield kg
 
 
 def numbered(rows):

@@ -250,6 +250,33 @@ def test_the_histogram_sits_under_the_slider_and_follows_an_edit(window, qtbot):
     histogram.grab()  # paints with as_of marked
 
 
+def test_the_histogram_moves_our_edits_counts_without_reading_the_graph(window, qtbot):
+    histogram = window.panels.histogram
+    qtbot.waitUntil(lambda: not histogram.busy, timeout=5000)
+    reads = []
+    histogram.query.reader.start = lambda *args: reads.append(args)  # a read asked for
+    kg, stack = window.kg, window.undo_stack
+    starts, ends = sum(histogram.data["starts"]), sum(histogram.data["ends"])
+    fact_id = window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    assert fact_id is not None and sum(histogram.data["starts"]) == starts + 1
+    assert histogram.data == kg.validity_histogram(histogram.bins)
+    assert window.fact_actions.end_fact(fact_id, "2024-03-01")
+    assert sum(histogram.data["ends"]) == ends + 1
+    assert histogram.data == kg.validity_histogram(histogram.bins)
+    stack.undo()
+    stack.undo()
+    assert sum(histogram.data["starts"]) == starts and sum(histogram.data["ends"]) == ends
+    stack.redo()
+    assert histogram.data == kg.validity_histogram(histogram.bins)
+    assert reads == [] and not histogram.busy
+    # Another program's write says not which rows: the counts are read again.
+    raw_sql(kg.db_path, "UPDATE triples SET valid_to = '2024-06-01' WHERE valid_to IS NULL")
+    window.state.notify_data_changed()
+    qtbot.waitUntil(lambda: histogram.busy, timeout=3000)
+    qtbot.waitUntil(lambda: not histogram.query._timer.isActive(), timeout=3000)
+    assert len(reads) == 1
+
+
 def test_an_as_of_step_repaints_the_histogram_only_where_its_mark_was_and_is(window, qtbot):
     from PySide6.QtCore import QEvent, QObject, QPoint
     from PySide6.QtGui import QPainter
@@ -298,7 +325,8 @@ def test_the_histogram_is_counted_off_the_ui_thread(window, qtbot, monkeypatch):
 
     monkeypatch.setattr(KnowledgeGraph, "validity_histogram", recorded)
     starts = sum(histogram.data["starts"])
-    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    # Before the span: its edges move, so the counts are read again.
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="1900-02-01")
     qtbot.waitUntil(lambda: sum(histogram.data["starts"]) == starts + 1, timeout=5000)
     assert counted_on and threading.main_thread() not in counted_on
     # A new width asks for as many bins as it has room for, on the worker too.
@@ -323,7 +351,8 @@ def test_a_question_waiting_when_the_window_closes_is_never_asked(window, qtbot,
         return count(kg, bins)
 
     monkeypatch.setattr(KnowledgeGraph, "validity_histogram", held)
-    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="2024-02-01")
+    # Before the span: the counts are read again (the edges move).
+    window.fact_actions.add_fact("Kai Moreno", "uses", "Go", valid_from="1900-02-01")
     qtbot.waitUntil(lambda: len(asked) == 1, timeout=5000)
     window.fact_actions.add_fact("Kai Moreno", "uses", "Zig", valid_from="2024-03-01")
     qtbot.waitUntil(lambda: histogram.query.reader._waiting is not None, timeout=5000)

@@ -20,6 +20,8 @@ from factlines.core.spool import Spool
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
 # One recorded row: ``((table, id), [before, after])``, each image a RowImage, a RowPrint or None.
 RecordedRow: TypeAlias = tuple[tuple[str, str], list[Any]]
+# A fact's stored (valid_from, valid_to), or None: no such row.
+Times: TypeAlias = tuple[Any, Any] | None
 
 
 @dataclass(frozen=True)
@@ -63,28 +65,39 @@ class Touched:
     entities: set[str] = field(default_factory=set[str])
     settings: set[str] = field(default_factory=set[str])
     everything: bool = False  # another program wrote the file: which rows is not known
-    # The entities at either end of the touched facts before the write, where each fact's
-    # row was read before it was written (a recorded write); None: not known. A hint for
-    # views, not part of what was touched.
+    # Hints for views, not part of what was touched: the entities at either end of the touched
+    # facts before the write, and each fact's (valid_from, valid_to) by id before it and after
+    # it (None: no such row), where a recorded write read the rows; None, or a fact left out:
+    # not known.
     fact_ends: set[str | None] | None = field(default=None, compare=False)
+    times_before: dict[str, Times] | None = field(default=None, compare=False)
+    times_after: dict[str, Times] = field(default_factory=dict[str, "Times"], compare=False)
 
     def add(self, table: str, row_id: str) -> None:
         {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)
 
     @classmethod
-    def noting_ends(cls) -> Touched:
-        """For a write about to start: its facts' former ends are noted as they are read."""
-        return cls(fact_ends=set())
+    def noting_before(cls) -> Touched:
+        """For a write about to start: its facts' former rows are noted as they are read."""
+        return cls(fact_ends=set(), times_before={})
 
-    def note_ends(self, before: RowImage | None, read: bool) -> None:
+    def note_before(self, fact_id: str, before: RowImage | None, read: bool) -> None:
         """A touched fact's row before the write (None: there was none), if it was ``read``;
-        a fact whose row was not read leaves the ends unknown."""
-        if self.fact_ends is None:
+        a fact whose row was not read leaves the former rows unknown. The first row noted for
+        a fact is the one before the write."""
+        if self.fact_ends is None or self.times_before is None:
             return
         if not read:
-            self.fact_ends = None
-        elif before is not None:
+            self.fact_ends = self.times_before = None
+            return
+        if before is not None:
             self.fact_ends.update((before.values.get("subject"), before.values.get("object")))
+        self.times_before.setdefault(fact_id, _times(before))
+
+    def note_after(self, fact_id: str, after: RowImage | None) -> None:
+        """A touched fact's row as the write leaves it (None: deleted), read before its
+        commit."""
+        self.times_after[fact_id] = _times(after)
 
     def __bool__(self) -> bool:
         return self.everything or bool(self.facts or self.entities or self.settings)
@@ -92,6 +105,10 @@ class Touched:
     @classmethod
     def all_rows(cls) -> Touched:
         return cls(everything=True)
+
+
+def _times(image: RowImage | None) -> Times:
+    return None if image is None else (image.values.get("valid_from"), image.values.get("valid_to"))
 
 
 class Change:

@@ -7,11 +7,10 @@ validity is the half-open rule (§2.4).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import partial
 from typing import Any
 
-from factlines.core import temporal
+from factlines.core import histogram, temporal
 from factlines.core.analysis import (
     KINDS,
     as_rows,
@@ -35,7 +34,6 @@ MAX_BINS = 10_000
 # The single-valued suggestions read a predicate's facts this many at a time (whole subjects).
 SUGGESTION_ROWS = 20_000
 _PAIR_KINDS = (KINDS.index("overlap"), KINDS.index("handover"))
-_NO_HISTOGRAM: dict[str, list[Any]] = {"edges": [], "valid": [], "starts": [], "ends": []}
 
 
 class GraphHistory(Part):
@@ -222,35 +220,4 @@ class GraphHistory(Part):
             or not 1 <= bins <= MAX_BINS
         ):
             raise Refused(f"bins={bins!r} must be a whole number from 1 to {MAX_BINS:,}")
-        span = self._facts.time_span()
-        if span is None:
-            return {key: [] for key in _NO_HISTOGRAM}
-        first_posix, last_posix = temporal.to_posix(span[0]), temporal.to_posix(span[1])
-        assert first_posix is not None and last_posix is not None  # the span's are real instants
-        first = int(first_posix)
-        width = int(last_posix) + 1 - first
-        # Exact arithmetic: edge i is first + i * width / bins.
-        seconds = [first - (-i * width // bins) for i in range(bins + 1)]  # ceil: first key in
-        before = [temporal.before_posix(s) for s in seconds]  # the last key before each edge
-        middles = [
-            temporal.from_posix(first + (2 * i + 1) * width // (2 * bins)) for i in range(bins)
-        ]
-        keys = sorted(set(before) | set(middles))
-        starts, ends, unknown, nowhere = self._store.history.time_counts(keys)
-        at = {key: (s, e) for key, s, e in zip(keys, starts, ends)}
-        # Facts valid nowhere (end key before start key) count +1 at their start and -1 at
-        # their end like any other; between the two that leaves -1, put back here.
-        nowhere_starts = sorted(s for s, _ in nowhere)
-        nowhere_ends = sorted(e for _, e in nowhere)
-
-        def valid(key: str) -> int:
-            s, e = at[key]
-            fix = bisect_right(nowhere_ends, key) - bisect_right(nowhere_starts, key)
-            return unknown + s - e + fix
-
-        return {
-            "edges": [first + i * width / bins for i in range(bins + 1)],
-            "valid": [valid(key) for key in middles],
-            "starts": [at[before[i + 1]][0] - at[before[i]][0] for i in range(bins)],
-            "ends": [at[before[i + 1]][1] - at[before[i]][1] for i in range(bins)],
-        }
+        return histogram.counted(self._facts.time_span(), bins, self._store.history.time_counts)

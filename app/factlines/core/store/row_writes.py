@@ -37,7 +37,7 @@ class RowWrites:
         # The rows the open write added to each recording (a long recording's earlier writes
         # are not walked again at every commit).
         self._recorded_now: list[tuple[Change, tuple[str, str], object]] = []
-        self._touched = Touched.noting_ends()
+        self._touched = Touched.noting_before()
         self.listeners: list[Callable[[Touched], None]] = []
         # The steps this write replays, and each step's mark once it commits.
         self.replayed: list[Change] = []
@@ -133,8 +133,8 @@ class RowWrites:
             if not isinstance(now, RowPrint):
                 before, read = now, True
         if table == TRIPLES:
-            # Only a recorded write reads the row before writing it: else its ends are unknown.
-            self._touched.note_ends(before, read=read)
+            # Only a recorded write reads the row before writing it: else it is not known.
+            self._touched.note_before(row_id, before, read=read)
 
     @contextmanager
     def recording(self) -> Generator[Change, None, None]:
@@ -156,7 +156,7 @@ class RowWrites:
                 else:
                     change.rows[key][1] = earlier
         self._recorded_now = []
-        self._touched = Touched.noting_ends()
+        self._touched = Touched.noting_before()
         self.replayed, self._marks = [], []
 
     def _row_images(self, conn: Any, table: str, row_ids: list[str]) -> dict[str, RowImage]:
@@ -178,6 +178,8 @@ class RowWrites:
                 change.pending.discard((table, row_id))
                 after = now[table].get(row_id)
                 change.rows[(table, row_id)][1] = RowPrint.of(after) if change.compact else after
+                if table == TRIPLES:
+                    self._touched.note_after(row_id, after)
         self._recorded_now = []
         steps = [change for change in self._recorders if change.recorded]
         if not steps and not self.replayed:
@@ -200,7 +202,7 @@ class RowWrites:
         for change in self._recorders:
             change.committed()
         self._marks = []
-        touched, self._touched = self._touched, Touched.noting_ends()
+        touched, self._touched = self._touched, Touched.noting_before()
         return touched
 
     # ── Undo and redo ─────────────────────────────────────────────────────

@@ -179,14 +179,22 @@ class WholeGraphQuestion(QObject):
             self.refresh_in_sight()
         self._opened = True
 
-    def refresh_soon(self, *_touched) -> None:
+    def refresh_soon(self, *touched) -> None:
         if self._opened:
             self._opened = False
             return
         if self._out_of_sight():
             self.stale = True
             return
+        if touched and not self.busy and self.brought_in(touched[0]):
+            return
         self._timer.start()
+
+    def brought_in(self, touched) -> bool:
+        """Whether the answer shown now was brought up to date with the write that ``touched``
+        rows, without asking again (only when it was the newest answer: no read running or
+        waiting). A subclass may; this one does not."""
+        return False
 
     def refresh_in_sight(self) -> None:
         """Ask now if the panel is in sight, else when it comes to the front."""

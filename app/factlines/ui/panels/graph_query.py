@@ -13,6 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from factlines import KnowledgeGraph
+from factlines.core.store import Touched
 from factlines.ui.jobs.whole_graph import WholeGraphQuestion
 from factlines.ui.session.state import AppState
 
@@ -20,7 +21,9 @@ from factlines.ui.session.state import AppState
 class GraphQuery(WholeGraphQuestion):
     """Finds ``ask(kg)`` and says so: ``running(words)`` once a run lasts long enough to say so,
     ``found(answer)`` with the answer (``empty`` when no graph is open), ``failed(words)`` when
-    the store could not be read. ``what`` names the answer in those words (``predicates``)."""
+    the store could not be read. ``what`` names the answer in those words (``predicates``).
+    ``bring_in(touched)``, if given, brings the answer shown up to date with a write instead
+    of asking again, and says whether it could."""
 
     running = Signal(str)
     found = Signal(object)
@@ -33,15 +36,20 @@ class GraphQuery(WholeGraphQuestion):
         empty: object,
         what: str,
         parent: QObject | None = None,
+        bring_in: Callable[[Touched], bool] | None = None,
     ):
         super().__init__(state, parent)
         self._ask = ask
+        self._bring_in = bring_in
         self._empty = empty
         self._paused = False
         self._stale = False
         self.reader.answered.connect(self.found)
         self.reader.slow.connect(lambda: self.running.emit(f"Finding {what}…"))
         self.reader.failed.connect(lambda words: self.failed.emit(f"Cannot find {what}: {words}"))
+
+    def brought_in(self, touched: Touched) -> bool:
+        return self._bring_in is not None and self._bring_in(touched)
 
     def set_paused(self, paused: bool) -> None:
         """Paused, only note that the graph changed; resumed, ask then if it did."""
