@@ -95,6 +95,17 @@ class EntitySearchIndex:
         # The last scan, before the type filter and the prefix-first order: (name query,
         # id query, positions in name order).
         self._scanned: tuple[str, str, list[int]] | None = None
+        self._type_orders: dict[bool, np.ndarray | None] = {}
+
+    def type_order(self, descending: bool) -> np.ndarray | None:
+        """Positions in the entity list's type order, SQLite's ``ORDER BY type COLLATE NOCASE
+        [DESC], name COLLATE NOCASE, id``: each type's entities in name order, NULL types
+        first (last descending). Made once per direction: a page deep in that order is then a
+        slice, where SQLite sorts every entity for it (74-88 ms at 100,000). None when a type
+        is not text (a hand edit's number or BLOB): SQLite orders those."""
+        if descending not in self._type_orders:
+            self._type_orders[descending] = _type_order(self.types, descending)
+        return self._type_orders[descending]
 
     def matches(self, text: str, entity_type: str | None = None) -> list[int]:
         """Positions of the matching entities: prefix matches first, each part in name order."""
@@ -163,3 +174,21 @@ class EntitySearchIndex:
         if name_q == id_q:
             return [i for i in candidates if name_q in keys[i]]
         return [i for i in candidates if name_q in names[i] or id_q in id_keys[i]]
+
+
+# SQLite's NOCASE folds ASCII letters only.
+_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _type_order(types: list[str | None], descending: bool) -> np.ndarray | None:
+    kinds = set(types)
+    if not all(kind is None or type(kind) is str for kind in kinds):
+        return None
+    texts = sorted(
+        {kind.translate(_ASCII_FOLD) for kind in kinds if kind is not None}, reverse=descending
+    )
+    rank = {text: r for r, text in enumerate(texts)}
+    null = len(texts) if descending else -1
+    rank_of = {kind: null if kind is None else rank[kind.translate(_ASCII_FOLD)] for kind in kinds}
+    codes = np.fromiter(map(rank_of.__getitem__, types), dtype=np.int64, count=len(types))
+    return np.argsort(codes, kind="stable")  # ties keep the index's order: by name, then id

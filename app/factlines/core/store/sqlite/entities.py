@@ -107,6 +107,12 @@ class SQLiteEntities(EntityRows[Connection]):
                     positions = positions[::-1] if descending else positions
                     page = index_entries(index, positions[offset : offset + limit])
                     return self._rows_with_counts(conn, page, counts)
+            if order == "type" and not search and entity_type is None and valid_at_key is None:
+                index = self._current_index(conn)
+                in_order = index.type_order(descending) if index is not None else None
+                if index is not None and in_order is not None:
+                    page = index_entries(index, in_order[offset : offset + limit].tolist())
+                    return self._rows_with_counts(conn, page, counts)
             if search and order == "name":
                 index = self._index(conn)
                 hits = index.matches(search, entity_type)
