@@ -19,6 +19,7 @@ from factlines.core.errors import Unavailable
 from factlines.ui import MainWindow
 from factlines.ui.chart import GanttChart
 from factlines.ui.errors import ErrorHandler
+from factlines.ui.models import entity_listing
 from factlines.ui.models.fact_models import VALID_ROLE
 from factlines.ui.session.commands import run_edit
 from store_helpers import mempalace_class
@@ -420,16 +421,17 @@ def test_a_bug_in_an_edit_reaches_the_handler_with_its_traceback(
 def test_a_bug_in_a_view_update_reaches_the_handler(window, demo, monkeypatch, app_errors):
     nova = find_fact(demo, "Kai Moreno", "works_on", "Nova")
 
-    def broken_list_rows(_ids):
+    def broken_counts(_touched):
         raise KeyError("entities")
 
-    monkeypatch.setattr(demo, "entity_list_rows", broken_list_rows)
+    # The entity list's update after a write: how much its counts moved.
+    monkeypatch.setattr(entity_listing, "moved_counts", broken_counts)
     assert window.end_fact(nova["id"], "2026-06-30")  # the edit is done and undoable
     assert window.undo_stack.count() == 1
     # Each view that updates meanwhile reports it (the window answers while the edit waits
     # for the backup before it, so a view due to refresh may meet the bug first).
     assert {type(r.exception) for r in app_errors.reports} == {KeyError}
-    assert all("broken_list_rows" in r.traceback for r in app_errors.reports)
+    assert all("broken_counts" in r.traceback for r in app_errors.reports)
     assert file_fact(demo.db_path, nova["id"])["valid_to"] == "2026-06-30"
 
 

@@ -187,9 +187,10 @@ def _load_whole_list(window) -> None:
     assert len(entity_rows_read(model)) == model.rowCount()
 
 
-def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window, monkeypatch):
-    """A hub's list holds a thousand rows: an edit of one fact re-reads its ends' counts, before
-    and after the edit (here its object moves from one entity to another), not every row."""
+def test_the_entity_list_moves_only_the_counts_of_a_written_facts_ends(hub_window, monkeypatch):
+    """A hub's list holds a thousand rows: an edit of one fact moves its ends' counts, before
+    and after the edit (here its object moves from one entity to another), by what the write
+    noted of the fact's rows: no row is read again, and each is as a read would find it."""
     window = hub_window
     _load_whole_list(window)
     model = window.browser.model
@@ -210,20 +211,49 @@ def test_the_entity_list_reads_again_only_the_ends_of_a_written_fact(hub_window,
 
     with window.kg.recording():  # as every edit of the window's is; two writes, two updates
         window.kg.update_fact(fact["id"], object=window.kg.get_entity(new)["name"])
-        assert set(changed) == {"hub", old, new}
+        assert _listed(window, new)["current"] == new_before["current"] + 1
         window.kg.end_fact(fact["id"], "2026-01-01")
 
-    assert pages == [] and resets == []
-    assert len(changed) <= 5  # the second write's ends: the hub and the new object
+    assert pages == [] and resets == [] and changed == []
+    for entity in ("hub", old, new):
+        assert _listed(window, entity) == listed([entity])[0]
     assert _listed(window, old)["current"] == old_before["current"] - 1
     assert _listed(window, new)["ended"] == new_before["ended"] + 1
     assert _listed(window, "hub")["current"] == hub_before["current"] - 1
     assert _listed(window, "hub")["ended"] == hub_before["ended"] + 1
 
 
-def test_an_edit_reads_again_only_the_counts_the_list_has_read(hub_window, monkeypatch):
-    """A row's counts are read when it is shown: an edit does not read those of a row no one
-    has seen (the list may hold thousands of rows read)."""
+def test_a_loop_a_deletion_and_their_undos_move_the_counts_as_a_read_finds_them(
+    hub_window, monkeypatch
+):
+    """A fact from an entity to itself counts once; a deleted fact counts no more; undone,
+    they count as before: each step's rows equal a read, and none is read."""
+    window = hub_window
+    _load_whole_list(window)
+    stack, kg = window.undo_stack, window.kg
+    doomed = next(f for f in kg.intervals("hub") if f["valid_to"] is not None)
+    ends = ("hub", doomed["other"])
+    truth = [kg.entity_list_rows(list(ends))]
+    read = []
+    listed = kg.entity_list_rows
+    monkeypatch.setattr(kg, "entity_list_rows", lambda ids: read.extend(ids) or listed(ids))
+    pages = kg.list_entities
+    monkeypatch.setattr(kg, "list_entities", lambda *a, **k: read.append(a) or pages(*a, **k))
+    loop = window.fact_actions.add_fact("Hub", "reviews", "Hub")
+    assert loop is not None
+    assert window.fact_actions.delete_fact(doomed["id"], confirm=False)
+    for step in (stack.undo, stack.undo, stack.redo, stack.redo):
+        step()
+    assert read == []
+    after = listed(list(ends))
+    assert [_listed(window, e["id"]) for e in after] == after
+    assert after[0]["current"] == truth[0][0]["current"] + 1  # the loop, once
+    assert after[0]["ended"] == truth[0][0]["ended"] - 1  # the deleted fact
+
+
+def test_an_edit_moves_only_the_counts_the_list_has_read(hub_window, monkeypatch):
+    """A row's counts are read when it is shown: an edit does not move those of a row no one
+    has seen (the list may hold thousands of rows read), nor read any."""
     window = hub_window
     _load_whole_list(window)
     model = window.browser.model
@@ -241,8 +271,9 @@ def test_an_edit_reads_again_only_the_counts_the_list_has_read(hub_window, monke
     )
     with window.kg.recording():  # as every edit of the window's is
         window.kg.end_fact(fact["id"], "2026-01-01")
-    assert changed == ["hub"]
+    assert changed == []
     assert _listed(window, "hub")["ended"] == hub_before["ended"] + 1
+    assert _listed(window, "hub") == listed(["hub"])[0]
     other_now = _listed(window, fact["other"])  # read when shown, as it is now
     assert other_now == listed([fact["other"]])[0]
 

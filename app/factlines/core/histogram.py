@@ -17,8 +17,9 @@ from functools import lru_cache
 from typing import Any, TypeAlias, cast
 
 from factlines.core import temporal
-from factlines.core.store.changes import Times
 
+# A fact's stored (valid_from, valid_to), or None: no such fact.
+Times: TypeAlias = tuple[Any, Any] | None
 # The store's counts at sorted keys (``HistoryStore.time_counts``).
 Counts: TypeAlias = tuple[list[int], list[int], int, list[tuple[Any, ...]]]
 NO_HISTOGRAM: dict[str, list[Any]] = {"edges": [], "valid": [], "starts": [], "ends": []}

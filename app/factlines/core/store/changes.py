@@ -13,15 +13,13 @@ import pickle
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, cast, overload
+from typing import Any, NamedTuple, TypeAlias, cast, overload
 
 from factlines.core.spool import Spool
 
 ENTITIES, TRIPLES, META = "entities", "triples", "fl_meta"
 # One recorded row: ``((table, id), [before, after])``, each image a RowImage, a RowPrint or None.
 RecordedRow: TypeAlias = tuple[tuple[str, str], list[Any]]
-# A fact's stored (valid_from, valid_to), or None: no such row.
-Times: TypeAlias = tuple[Any, Any] | None
 
 
 @dataclass(frozen=True)
@@ -57,6 +55,22 @@ class RowPrint:
         return hash(self.digest)
 
 
+class Outline(NamedTuple):
+    """What views count of a fact: its ends and its stored times."""
+
+    subject: Any
+    object: Any
+    valid_from: Any
+    valid_to: Any
+
+    @classmethod
+    def of(cls, image: RowImage | None) -> Outline | None:
+        if image is None:
+            return None
+        values = image.values
+        return cls(*(values.get(name) for name in cls._fields))
+
+
 @dataclass
 class Touched:
     """The ids of the rows one write (or one external change) touched, by kind."""
@@ -65,13 +79,13 @@ class Touched:
     entities: set[str] = field(default_factory=set[str])
     settings: set[str] = field(default_factory=set[str])
     everything: bool = False  # another program wrote the file: which rows is not known
-    # Hints for views, not part of what was touched: the entities at either end of the touched
-    # facts before the write, and each fact's (valid_from, valid_to) by id before it and after
-    # it (None: no such row), where a recorded write read the rows; None, or a fact left out:
-    # not known.
-    fact_ends: set[str | None] | None = field(default=None, compare=False)
-    times_before: dict[str, Times] | None = field(default=None, compare=False)
-    times_after: dict[str, Times] = field(default_factory=dict[str, "Times"], compare=False)
+    # Hints for views, not part of what was touched: each touched fact's outline by id before
+    # the write and after it (None: no such row), where a recorded write read its rows; None,
+    # or a fact left out: not known. Views move what they count from them instead of reading.
+    before: dict[str, Outline | None] | None = field(default=None, compare=False)
+    after: dict[str, Outline | None] = field(
+        default_factory=dict[str, "Outline | None"], compare=False
+    )
 
     def add(self, table: str, row_id: str) -> None:
         {TRIPLES: self.facts, ENTITIES: self.entities, META: self.settings}[table].add(row_id)
@@ -79,25 +93,30 @@ class Touched:
     @classmethod
     def noting_before(cls) -> Touched:
         """For a write about to start: its facts' former rows are noted as they are read."""
-        return cls(fact_ends=set(), times_before={})
+        return cls(before={})
+
+    @property
+    def fact_ends(self) -> set[str | None] | None:
+        """The entities at either end of the touched facts before the write; None: not known."""
+        if self.before is None:
+            return None
+        return {end for outline in self.before.values() if outline for end in outline[:2]}
 
     def note_before(self, fact_id: str, before: RowImage | None, read: bool) -> None:
         """A touched fact's row before the write (None: there was none), if it was ``read``;
         a fact whose row was not read leaves the former rows unknown. The first row noted for
         a fact is the one before the write."""
-        if self.fact_ends is None or self.times_before is None:
+        if self.before is None:
             return
         if not read:
-            self.fact_ends = self.times_before = None
+            self.before = None
             return
-        if before is not None:
-            self.fact_ends.update((before.values.get("subject"), before.values.get("object")))
-        self.times_before.setdefault(fact_id, _times(before))
+        self.before.setdefault(fact_id, Outline.of(before))
 
     def note_after(self, fact_id: str, after: RowImage | None) -> None:
         """A touched fact's row as the write leaves it (None: deleted), read before its
         commit."""
-        self.times_after[fact_id] = _times(after)
+        self.after[fact_id] = Outline.of(after)
 
     def __bool__(self) -> bool:
         return self.everything or bool(self.facts or self.entities or self.settings)
@@ -105,10 +124,6 @@ class Touched:
     @classmethod
     def all_rows(cls) -> Touched:
         return cls(everything=True)
-
-
-def _times(image: RowImage | None) -> Times:
-    return None if image is None else (image.values.get("valid_from"), image.values.get("valid_to"))
 
 
 class Change:

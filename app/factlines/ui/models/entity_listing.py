@@ -150,15 +150,16 @@ class EntityModel(QAbstractTableModel):
         read); when they are the same entities in the same order, announce just the rows
         whose counts or names changed (no reset). A write of a few facts, listed by name or
         type with every entity shown, can change only the counts of its facts' ends, before
-        and after: just those are read again, when the write says what they were. A slow
+        and after: just those move, by what the write noted of its facts' rows. A slow
         listing is read again elsewhere, the rows shown as they were until it is in."""
         kg = self._state.kg
         if kg is None or not self._pages:
             self.refresh()
             return
-        if self._counts_alone_changed(touched):
+        moved = self._counts_moved(touched)
+        if moved is not None:
             self.generation += 1
-            self._update_ends(kg, touched)
+            self._move_counts(moved)
             return
         listing, numbers, page = self.listing(), self._pages.numbers(), self.PAGE
         counted = self._pages.counted_ids()
@@ -191,31 +192,29 @@ class EntityModel(QAbstractTableModel):
             for at, new in enumerate(rows):
                 self._replace_row(number * self.PAGE + at, listed.get(new["id"], new))
 
-    def _counts_alone_changed(self, touched: Touched | None) -> bool:
-        """Whether ``touched`` can change the listed entities' counts but not which are listed
-        or their order (nor the total)."""
-        return (
-            touched is not None
-            and touched.fact_ends is not None
-            and not (touched.everything or touched.entities)
-            and 0 < len(touched.facts) <= self.FEW_FACTS
-            and not self._slow()
-        )
+    def _counts_moved(self, touched: Touched | None) -> dict[str | None, tuple[int, int]] | None:
+        """How much the listed entities' counts moved in a write that can change them but not
+        which are listed or their order (nor the total); None for any other write."""
+        if (
+            touched is None
+            or touched.everything
+            or touched.entities
+            or not 0 < len(touched.facts) <= self.FEW_FACTS
+            or self._slow()
+        ):
+            return None
+        return moved_counts(touched)
 
-    def _update_ends(self, kg, touched: Touched) -> None:
-        """Read again the rows of the entities at either end of the touched facts, before the
-        write and after it (those whose counts were read: the others' are read when shown)."""
-        ends = set(touched.fact_ends)
-        for row in kg.rows_with_ids("triples", list(touched.facts)).values():
-            ends.update((row["subject"], row["object"]))
-        rows = ((eid, self._pages.row_of(eid)) for eid in ends)
-        at = {
-            eid: row
-            for eid, row in rows
-            if row >= 0 and self._pages.read(row)["current"] is not None
-        }
-        for new in kg.entity_list_rows(list(at)):
-            self._replace_row(at[new["id"]], new)
+    def _move_counts(self, moved: dict[str | None, tuple[int, int]]) -> None:
+        """The rows of the entities at either end of a write's facts, before it and after it,
+        with their counts moved (those whose counts were read: the others' are read when
+        shown)."""
+        for eid, (opened, ended) in moved.items():
+            row = self._pages.row_of(eid)
+            shown = self._pages.read(row) if row >= 0 else None
+            if shown is not None and shown["current"] is not None:
+                current, ended = shown["current"] + opened, shown["ended"] + ended
+                self._replace_row(row, {**shown, "current": current, "ended": ended})
 
     def _replace_row(self, row: int, new: dict) -> None:
         """Show ``new`` at ``row``, announced only when it differs from the row shown."""
@@ -355,3 +354,22 @@ class EntityModel(QAbstractTableModel):
         self.descending = order == Qt.SortOrder.DescendingOrder
         self._pages.forget()
         self.refresh()
+
+
+def moved_counts(touched: Touched) -> dict[str | None, tuple[int, int]] | None:
+    """How much each entity's Open and Ended counts moved in a write, from its facts' rows
+    before and after it (a fact counts once for each entity at either end, open while it has
+    no end); None when the write did not note them."""
+    before, after = touched.before, touched.after
+    if before is None or not touched.facts <= before.keys() & after.keys():
+        return None  # a write that was not recorded
+    moved: dict[str | None, list[int]] = {}
+    for fact in touched.facts:
+        for sign, outline in ((-1, before[fact]), (1, after[fact])):
+            if outline is not None:
+                counts = (sign, 0) if outline.valid_to is None else (0, sign)
+                for end in {outline.subject, outline.object}:
+                    moved.setdefault(end, [0, 0])
+                    moved[end][0] += counts[0]
+                    moved[end][1] += counts[1]
+    return {end: (opened, ended) for end, (opened, ended) in moved.items()}

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from factlines import KnowledgeGraph
 from factlines.core import temporal
-from factlines.core.errors import FactNotFound, Unavailable
 from factlines.core.histogram import patched
 from factlines.core.store import Touched
+from factlines.core.store.changes import Outline
 from factlines.ui.look import style
 from factlines.ui.panels.graph_query import GraphQuery
 from factlines.ui.session.state import AppState
@@ -42,8 +42,7 @@ HEIGHT = 22
 PX_PER_BIN = 3
 MARK_PX = 3  # the as_of mark's half width and a pixel of antialiasing, repainted as it moves
 MAX_BINS = 600
-# A write of more facts than this has its counts read again (a fact whose times after the
-# write were not noted is read here).
+# A write of more facts than this has its counts read again: each fact moves up to every bin.
 BROUGHT_IN_AT_MOST = 200
 _EPOCH = date(1970, 1, 1).toordinal()
 VALID_LIGHT, VALID_DARK = QColor(78, 121, 167, 70), QColor(111, 155, 209, 90)
@@ -121,15 +120,14 @@ class TimeHistogram(QWidget):
             return False
         if not touched.facts:
             return True  # entities or settings: no fact's time moved
-        before, after, kg = touched.times_before, touched.times_after, self._state.kg
-        if before is None or kg is None or len(touched.facts) > BROUGHT_IN_AT_MOST:
+        before, after = touched.before, touched.after
+        if before is None or len(touched.facts) > BROUGHT_IN_AT_MOST:
             return False
         try:
-            changes = [
-                (before[f], after[f] if f in after else _times_now(kg, f)) for f in touched.facts
-            ]
-            data = patched(self.data, changes)
-        except (KeyError, Unavailable):  # a fact's former times not noted; the file locked
+            data = patched(
+                self.data, [(_times(before[f]), _times(after[f])) for f in touched.facts]
+            )
+        except KeyError:  # a fact's rows not noted
             return False
         if data is not None:
             self._counted(data)
@@ -264,12 +262,8 @@ class TimeHistogram(QWidget):
         self._state.set_as_of(self.day_at(x).isoformat())
 
 
-def _times_now(kg: KnowledgeGraph, fact_id: str) -> tuple | None:
-    try:
-        fact = kg.get_fact(fact_id)
-    except FactNotFound:
-        return None
-    return fact["valid_from"], fact["valid_to"]
+def _times(outline: Outline | None) -> tuple | None:
+    return None if outline is None else (outline.valid_from, outline.valid_to)
 
 
 def _no_counts() -> dict:
