@@ -227,12 +227,15 @@ def build_layout(
     # A lane is a relationship: predicate, direction, other entity.
     code_of = {other: code for code, other in enumerate(dict.fromkeys(others))}
     codes = np.fromiter(map(code_of.__getitem__, others), dtype=np.int64, count=n)
-    lane_key = (group * 2 + incoming) * max(len(code_of), 1) + codes
+    side = group * 2 + incoming  # predicate, then direction: one sort key for both
+    lane_key = side * max(len(code_of), 1) + codes
     _keys, first_row, bar_lane = np.unique(lane_key, return_index=True, return_inverse=True)
     bar_lane = bar_lane.reshape(-1)
     n_lanes = len(first_row)
-    # Bars by lane, then start and end (stable: equal bars keep the rows' order).
-    by_lane = np.lexsort((end_keys, start_keys, bar_lane))
+    # Bars by lane, then start and end (stable: equal bars keep the rows' order): the bars by
+    # start and end sorted once, then by lane (and below, by lane position) keeping that order.
+    by_time = np.lexsort((end_keys, start_keys))
+    by_lane = by_time[np.argsort(bar_lane[by_time], kind="stable")]
     counts = np.bincount(bar_lane, minlength=n_lanes)
     first_start = start_keys[by_lane[np.cumsum(counts) - counts]] if n else start_keys
     first = first_row.tolist()
@@ -241,11 +244,11 @@ def build_layout(
     lane_others = [others[i] for i in first]
     # Inside a group outgoing lanes first, each by its earliest start, the other's name, id:
     # names and ids ranked only where the lanes tie before them.
-    keys = [group[first_row], incoming[first_row], first_start]
+    keys = [side[first_row], first_start]
     keys.append(tie_ranks(keys, names))
     keys.append(tie_ranks(keys, lane_others, id_ranks))
     lane_order = np.lexsort(keys[::-1])
-    lane_group = keys[0]
+    lane_group = group[first_row]
     position = np.empty(n_lanes, dtype=np.int64)
     position[lane_order] = np.arange(n_lanes)
     lane_row = np.arange(n_lanes) + lane_group[lane_order] + 1  # a header above each group
@@ -270,7 +273,7 @@ def build_layout(
     row_lane[lane_row] = np.arange(n_lanes)
 
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
-    idx = np.lexsort((end_keys, start_keys, position[bar_lane]))
+    idx = by_time[np.argsort(position[bar_lane[by_time]], kind="stable")]
     order = idx.tolist()
     lane = position[bar_lane[idx]]
     colors = np.asarray([palette_index(predicate) for predicate in groups], dtype=np.int32)
