@@ -80,3 +80,21 @@ def test_numbers_in_text_rank_by_value_and_leading_zeros_only_break_ties():
     in_order = ["Entity", "Entity 0", "Entity 009", "entity 9", "Entity 9a", "Entity 10", "Éa 1"]
     assert sorted(values, key=lambda v: ranks[values.index(v)]) == in_order
     assert ranks == _ranks_by_sort_key(values)
+
+
+def test_odd_times_are_the_values_the_time_rules_do_not_accept():
+    values = [
+        "2025-01-01",
+        None,
+        "",
+        "2025-02-30",
+        "never",
+        "2025-01-01T10:00:00Z",
+        "2025-01-01T10:00:00+00:00",
+        " 2025-01-01",
+        5,
+    ]
+    assert style.odd_times(values) == {"", "2025-02-30", "never", " 2025-01-01", 5}
+    assert style.odd_times(values) == {value for value in values if style.is_odd_time(value)}
+    assert style.odd_times(["2025-01-01", None, "2025-01-01T10:00:00Z"]) == set()
+    assert style.odd_times([]) == set()

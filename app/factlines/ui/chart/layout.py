@@ -24,12 +24,13 @@ from functools import cached_property
 import numpy as np
 
 from factlines.core import temporal
-from factlines.core.store.intervals import InOrder, MadeWhenAsked, column_reader
+from factlines.core.store.intervals import InOrder, IntervalTable, MadeWhenAsked, column_reader
 from factlines.ui.chart.look import LABELS_MEASURED
 from factlines.ui.look.style import (
     elide,
     id_ranks,
     is_odd_time,
+    odd_times,
     palette_index,
     predicate_color_name,
     stored_text,
@@ -278,7 +279,7 @@ def build_layout(
     lane = position[bar_lane[idx]]
     colors = np.asarray([palette_index(predicate) for predicate in groups], dtype=np.int32)
     ids, confidences = column("id"), column("confidence")
-    valid_from, valid_to = column("valid_from"), column("valid_to")
+    odd = _odd_column(facts, "valid_from", ODD_START) | _odd_column(facts, "valid_to", ODD_END)
     layout = Layout(
         facts=InOrder(facts, idx),
         ids=[ids[i] for i in order],
@@ -288,32 +289,37 @@ def build_layout(
         row=lane_row[lane].astype(np.int32),
         lane=lane.astype(np.int32),
         color=colors[group[idx]],
-        conf_level=_confidence_levels([confidences[i] for i in order]),
+        conf_level=_confidence_levels(confidences)[idx],
         lanes=lanes,
         headers=headers,
         n_rows=n_rows,
         row_kind=row_kind,
         row_lane=row_lane,
-        odd=(_odd_column(valid_from, ODD_START) | _odd_column(valid_to, ODD_END))[idx],
+        odd=odd[idx],
         longest=lanes.longest(LABELS_MEASURED),
     )
     _place_conflicts(layout, conflicts)
     return layout
 
 
-def _odd_column(values: list, side: int) -> np.ndarray:
-    """``side`` for each stored time value the rules do not accept (int8), each distinct value
-    tested once (a hub's dates repeat)."""
-    odd = {value for value in dict.fromkeys(values) if is_odd_time(value)}
+def _odd_column(facts: Sequence[dict], name: str, side: int) -> np.ndarray:
+    """``side`` for each stored time value of field ``name`` the rules do not accept (int8),
+    each distinct value tested once (a hub's dates repeat; a table has them from its bounds)."""
+    values = column_reader(facts)(name)
+    distinct = facts.distinct(name) if isinstance(facts, IntervalTable) else dict.fromkeys(values)
+    odd = odd_times(distinct)
     if not odd:  # as nearly always: no pass over the rows
         return np.zeros(len(values), dtype=np.int8)
     return np.fromiter((side if v in odd else 0 for v in values), dtype=np.int8, count=len(values))
 
 
+_PLAIN_CONFIDENCES = {float, int, type(None)}
+
+
 def _confidence_levels(values: list) -> np.ndarray:
     """Each confidence as an opacity step; a missing one, or one that is not a number (text,
     which MemPalace stores as given), counts as 1: unknown."""
-    if all(v is None or type(v) in (float, int) for v in values):
+    if set(map(type, values)) <= _PLAIN_CONFIDENCES:  # the types counted in C
         confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
     else:
         confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)

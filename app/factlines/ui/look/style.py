@@ -13,8 +13,10 @@ import math
 import re
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import partial
+from operator import is_not
 
 import numpy as np
 from PySide6.QtCore import QEvent
@@ -449,6 +451,14 @@ def tie_ranks(
 def is_odd_time(value: object) -> bool:
     """A stored time value the rules do not accept (contract §2.8); None is no value."""
     return value is not None and not temporal.is_accepted(value)
+
+
+def odd_times(values: Collection) -> set:
+    """Those of ``values`` (distinct: a column's) that :func:`is_odd_time` holds for; when
+    none is, as nearly always, found by one pass in C."""
+    if all(map(temporal.is_accepted, filter(partial(is_not, None), values))):
+        return set()
+    return {value for value in values if is_odd_time(value)}
 
 
 def show_time(value: object, empty: str = "") -> str:
