@@ -21,7 +21,7 @@ from factlines.core.store.rows import interval_dict
 _FIELDS = (*FACT_FIELDS, "position")
 _PLACE = {field: place for place, field in enumerate(_FIELDS)}
 # Whether each fact is the entity's own (it is the subject): made once for the three below.
-_OUTGOING = "_outgoing"
+OUTGOING_FLAGS = "_outgoing"
 # The entity at the other end of a fact: (its field in an outgoing fact, in an incoming one).
 _OTHER_END = {"other": ("object", "subject"), "other_name": ("object_name", "subject_name")}
 _TIMES = {"start": ("valid_from", temporal.start_posix), "end": ("valid_to", temporal.end_posix)}
@@ -104,16 +104,18 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
     def _make_column(self, name: str) -> list[Any]:
         if name in _PLACE:
             return list(map(itemgetter(_PLACE[name]), self._rows))
-        if name == _OUTGOING:
+        if name == OUTGOING_FLAGS:
             eid = self.eid
             return [subject == eid for subject in self.column("subject")]
         if name == "direction":
-            return ["outgoing" if o else "incoming" for o in self.column(_OUTGOING)]
+            return ["outgoing" if o else "incoming" for o in self.column(OUTGOING_FLAGS)]
         if name in _OTHER_END:
             mine, theirs = _OTHER_END[name]
             return [
                 a if o else b
-                for o, a, b in zip(self.column(_OUTGOING), self.column(mine), self.column(theirs))
+                for o, a, b in zip(
+                    self.column(OUTGOING_FLAGS), self.column(mine), self.column(theirs)
+                )
             ]
         if name == "current":
             return [end is None for end in self.column("valid_to")]

@@ -24,7 +24,13 @@ from functools import cached_property
 import numpy as np
 
 from factlines.core import temporal
-from factlines.core.store.intervals import InOrder, IntervalTable, MadeWhenAsked, column_reader
+from factlines.core.store.intervals import (
+    OUTGOING_FLAGS,
+    InOrder,
+    IntervalTable,
+    MadeWhenAsked,
+    column_reader,
+)
 from factlines.ui.chart.look import LABELS_MEASURED
 from factlines.ui.look.style import (
     elide,
@@ -216,7 +222,7 @@ def build_layout(
     column = column_reader(facts)
     start_keys, end_keys = bounds if bounds is not None else time_bounds(facts)
     n = len(facts)
-    incoming = np.array(column("direction"), dtype=object) != OUTGOING if n else np.zeros(0, bool)
+    incoming = _incoming(facts)
     others = column("other")
     predicates = column("predicate")
     # Text in its own order (a BLOB predicate, from raw SQL, after all text).
@@ -225,11 +231,12 @@ def build_layout(
     )
     group_of = {predicate: g for g, predicate in enumerate(groups)}
     group = np.fromiter(map(group_of.__getitem__, predicates), dtype=np.int64, count=n)
-    # A lane is a relationship: predicate, direction, other entity.
-    code_of = {other: code for code, other in enumerate(dict.fromkeys(others))}
-    codes = np.fromiter(map(code_of.__getitem__, others), dtype=np.int64, count=n)
+    # A lane is a relationship: predicate, direction, other entity; the other entity coded by
+    # its first row (a dict made in C: from the last row back, the first one written last).
+    first_of = dict(zip(reversed(others), range(n - 1, -1, -1)))
+    codes = np.fromiter(map(first_of.__getitem__, others), dtype=np.int64, count=n)
     side = group * 2 + incoming  # predicate, then direction: one sort key for both
-    lane_key = side * max(len(code_of), 1) + codes
+    lane_key = side * max(n, 1) + codes
     _keys, first_row, bar_lane = np.unique(lane_key, return_index=True, return_inverse=True)
     bar_lane = bar_lane.reshape(-1)
     n_lanes = len(first_row)
@@ -300,6 +307,16 @@ def build_layout(
     )
     _place_conflicts(layout, conflicts)
     return layout
+
+
+def _incoming(facts: Sequence[dict]) -> np.ndarray:
+    """Whether each fact is incoming (bool): a table's from the flags its direction is made
+    of, so that no column of 20,000 direction words is made and compared."""
+    if isinstance(facts, IntervalTable):
+        return ~np.fromiter(facts.column(OUTGOING_FLAGS), dtype=bool, count=len(facts))
+    if not facts:
+        return np.zeros(0, bool)
+    return np.array([fact["direction"] for fact in facts], dtype=object) != OUTGOING
 
 
 def _odd_column(facts: Sequence[dict], name: str, side: int) -> np.ndarray:
