@@ -37,10 +37,11 @@ from factlines.ui.look.style import (
     id_ranks,
     is_odd_time,
     odd_times,
+    order_ranks,
     palette_index,
     predicate_color_name,
     stored_text,
-    tie_ranks,
+    tie_order,
 )
 from factlines.ui.session.entity_facts import time_bounds
 from factlines.ui.session.entity_facts import valid_mask as valid_mask_of
@@ -252,10 +253,9 @@ def build_layout(
     lane_others = [others[i] for i in first]
     # Inside a group outgoing lanes first, each by its earliest start, the other's name, id:
     # names and ids ranked only where the lanes tie before them.
-    keys = [side[first_row], first_start]
-    keys.append(tie_ranks(keys, names))
-    keys.append(tie_ranks(keys, lane_others, id_ranks))
-    lane_order = np.lexsort(keys[::-1])
+    lane_order = tie_order(
+        [side[first_row], first_start], (names, order_ranks), (lane_others, id_ranks)
+    )
     lane_group = group[first_row]
     position = np.empty(n_lanes, dtype=np.int64)
     position[lane_order] = np.arange(n_lanes)
