@@ -87,36 +87,40 @@ class Lane:
 
 class Lanes(MadeWhenAsked[Lane]):
     """The lanes top to bottom, as arrays (a hub has 20,000): a :class:`Lane` made when one is
-    asked for (the rows in view, a tooltip)."""
+    asked for (the rows in view, a tooltip). Lane ``k`` from the top is lane ``order[k]`` of
+    the lists (nothing is put in order but ``rows``)."""
 
     def __init__(
         self,
         rows: np.ndarray,
-        predicates: list[str],
+        order: np.ndarray,
+        groups: list[str],
+        group: np.ndarray,
         incoming: np.ndarray,
         others: list[str],
         names: list[str],
     ):
-        self._rows, self._predicates, self._incoming = rows, predicates, incoming
-        self._others, self._names = others, names
+        self._rows, self._order, self._groups, self._group = rows, order, groups, group
+        self._incoming, self._others, self._names = incoming, others, names
 
     def __len__(self) -> int:
         return len(self._others)
 
     def _item(self, k: int) -> Lane:
+        i = int(self._order[k])
         return Lane(
             int(self._rows[k]),
-            self._predicates[k],
-            INCOMING if self._incoming[k] else OUTGOING,
-            self._others[k],
-            self._names[k],
+            self._groups[self._group[i]],
+            INCOMING if self._incoming[i] else OUTGOING,
+            self._others[i],
+            self._names[i],
         )
 
     def longest(self, count: int) -> list[Lane]:
         """The ``count`` lanes with the longest other entity's names (the lane axis measures
         these: a lane's label is its arrow, a space and that name)."""
         lengths = np.fromiter(map(len, self._names), dtype=np.int64, count=len(self))
-        widest = np.argsort(-lengths, kind="stable")[:count]
+        widest = np.argsort(-lengths[self._order], kind="stable")[:count]
         return [self._item(k) for k in widest.tolist()]
 
 
@@ -266,14 +270,7 @@ def build_layout(
         Header(int(row), predicate, predicate_color_name(predicate), int(lanes))
         for predicate, row, lanes in zip(groups, header_row, per_group)
     ]
-    in_order = lane_order.tolist()
-    lanes = Lanes(
-        lane_row,
-        [groups[g] for g in lane_group[lane_order].tolist()],
-        incoming[first_row[lane_order]],
-        [lane_others[k] for k in in_order],
-        [names[k] for k in in_order],
-    )
+    lanes = Lanes(lane_row, lane_order, groups, lane_group, incoming[first_row], lane_others, names)
     n_rows = n_lanes + len(groups)
     row_kind = np.zeros(n_rows, np.int8)
     row_kind[lane_row] = 1
