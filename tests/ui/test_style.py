@@ -1,5 +1,7 @@
 """Colours every view shares: the predicate palette."""
 
+import math
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -80,3 +82,48 @@ def test_numbers_in_text_rank_by_value_and_leading_zeros_only_break_ties():
     in_order = ["Entity", "Entity 0", "Entity 009", "entity 9", "Entity 9a", "Entity 10", "Éa 1"]
     assert sorted(values, key=lambda v: ranks[values.index(v)]) == in_order
     assert ranks == _ranks_by_sort_key(values)
+
+
+def test_odd_times_are_the_values_the_time_rules_do_not_accept():
+    values = [
+        "2025-01-01",
+        None,
+        "",
+        "2025-02-30",
+        "never",
+        "2025-01-01T10:00:00Z",
+        "2025-01-01T10:00:00+00:00",
+        " 2025-01-01",
+        5,
+    ]
+    assert style.odd_times(values) == {"", "2025-02-30", "never", " 2025-01-01", 5}
+    assert style.odd_times(values) == {value for value in values if style.is_odd_time(value)}
+    assert style.odd_times(["2025-01-01", None, "2025-01-01T10:00:00Z"]) == set()
+    assert style.odd_times([]) == set()
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.sampled_from([0.0, 1.5, -math.inf, math.inf, -0.0]),
+            st.sampled_from(["b", "B", "a", "a 2", "a 10", b"x", None, 3]),
+            st.sampled_from(["t1", "t2", "T1", "t1"]),  # ids may repeat: ranked by position
+        ),
+        max_size=30,
+    )
+)
+def test_tie_order_is_the_lexsort_of_the_keys_and_tie_ranks(rows):
+    import numpy as np
+
+    keys = [
+        np.array([row[0] for row in rows], dtype=np.int64),
+        np.array([row[1] for row in rows], dtype=np.float64),
+    ]
+    names, ids = [row[2] for row in rows], [row[3] for row in rows]
+    expected = list(keys)
+    expected.append(style.tie_ranks(expected, names))
+    expected.append(style.tie_ranks(expected, ids, style.id_ranks))
+    order = style.tie_order(keys, (names, style.order_ranks), (ids, style.id_ranks))
+    assert order.tolist() == np.lexsort(expected[::-1]).tolist()
+    assert style.tie_order(keys).tolist() == np.lexsort(keys[::-1]).tolist()

@@ -278,3 +278,55 @@ def test_lanes_of_numbered_names_sort_by_their_numbers():
         "Fasttool 30",
         "Fasttool 100",
     ]
+
+
+def _table_row(tid, subject, obj, predicate, valid_from=None, valid_to=None, conf=1.0):
+    from factlines.core.columns import FACT_FIELDS
+
+    values = dict.fromkeys(FACT_FIELDS)
+    values.update(
+        id=tid,
+        subject=subject,
+        subject_name=subject.title(),
+        predicate=predicate,
+        object=obj,
+        object_name=obj.title(),
+        valid_from=valid_from,
+        valid_to=valid_to,
+        confidence=conf,
+    )
+    return (*(values[field] for field in FACT_FIELDS), 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["uses", "knows", "Uses"]),
+            st.booleans(),  # incoming
+            st.sampled_from(["ana", "bo", "Ana", "cy", "kai"]),  # kai: a fact of kai with kai
+            st.sampled_from([None, "2020-01-01", "2021-06-01T09:00:00Z", "", "2025-02-30", "x"]),
+            st.sampled_from([None, "2022-01-01", "never", "0000-00-00", "2021-06-01"]),
+            st.sampled_from([1.0, 0.4, None, "high", True, 7]),
+        ),
+        max_size=14,
+    )
+)
+def test_a_tables_layout_is_the_layout_of_its_rows_as_dicts(rows):
+    # A table's columns (its direction flags, distinct stored times) give the layout its
+    # rows' dicts give: lanes, their order, odd sides and confidences alike.
+    from factlines.core.store.intervals import IntervalTable
+
+    table_rows = []
+    for i, (predicate, incoming, other, valid_from, valid_to, conf) in enumerate(rows):
+        subject, obj = (other, "kai") if incoming else ("kai", other)
+        table_rows.append(_table_row(f"t{i}", subject, obj, predicate, valid_from, valid_to, conf))
+    table = IntervalTable("kai", table_rows)
+    from_table = gl.build_layout(table, (), table.bounds)
+    from_dicts = gl.build_layout(list(table))
+    for name in ("ids", "n_rows", "headers", "conflicts"):
+        assert getattr(from_table, name) == getattr(from_dicts, name)
+    for name in ("source", "start", "end", "row", "lane", "color", "conf_level", "odd"):
+        assert getattr(from_table, name).tolist() == getattr(from_dicts, name).tolist()
+    assert list(from_table.lanes) == list(from_dicts.lanes)
+    assert from_table.longest == from_dicts.longest

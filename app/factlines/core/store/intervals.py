@@ -21,7 +21,7 @@ from factlines.core.store.rows import interval_dict
 _FIELDS = (*FACT_FIELDS, "position")
 _PLACE = {field: place for place, field in enumerate(_FIELDS)}
 # Whether each fact is the entity's own (it is the subject): made once for the three below.
-_OUTGOING = "_outgoing"
+OUTGOING_FLAGS = "_outgoing"
 # The entity at the other end of a fact: (its field in an outgoing fact, in an incoming one).
 _OTHER_END = {"other": ("object", "subject"), "other_name": ("object_name", "subject_name")}
 _TIMES = {"start": ("valid_from", temporal.start_posix), "end": ("valid_to", temporal.end_posix)}
@@ -73,6 +73,7 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
         self._rows = rows
         self._dicts: list[dict[str, Any] | None] = [None] * len(rows)
         self._columns: dict[str, list[Any]] = {}
+        self._distinct: dict[str, dict[Any, None]] = {}
         self._bounds: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
@@ -92,27 +93,36 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
             column = self._columns[name] = self._make_column(name)
         return column
 
+    def distinct(self, name: str) -> dict[Any, None]:
+        """The distinct values of column ``name``, in the order they first come (a dict's
+        keys): made once per read (the time columns' are made for their bounds)."""
+        distinct = self._distinct.get(name)
+        if distinct is None:
+            distinct = self._distinct[name] = dict.fromkeys(self.column(name))
+        return distinct
+
     def _make_column(self, name: str) -> list[Any]:
         if name in _PLACE:
             return list(map(itemgetter(_PLACE[name]), self._rows))
-        if name == _OUTGOING:
+        if name == OUTGOING_FLAGS:
             eid = self.eid
             return [subject == eid for subject in self.column("subject")]
         if name == "direction":
-            return ["outgoing" if o else "incoming" for o in self.column(_OUTGOING)]
+            return ["outgoing" if o else "incoming" for o in self.column(OUTGOING_FLAGS)]
         if name in _OTHER_END:
             mine, theirs = _OTHER_END[name]
             return [
                 a if o else b
-                for o, a, b in zip(self.column(_OUTGOING), self.column(mine), self.column(theirs))
+                for o, a, b in zip(
+                    self.column(OUTGOING_FLAGS), self.column(mine), self.column(theirs)
+                )
             ]
         if name == "current":
             return [end is None for end in self.column("valid_to")]
         # start or end: each distinct stored value (a hub's dates repeat) read once
         stored, posix = _TIMES[name]
-        values = self.column(stored)
-        seconds = {value: posix(value) for value in dict.fromkeys(values)}
-        return list(map(seconds.__getitem__, values))
+        seconds = {value: posix(value) for value in self.distinct(stored)}
+        return list(map(seconds.__getitem__, self.column(stored)))
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +172,7 @@ class IntervalTable(MadeWhenAsked[dict[str, Any]]):
         return table
 
     def _forget_columns(self) -> None:
-        self._columns, self._bounds = {}, None
+        self._columns, self._distinct, self._bounds = {}, {}, None
 
 
 def column_reader(facts: Sequence[dict[str, Any]]) -> Callable[[str], list[Any]]:

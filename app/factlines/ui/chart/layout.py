@@ -24,16 +24,24 @@ from functools import cached_property
 import numpy as np
 
 from factlines.core import temporal
-from factlines.core.store.intervals import InOrder, MadeWhenAsked, column_reader
+from factlines.core.store.intervals import (
+    OUTGOING_FLAGS,
+    InOrder,
+    IntervalTable,
+    MadeWhenAsked,
+    column_reader,
+)
 from factlines.ui.chart.look import LABELS_MEASURED
 from factlines.ui.look.style import (
     elide,
     id_ranks,
     is_odd_time,
+    odd_times,
+    order_ranks,
     palette_index,
     predicate_color_name,
     stored_text,
-    tie_ranks,
+    tie_order,
 )
 from factlines.ui.session.entity_facts import time_bounds
 from factlines.ui.session.entity_facts import valid_mask as valid_mask_of
@@ -79,36 +87,41 @@ class Lane:
 
 class Lanes(MadeWhenAsked[Lane]):
     """The lanes top to bottom, as arrays (a hub has 20,000): a :class:`Lane` made when one is
-    asked for (the rows in view, a tooltip)."""
+    asked for (the rows in view, a tooltip). Lane ``k`` from the top is lane ``order[k]`` of
+    the lists (nothing is put in order but ``rows``)."""
 
     def __init__(
         self,
         rows: np.ndarray,
-        predicates: list[str],
+        order: np.ndarray,
+        groups: list[str],
+        group: np.ndarray,
         incoming: np.ndarray,
         others: list[str],
         names: list[str],
+        lengths: np.ndarray,
     ):
-        self._rows, self._predicates, self._incoming = rows, predicates, incoming
-        self._others, self._names = others, names
+        self._rows, self._order, self._groups, self._group = rows, order, groups, group
+        self._incoming, self._others, self._names = incoming, others, names
+        self._lengths = lengths  # of the names: the longest are picked by them
 
     def __len__(self) -> int:
         return len(self._others)
 
     def _item(self, k: int) -> Lane:
+        i = int(self._order[k])
         return Lane(
             int(self._rows[k]),
-            self._predicates[k],
-            INCOMING if self._incoming[k] else OUTGOING,
-            self._others[k],
-            self._names[k],
+            self._groups[self._group[i]],
+            INCOMING if self._incoming[i] else OUTGOING,
+            self._others[i],
+            self._names[i],
         )
 
     def longest(self, count: int) -> list[Lane]:
         """The ``count`` lanes with the longest other entity's names (the lane axis measures
         these: a lane's label is its arrow, a space and that name)."""
-        lengths = np.fromiter(map(len, self._names), dtype=np.int64, count=len(self))
-        widest = np.argsort(-lengths, kind="stable")[:count]
+        widest = np.argsort(-self._lengths[self._order], kind="stable")[:count]
         return [self._item(k) for k in widest.tolist()]
 
 
@@ -215,7 +228,7 @@ def build_layout(
     column = column_reader(facts)
     start_keys, end_keys = bounds if bounds is not None else time_bounds(facts)
     n = len(facts)
-    incoming = np.array(column("direction"), dtype=object) != OUTGOING if n else np.zeros(0, bool)
+    incoming = _incoming(facts)
     others = column("other")
     predicates = column("predicate")
     # Text in its own order (a BLOB predicate, from raw SQL, after all text).
@@ -224,28 +237,34 @@ def build_layout(
     )
     group_of = {predicate: g for g, predicate in enumerate(groups)}
     group = np.fromiter(map(group_of.__getitem__, predicates), dtype=np.int64, count=n)
-    # A lane is a relationship: predicate, direction, other entity.
-    code_of = {other: code for code, other in enumerate(dict.fromkeys(others))}
-    codes = np.fromiter(map(code_of.__getitem__, others), dtype=np.int64, count=n)
-    lane_key = (group * 2 + incoming) * max(len(code_of), 1) + codes
+    # A lane is a relationship: predicate, direction, other entity; the other entity coded by
+    # its first row (a dict made in C: from the last row back, the first one written last).
+    first_of = dict(zip(reversed(others), range(n - 1, -1, -1)))
+    codes = np.fromiter(map(first_of.__getitem__, others), dtype=np.int64, count=n)
+    side = group * 2 + incoming  # predicate, then direction: one sort key for both
+    lane_key = side * max(n, 1) + codes
     _keys, first_row, bar_lane = np.unique(lane_key, return_index=True, return_inverse=True)
     bar_lane = bar_lane.reshape(-1)
     n_lanes = len(first_row)
-    # Bars by lane, then start and end (stable: equal bars keep the rows' order).
-    by_lane = np.lexsort((end_keys, start_keys, bar_lane))
+    # Bars by lane, then start and end (stable: equal bars keep the rows' order): the bars by
+    # start and end sorted once, then by lane (and below, by lane position) keeping that order.
+    by_time = np.lexsort((end_keys, start_keys))
+    by_lane = by_time[np.argsort(bar_lane[by_time], kind="stable")]
     counts = np.bincount(bar_lane, minlength=n_lanes)
     first_start = start_keys[by_lane[np.cumsum(counts) - counts]] if n else start_keys
     first = first_row.tolist()
     other_names = column("other_name")
     names = [other_names[i] or "?" for i in first]
+    # Their lengths read now, while the names are at hand: 20,000 names scattered in memory,
+    # read again later, cost ~2 ms more.
+    name_lengths = np.fromiter(map(len, names), dtype=np.int64, count=len(names))
     lane_others = [others[i] for i in first]
     # Inside a group outgoing lanes first, each by its earliest start, the other's name, id:
     # names and ids ranked only where the lanes tie before them.
-    keys = [group[first_row], incoming[first_row], first_start]
-    keys.append(tie_ranks(keys, names))
-    keys.append(tie_ranks(keys, lane_others, id_ranks))
-    lane_order = np.lexsort(keys[::-1])
-    lane_group = keys[0]
+    lane_order = tie_order(
+        [side[first_row], first_start], (names, order_ranks), (lane_others, id_ranks)
+    )
+    lane_group = group[first_row]
     position = np.empty(n_lanes, dtype=np.int64)
     position[lane_order] = np.arange(n_lanes)
     lane_row = np.arange(n_lanes) + lane_group[lane_order] + 1  # a header above each group
@@ -255,13 +274,15 @@ def build_layout(
         Header(int(row), predicate, predicate_color_name(predicate), int(lanes))
         for predicate, row, lanes in zip(groups, header_row, per_group)
     ]
-    in_order = lane_order.tolist()
     lanes = Lanes(
         lane_row,
-        [groups[g] for g in lane_group[lane_order].tolist()],
-        incoming[first_row[lane_order]],
-        [lane_others[k] for k in in_order],
-        [names[k] for k in in_order],
+        lane_order,
+        groups,
+        lane_group,
+        incoming[first_row],
+        lane_others,
+        names,
+        name_lengths,
     )
     n_rows = n_lanes + len(groups)
     row_kind = np.zeros(n_rows, np.int8)
@@ -270,12 +291,12 @@ def build_layout(
     row_lane[lane_row] = np.arange(n_lanes)
 
     # Store the bars in lane order: neighbours in the arrays are neighbours on screen.
-    idx = np.lexsort((end_keys, start_keys, position[bar_lane]))
+    idx = by_time[np.argsort(position[bar_lane[by_time]], kind="stable")]
     order = idx.tolist()
     lane = position[bar_lane[idx]]
     colors = np.asarray([palette_index(predicate) for predicate in groups], dtype=np.int32)
     ids, confidences = column("id"), column("confidence")
-    valid_from, valid_to = column("valid_from"), column("valid_to")
+    odd = _odd_column(facts, "valid_from", ODD_START) | _odd_column(facts, "valid_to", ODD_END)
     layout = Layout(
         facts=InOrder(facts, idx),
         ids=[ids[i] for i in order],
@@ -285,32 +306,47 @@ def build_layout(
         row=lane_row[lane].astype(np.int32),
         lane=lane.astype(np.int32),
         color=colors[group[idx]],
-        conf_level=_confidence_levels([confidences[i] for i in order]),
+        conf_level=_confidence_levels(confidences)[idx],
         lanes=lanes,
         headers=headers,
         n_rows=n_rows,
         row_kind=row_kind,
         row_lane=row_lane,
-        odd=(_odd_column(valid_from, ODD_START) | _odd_column(valid_to, ODD_END))[idx],
+        odd=odd[idx],
         longest=lanes.longest(LABELS_MEASURED),
     )
     _place_conflicts(layout, conflicts)
     return layout
 
 
-def _odd_column(values: list, side: int) -> np.ndarray:
-    """``side`` for each stored time value the rules do not accept (int8), each distinct value
-    tested once (a hub's dates repeat)."""
-    odd = {value for value in dict.fromkeys(values) if is_odd_time(value)}
+def _incoming(facts: Sequence[dict]) -> np.ndarray:
+    """Whether each fact is incoming (bool): a table's from the flags its direction is made
+    of, so that no column of 20,000 direction words is made and compared."""
+    if isinstance(facts, IntervalTable):
+        return ~np.fromiter(facts.column(OUTGOING_FLAGS), dtype=bool, count=len(facts))
+    if not facts:
+        return np.zeros(0, bool)
+    return np.array([fact["direction"] for fact in facts], dtype=object) != OUTGOING
+
+
+def _odd_column(facts: Sequence[dict], name: str, side: int) -> np.ndarray:
+    """``side`` for each stored time value of field ``name`` the rules do not accept (int8),
+    each distinct value tested once (a hub's dates repeat; a table has them from its bounds)."""
+    values = column_reader(facts)(name)
+    distinct = facts.distinct(name) if isinstance(facts, IntervalTable) else dict.fromkeys(values)
+    odd = odd_times(distinct)
     if not odd:  # as nearly always: no pass over the rows
         return np.zeros(len(values), dtype=np.int8)
     return np.fromiter((side if v in odd else 0 for v in values), dtype=np.int8, count=len(values))
 
 
+_PLAIN_CONFIDENCES = {float, int, type(None)}
+
+
 def _confidence_levels(values: list) -> np.ndarray:
     """Each confidence as an opacity step; a missing one, or one that is not a number (text,
     which MemPalace stores as given), counts as 1: unknown."""
-    if all(v is None or type(v) in (float, int) for v in values):
+    if set(map(type, values)) <= _PLAIN_CONFIDENCES:  # the types counted in C
         confidence = np.asarray(values, dtype=np.float64).reshape(-1)  # None reads as NaN
     else:
         confidence = np.asarray([confidence_of(v) for v in values], dtype=np.float64).reshape(-1)

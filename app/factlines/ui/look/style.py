@@ -13,8 +13,10 @@ import math
 import re
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import partial
+from operator import is_not
 
 import numpy as np
 from PySide6.QtCore import QEvent
@@ -446,9 +448,48 @@ def tie_ranks(
     return ranks
 
 
+def tie_order(
+    keys: list[np.ndarray], *breakers: tuple[list, Callable[[list], np.ndarray]]
+) -> np.ndarray:
+    """The rows in the order of ``keys`` (arrays, the most significant first), rows tied on
+    them by each breaker's ``rank(values)`` in turn, then by position: ``np.lexsort`` of the
+    keys with each breaker's :func:`tie_ranks` appended, the same order, with one sort of the
+    keys (a tie broken is a short stable sort of the run of rows it holds)."""
+    order = np.lexsort(keys[::-1])
+    n = len(order)
+    if n < 2:
+        return order
+    same = np.ones(n - 1, dtype=bool)  # each row tied with the next, in ``order``
+    for key in keys:
+        in_order = key[order]
+        same &= in_order[1:] == in_order[:-1]
+    for values, rank in breakers:
+        tied = np.zeros(n, dtype=bool)
+        tied[:-1] |= same
+        tied[1:] |= same
+        if not tied.any():
+            break
+        ranks = np.zeros(n, dtype=np.int64)
+        ranks[tied] = rank([values[i] for i in order[tied].tolist()])
+        # Runs of tied rows stay where they are; inside each, rows go by rank (stably).
+        run = np.concatenate(([0], np.cumsum(~same)))
+        within = np.argsort(run * (int(ranks.max()) + 1) + ranks, kind="stable")
+        order, ranks = order[within], ranks[within]
+        same &= ranks[1:] == ranks[:-1]
+    return order
+
+
 def is_odd_time(value: object) -> bool:
     """A stored time value the rules do not accept (contract §2.8); None is no value."""
     return value is not None and not temporal.is_accepted(value)
+
+
+def odd_times(values: Collection) -> set:
+    """Those of ``values`` (distinct: a column's) that :func:`is_odd_time` holds for; when
+    none is, as nearly always, found by one pass in C."""
+    if all(map(temporal.is_accepted, filter(partial(is_not, None), values))):
+        return set()
+    return {value for value in values if is_odd_time(value)}
 
 
 def show_time(value: object, empty: str = "") -> str:

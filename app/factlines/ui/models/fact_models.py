@@ -270,9 +270,10 @@ class FactModel(QAbstractTableModel):
             ranks if field == "predicate" else style.order_ranks(column("predicate")),
             np.fromiter((start or 0.0 for start in column("start")), dtype=np.float64, count=n),
         ]
+        if self._sort[1] == Qt.SortOrder.AscendingOrder:
+            return style.tie_order(keys, (column("id"), style.id_ranks))
         keys.append(style.tie_ranks(keys, column("id"), style.id_ranks))
-        if self._sort[1] == Qt.SortOrder.DescendingOrder:  # still stable: ties keep their order
-            keys = [~keys[0]] + [-key for key in keys[1:]]
+        keys = [~keys[0]] + [-key for key in keys[1:]]  # still stable: ties keep their order
         return np.lexsort(keys[::-1])
 
     def _still_sorted(self, changed: list[str]) -> bool:
