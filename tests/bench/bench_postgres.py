@@ -2,6 +2,11 @@
 figures; not a test): 10k entities / 100k facts with a 2,000-fact hub (bench_window's graph).
 
     python tests/bench/bench_postgres.py
+    python tests/bench/bench_postgres.py --against OLD/app [--rounds 2]
+
+``--against`` (another checkout's ``app`` folder, e.g. a worktree of an older commit) measures
+both on the same server and graph, in child processes, one after the other, ``--rounds`` times
+each, alternating, and prints PostgreSQL's figures side by side with their ratio.
 
 The server: ``FACTLINES_TEST_POSTGRES`` (a URL whose role may CREATE DATABASE), else a
 throwaway one from the machine's PostgreSQL binaries (as the tests start it), on this machine.
@@ -13,8 +18,12 @@ makes no query; another client's write is in the window <= 1 s.
 
 from __future__ import annotations
 
+import argparse
+import json
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,7 +104,8 @@ def measure(app: QApplication, location) -> dict[str, float]:
     shown = window.facts_table.model.rowCount()
     with KnowledgeGraph(location) as colleague:
         started = time.perf_counter()
-        colleague.add_triple("Hub", "uses", "Benchmark", valid_from="2026-01-01")
+        # A new fact each run (an open one already there would be written again as nothing).
+        colleague.add_triple("Hub", "uses", f"Benchmark {time.time_ns()}", valid_from="2026-01-01")
     while window.facts_table.model.rowCount() == shown and time.perf_counter() - started < 5:
         app.processEvents()
         time.sleep(0.002)
@@ -117,6 +127,16 @@ TARGETS = {
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", help="another checkout's app folder: measure it too")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each, with --against")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)  # SQLite path, PG URL
+    args = parser.parse_args()
+    if args.child:  # measured in this process, for a parent's --against: JSON out
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        path, url = args.child
+        print(json.dumps({"SQLite": measure(app, Path(path)), "PostgreSQL": measure(app, url)}))
+        return 0
     folder = Path(tempfile.mkdtemp(prefix="factlines-bench-pg-"))
     # A settings file of its own: never the person's, nor a layout another run left there.
     os.environ.setdefault("FACTLINES_SETTINGS", str(folder / "settings.ini"))
@@ -128,11 +148,13 @@ def main() -> int:
     started = time.perf_counter()
     bench_window.build(path)
     print(f"built {path} in {time.perf_counter() - started:.1f} s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
     with postgres_server.server() as admin, postgres_server.fresh_database(admin) as url:
         started = time.perf_counter()
         copy_into(path, url)
         print(f"copied into {url} in {time.perf_counter() - started:.1f} s")
+        if args.against:
+            return side_by_side(args, path, url)
+        app = QApplication.instance() or QApplication(sys.argv[:1])
         results = {"SQLite": measure(app, path), "PostgreSQL": measure(app, url)}
     print()
     rows = {**dict.fromkeys(results["SQLite"]), **TARGETS}
@@ -144,6 +166,46 @@ def main() -> int:
         verdict = "" if target is None else ("PASS" if pg <= target else "MISS")
         shown = "" if target is None else f"{target}{unit}"
         print(f"{name:<{width}} {lite:>8.1f}{unit:2} {pg:>9.1f}{unit:2} {shown:>8}  {verdict}")
+    return 0
+
+
+def side_by_side(args, path: Path, url: str) -> int:
+    """This checkout and ``args.against`` on the same server and graph, each in child
+    processes, alternating: PostgreSQL's figures (and SQLite's beside them) of both."""
+    apps = {"before": str(Path(args.against).resolve()), "now": bench_window.APP}
+    runs: dict[str, list[dict]] = {"before": [], "now": []}
+    child = [sys.executable, __file__, "--child", str(path), url]
+    for _ in range(args.rounds):
+        for which in ("before", "now"):
+            env = {**os.environ, "FL_BENCH_APP": apps[which]}
+            out = subprocess.run(child, env=env, check=True, capture_output=True, text=True)
+            runs[which].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"before: {apps['before']}; now: {apps['now']}; {args.rounds} runs of each, alternating")
+    print(f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print()
+
+    def spread(engine: str, which: str, name: str) -> tuple[str, float]:
+        values = [run[engine][name] for run in runs[which] if name in run[engine]]
+        if not values:
+            return "-", float("nan")
+        shown = f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
+        return shown, statistics.median(values)
+
+    print(
+        f"{'measure (PostgreSQL; SQLite now)':<68} {'before':>9} {'now':>9} {'ratio':>6} "
+        f"{'SQLite':>9} {'target':>7}  result"
+    )
+    for name in {**dict.fromkeys(runs["now"][0]["PostgreSQL"]), **TARGETS}:
+        (was, before), (now, figure) = (
+            spread("PostgreSQL", "before", name),
+            spread("PostgreSQL", "now", name),
+        )
+        lite = spread("SQLite", "now", name)[0]
+        target = TARGETS.get(name)
+        verdict = "" if target is None else ("PASS" if figure <= target else "MISS")
+        goal = "" if target is None else str(target)
+        ratio = "" if math.isnan(before) or before <= 0 else f"{figure / before:.2f}"
+        print(f"{name:<68} {was:>9} {now:>9} {ratio:>6} {lite:>9} {goal:>7}  {verdict}")
     return 0
 
 
