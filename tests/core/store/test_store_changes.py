@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from factlines.core.store import Touched
+from factlines.core.store.changes import Outline
 
 
 @pytest.fixture
@@ -40,6 +41,35 @@ def test_undo_and_redo_report_what_they_put_back(kg, reports):
     kg.revert(change)
     kg.reapply(change)
     assert reports == [Touched(facts={tid}), Touched(facts={tid})]
+
+
+def test_a_recorded_write_reports_its_facts_rows_before_and_after(kg, reports):
+    """What views move their counts by: each fact's ends and times, before the write and after
+    it (None: no such row), where the write was recorded; not known where it was not."""
+    kept = kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
+    gone = kg.add_triple("Kai", "knows", "Ann")
+    assert reports[-1].before is None  # not recorded: not known
+    reports.clear()
+    with kg.recording() as change, kg.transaction():  # one write: one report
+        kg.end_fact(kept, "2026-01-01")
+        kg.delete_fact(gone)
+        new = kg.add_triple("Ann", "knows", "Bob", valid_from="2026-02-01")
+    [touched] = reports
+    assert touched.before == {
+        kept: Outline("kai", "orion", "2025-01-01", None),
+        gone: Outline("kai", "ann", None, None),
+        new: None,
+    }
+    assert touched.after == {
+        kept: Outline("kai", "orion", "2025-01-01", "2026-01-01"),
+        gone: None,
+        new: Outline("ann", "bob", "2026-02-01", None),
+    }
+    assert touched.fact_ends == {"kai", "orion", "ann"}
+    reports.clear()
+    with kg.recording():  # undone, as the window's undo is (recorded): the other way round
+        kg.revert(change)
+    assert reports[0].before == touched.after and reports[0].after == touched.before
 
 
 def test_a_refused_or_failed_write_reports_nothing(kg, reports):
