@@ -425,36 +425,15 @@ def id_ranks(ids: list) -> np.ndarray:
     return ranks
 
 
-def tie_ranks(
-    keys: list[np.ndarray], values: list, rank: Callable[[list], np.ndarray] = order_ranks
-) -> np.ndarray:
-    """``rank(values)`` (:func:`order_ranks`, or :func:`id_ranks`) where rows tie on every
-    one of ``keys`` (arrays, the most significant first), 0 elsewhere, where they decide
-    nothing: the text keys of 20,000 rows made only for the few that need them."""
-    n = len(values)
-    ranks = np.zeros(n, dtype=np.int64)
-    if n < 2:
-        return ranks
-    order = np.lexsort(keys[::-1])
-    same = np.ones(n - 1, dtype=bool)
-    for key in keys:
-        in_order = key[order]
-        same &= in_order[1:] == in_order[:-1]
-    tied = np.zeros(n, dtype=bool)
-    tied[:-1] |= same
-    tied[1:] |= same
-    rows = order[tied]
-    ranks[rows] = rank([values[i] for i in rows.tolist()])
-    return ranks
-
-
 def tie_order(
     keys: list[np.ndarray], *breakers: tuple[list, Callable[[list], np.ndarray]]
 ) -> np.ndarray:
     """The rows in the order of ``keys`` (arrays, the most significant first), rows tied on
-    them by each breaker's ``rank(values)`` in turn, then by position: ``np.lexsort`` of the
-    keys with each breaker's :func:`tie_ranks` appended, the same order, with one sort of the
-    keys (a tie broken is a short stable sort of the run of rows it holds)."""
+    them by each breaker's ``rank(values)`` (ranks from 0) in turn, then by position: the
+    order ``np.lexsort`` gives with each breaker's ranks of the tied rows appended as keys,
+    with one sort of the keys (a tie broken is a short stable sort of the run of rows it
+    holds). The text keys of 20,000 rows are made only for the few rows that need them."""
+
     order = np.lexsort(keys[::-1])
     n = len(order)
     if n < 2:
@@ -477,6 +456,16 @@ def tie_order(
         order, ranks = order[within], ranks[within]
         same &= ranks[1:] == ranks[:-1]
     return order
+
+
+def descending(rank: Callable[[list], np.ndarray]) -> Callable[[list], np.ndarray]:
+    """``rank`` the other way round (ranks from 0, as :func:`tie_order` takes them)."""
+
+    def reversed_rank(values: list) -> np.ndarray:
+        ranks = rank(values)
+        return (int(ranks.max()) - ranks) if len(ranks) else ranks
+
+    return reversed_rank
 
 
 def is_odd_time(value: object) -> bool:

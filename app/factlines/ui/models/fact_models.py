@@ -270,11 +270,11 @@ class FactModel(QAbstractTableModel):
             ranks if field == "predicate" else style.order_ranks(column("predicate")),
             np.fromiter((start or 0.0 for start in column("start")), dtype=np.float64, count=n),
         ]
-        if self._sort[1] == Qt.SortOrder.AscendingOrder:
-            return style.tie_order(keys, (column("id"), style.id_ranks))
-        keys.append(style.tie_ranks(keys, column("id"), style.id_ranks))
-        keys = [~keys[0]] + [-key for key in keys[1:]]  # still stable: ties keep their order
-        return np.lexsort(keys[::-1])
+        id_ranks = style.id_ranks
+        if self._sort[1] == Qt.SortOrder.DescendingOrder:  # still stable: ties keep their order
+            keys = [~keys[0]] + [-key for key in keys[1:]]
+            id_ranks = style.descending(style.id_ranks)
+        return style.tie_order(keys, (column("id"), id_ranks))
 
     def _still_sorted(self, changed: list[str]) -> bool:
         """Whether the rows are still in order after ``changed`` rows took new values: each
