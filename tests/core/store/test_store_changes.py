@@ -49,6 +49,7 @@ def test_a_recorded_write_reports_its_facts_rows_before_and_after(kg, reports):
     kept = kg.add_triple("Kai", "works_on", "Orion", valid_from="2025-01-01")
     gone = kg.add_triple("Kai", "knows", "Ann")
     assert reports[-1].before is None  # not recorded: not known
+    assert reports[-1].outlines() is None
     reports.clear()
     with kg.recording() as change, kg.transaction():  # one write: one report
         kg.end_fact(kept, "2026-01-01")
@@ -66,6 +67,8 @@ def test_a_recorded_write_reports_its_facts_rows_before_and_after(kg, reports):
         new: Outline("ann", "bob", "2026-02-01", None),
     }
     assert touched.fact_ends == {"kai", "orion", "ann"}
+    assert len(touched.outlines()) == 3
+    assert (Outline("kai", "ann", None, None), None) in touched.outlines()
     reports.clear()
     with kg.recording():  # undone, as the window's undo is (recorded): the other way round
         kg.revert(change)

@@ -102,6 +102,14 @@ class Touched:
             return None
         return {end for outline in self.before.values() if outline for end in outline[:2]}
 
+    def outlines(self) -> list[tuple[Outline | None, Outline | None]] | None:
+        """Each touched fact's outline (before, after) the write; None when the write did not
+        note them (not recorded)."""
+        before, after = self.before, self.after
+        if before is None or not self.facts <= before.keys() & after.keys():
+            return None
+        return [(before[fact], after[fact]) for fact in self.facts]
+
     def note_before(self, fact_id: str, before: RowImage | None, read: bool) -> None:
         """A touched fact's row before the write (None: there was none), if it was ``read``;
         a fact whose row was not read leaves the former rows unknown. The first row noted for

@@ -360,12 +360,12 @@ def moved_counts(touched: Touched) -> dict[str | None, tuple[int, int]] | None:
     """How much each entity's Open and Ended counts moved in a write, from its facts' rows
     before and after it (a fact counts once for each entity at either end, open while it has
     no end); None when the write did not note them."""
-    before, after = touched.before, touched.after
-    if before is None or not touched.facts <= before.keys() & after.keys():
+    outlines = touched.outlines()
+    if outlines is None:
         return None  # a write that was not recorded
     moved: dict[str | None, list[int]] = {}
-    for fact in touched.facts:
-        for sign, outline in ((-1, before[fact]), (1, after[fact])):
+    for before, after in outlines:
+        for sign, outline in ((-1, before), (1, after)):
             if outline is not None:
                 counts = (sign, 0) if outline.valid_to is None else (0, sign)
                 for end in {outline.subject, outline.object}:

@@ -120,15 +120,10 @@ class TimeHistogram(QWidget):
             return False
         if not touched.facts:
             return True  # entities or settings: no fact's time moved
-        before, after = touched.before, touched.after
-        if before is None or len(touched.facts) > BROUGHT_IN_AT_MOST:
+        outlines = touched.outlines()
+        if outlines is None or len(outlines) > BROUGHT_IN_AT_MOST:
             return False
-        try:
-            data = patched(
-                self.data, [(_times(before[f]), _times(after[f])) for f in touched.facts]
-            )
-        except KeyError:  # a fact's rows not noted
-            return False
+        data = patched(self.data, [(_times(before), _times(after)) for before, after in outlines])
         if data is not None:
             self._counted(data)
         return data is not None
