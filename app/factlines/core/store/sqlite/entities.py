@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import numpy as np
+
 from factlines.core.search import EntitySearchIndex
 from factlines.core.store.engine_connection import SQLConnection
 from factlines.core.store.engine_entities import EntityRows
@@ -92,26 +94,12 @@ class SQLiteEntities(EntityRows[Connection]):
             if rows is not None:
                 return [dict(zip(ENTITY_ROW_KEYS, row)) for row in rows]
         with self._db.snapshot() as conn:
-            if (
-                not search
-                and order == "name"
-                and entity_type is None
-                and valid_at_key is None
-                and not self._name_indexed(conn)
-            ):
-                # Without the name index SQLite sorts every entity for a page deep in the list;
-                # the in-memory name order answers it once loaded.
-                index = self._index(conn) if offset >= _DEEP_OFFSET else self._current_index(conn)
-                if index is not None:
-                    positions = range(len(index.ids))
-                    positions = positions[::-1] if descending else positions
-                    page = index_entries(index, positions[offset : offset + limit])
-                    return self._rows_with_counts(conn, page, counts)
-            if order == "type" and not search and entity_type is None and valid_at_key is None:
-                index = self._current_index(conn)
-                in_order = index.type_order(descending) if index is not None else None
-                if index is not None and in_order is not None:
-                    page = index_entries(index, in_order[offset : offset + limit].tolist())
+            if not search and entity_type is None and valid_at_key is None:
+                listed = self._listed_in_memory(conn, order, descending, offset)
+                if listed is not None:
+                    index, positions = listed
+                    shown = positions[offset : offset + limit]
+                    page = index_entries(index, [int(position) for position in shown])
                     return self._rows_with_counts(conn, page, counts)
             if search and order == "name":
                 index = self._index(conn)
@@ -150,6 +138,25 @@ class SQLiteEntities(EntityRows[Connection]):
                 [*params, limit, offset],
             ).fetchall()
             return self._rows_with_counts(conn, rows, counts)
+
+    def _listed_in_memory(
+        self, conn: sqlite3.Connection, order: str, descending: bool, offset: int
+    ) -> tuple[EntitySearchIndex, range | np.ndarray] | None:
+        """Every entity's position in the search index, in the unfiltered listing's order,
+        where the index answers a page that SQLite would sort every entity for: by name
+        without the name index (deep in the list the index is loaded for it), by type when
+        the index is current and every type is text. None: SQLite lists it."""
+        if order == "name" and not self._name_indexed(conn):
+            index = self._index(conn) if offset >= _DEEP_OFFSET else self._current_index(conn)
+            if index is not None:
+                positions = range(len(index.ids))
+                return index, positions[::-1] if descending else positions
+        elif order == "type":
+            index = self._current_index(conn)
+            in_order = index.type_order(descending) if index is not None else None
+            if index is not None and in_order is not None:
+                return index, in_order
+        return None
 
     def position(
         self,
