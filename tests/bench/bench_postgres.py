@@ -23,7 +23,6 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import bench_window  # noqa: E402  (sets up Qt offscreen, TZ and the path to the app)
-from bench_window import ms, select_hub, settle, settle_jobs  # noqa: E402
+from bench_window import ms, select_hub, settle, settle_jobs, spread  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import postgres_server  # noqa: E402
@@ -172,24 +171,15 @@ def main() -> int:
 def side_by_side(args, path: Path, url: str) -> int:
     """This checkout and ``args.against`` on the same server and graph, each in child
     processes, alternating: PostgreSQL's figures (and SQLite's beside them) of both."""
-    apps = {"before": str(Path(args.against).resolve()), "now": bench_window.APP}
-    runs: dict[str, list[dict]] = {"before": [], "now": []}
     child = [sys.executable, __file__, "--child", str(path), url]
-    for _ in range(args.rounds):
-        for which in ("before", "now"):
-            env = {**os.environ, "FL_BENCH_APP": apps[which]}
-            out = subprocess.run(child, env=env, check=True, capture_output=True, text=True)
-            runs[which].append(json.loads(out.stdout.splitlines()[-1]))
-    print(f"before: {apps['before']}; now: {apps['now']}; {args.rounds} runs of each, alternating")
-    print(f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    runs = bench_window.alternating(child, args.against, args.rounds)
     print()
 
-    def spread(engine: str, which: str, name: str) -> tuple[str, float]:
+    def figures(engine: str, which: str, name: str) -> tuple[str, float]:
         values = [run[engine][name] for run in runs[which] if name in run[engine]]
         if not values:
-            return "-", float("nan")
-        shown = f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
-        return shown, statistics.median(values)
+            return "-", math.nan
+        return spread(values), statistics.median(values)
 
     print(
         f"{'measure (PostgreSQL; SQLite now)':<68} {'before':>9} {'now':>9} {'ratio':>6} "
@@ -197,10 +187,10 @@ def side_by_side(args, path: Path, url: str) -> int:
     )
     for name in {**dict.fromkeys(runs["now"][0]["PostgreSQL"]), **TARGETS}:
         (was, before), (now, figure) = (
-            spread("PostgreSQL", "before", name),
-            spread("PostgreSQL", "now", name),
+            figures("PostgreSQL", "before", name),
+            figures("PostgreSQL", "now", name),
         )
-        lite = spread("SQLite", "now", name)[0]
+        lite = figures("SQLite", "now", name)[0]
         target = TARGETS.get(name)
         verdict = "" if target is None else ("PASS" if figure <= target else "MISS")
         goal = "" if target is None else str(target)

@@ -389,27 +389,37 @@ def print_figures(figures: dict) -> None:
         print(f"  {name:<56} {figure:>8.1f}ms ({cpu:.1f} ms CPU)")
 
 
+def alternating(child: list[str], against: str, rounds: int) -> dict[str, list[dict]]:
+    """The JSON that ``child`` prints last, run ``rounds`` times with the code ``against``
+    (another checkout's app folder) and with this checkout's, alternating (a shared
+    machine's pace drifts by the minute): ``{"before": [...], "now": [...]}``. Says which
+    code is which and the machine's load."""
+    apps = {"before": str(Path(against).resolve()), "now": APP}
+    runs: dict[str, list[dict]] = {"before": [], "now": []}
+    for _ in range(rounds):
+        for which in ("before", "now"):
+            env = {**os.environ, "FL_BENCH_APP": apps[which]}
+            out = subprocess.run(child, env=env, check=True, capture_output=True, text=True)
+            runs[which].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"before: {apps['before']}; now: {apps['now']}; {rounds} runs of each, alternating")
+    print(f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    return runs
+
+
+def spread(values: list[float]) -> str:
+    """Figures of several runs as their range; of one, as it is."""
+    return f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
+
+
 def side_by_side(args) -> int:
     """This checkout and ``args.against``, each in child processes, alternating."""
     child = [sys.executable, __file__, "--json"] + (["--big"] if args.big else [])
     path = Path(args.keep or Path(tempfile.mkdtemp(prefix="factlines-bench-")) / "bench.sqlite3")
     child += ["--keep", str(path)]
-    apps = {"now": APP, "before": str(Path(args.against).resolve())}
-    runs: dict[str, list[dict]] = {"before": [], "now": []}
-    for _ in range(args.rounds):
-        for which in ("before", "now"):
-            env = {**os.environ, "FL_BENCH_APP": apps[which]}
-            out = subprocess.run(child, env=env, check=True, capture_output=True, text=True)
-            runs[which].append(json.loads(out.stdout.splitlines()[-1]))
+    runs = alternating(child, args.against, args.rounds)
     print(runs["now"][0]["notes"][0])
-    print(f"before: {apps['before']}; now: {apps['now']}; {args.rounds} runs of each, alternating")
-    print(f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print()
     print(f"{'measure':<58} {'before':>15} {'now':>15} {'ratio':>6} {'target':>8}  result")
-
-    def spread(values: list[float]) -> str:
-        return f"{min(values):.0f}-{max(values):.0f}" if len(values) > 1 else f"{values[0]:.1f}"
-
     for name, _figure, target in runs["now"][0]["table"]:  # by name: the code before may lack one
         before = [
             figure for run in runs["before"] for row, figure, _ in run["table"] if row == name
