@@ -132,6 +132,9 @@ def main() -> int:
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)  # SQLite path, PG URL
     args = parser.parse_args()
     if args.child:  # measured in this process, for a parent's --against: JSON out
+        # A settings file of its own: not the layout and choices an earlier child left there.
+        settings = Path(tempfile.mkdtemp(prefix="factlines-bench-pg-")) / "settings.ini"
+        os.environ["FACTLINES_SETTINGS"] = str(settings)
         app = QApplication.instance() or QApplication(sys.argv[:1])
         path, url = args.child
         print(json.dumps({"SQLite": measure(app, Path(path)), "PostgreSQL": measure(app, url)}))
